@@ -1,0 +1,53 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The folder tree is the architecture: one module owns the C boundary (MobileDevice over
+// CIMobileDevice), a pure Swift core knows nothing of C (LaunchBench), the emulated iPhone
+// speaks the usbmuxd protocol (DeviceEmulator), and the executable only parses, calls and prints.
+let package = Package(
+    name: "launchbench",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "launchbench", targets: ["launchbench"]),
+        .library(name: "LaunchBench", targets: ["LaunchBench"]),
+        .library(name: "MobileDevice", targets: ["MobileDevice"]),
+        .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CIMobileDevice",
+            pkgConfig: "libimobiledevice-1.0",
+            providers: [.apt(["libimobiledevice-dev", "libplist-dev"]), .brew(["libimobiledevice"])]
+        ),
+        .target(
+            name: "LaunchBench",
+            dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+        .target(
+            name: "MobileDevice",
+            dependencies: ["CIMobileDevice", "LaunchBench"]
+        ),
+        .target(
+            name: "DeviceEmulator",
+            dependencies: [
+                "LaunchBench",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "launchbench",
+            dependencies: [
+                "LaunchBench", "MobileDevice", "DeviceEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,14 @@
+// The whole C surface launchbench uses: libimobiledevice 1.3.0, libusbmuxd 2.0.2, libplist 2.2.
+#ifndef CIMOBILEDEVICE_SHIM_H
+#define CIMOBILEDEVICE_SHIM_H
+
+#include <plist/plist.h>
+#include <usbmuxd.h>
+#include <libimobiledevice/libimobiledevice.h>
+#include <libimobiledevice/lockdown.h>
+#include <libimobiledevice/installation_proxy.h>
+#include <libimobiledevice/afc.h>
+#include <libimobiledevice/debugserver.h>
+#include <libimobiledevice/diagnostics_relay.h>
+
+#endif

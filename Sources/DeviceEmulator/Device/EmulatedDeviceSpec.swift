@@ -1,0 +1,46 @@
+import LaunchBench
+
+/// Who an emulated iPhone says it is: the lockdown values the real libimobiledevice reads.
+public struct EmulatedDeviceSpec: Sendable, Hashable {
+    /// Dashed 25-character form (`00008030-001A2D4E0C38802E`), as libusbmuxd reports modern UDIDs.
+    public var udid: String
+    public var name: String
+    public var productType: String
+    public var osVersion: String
+    public var buildVersion: String
+
+    public init(udid: String, name: String, productType: String, osVersion: String, buildVersion: String? = nil) {
+        self.udid = udid
+        self.name = name
+        self.productType = productType
+        self.osVersion = osVersion
+        self.buildVersion = buildVersion ?? Self.buildVersion(for: osVersion)
+    }
+
+    /// A device numbered `index` (1-based) with a stable, distinct UDID.
+    public static func numbered(_ index: Int, productType: String, osVersion: String) -> EmulatedDeviceSpec {
+        let model = DeviceModels.marketingName(for: productType)
+        let serial = String(UInt64(0x001A_2D4E_0C38_8000) &+ UInt64(index), radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: max(0, 16 - serial.count)) + serial
+        return EmulatedDeviceSpec(
+            udid: "00008030-\(padded)", name: "Emulated \(model) #\(index)", productType: productType,
+            osVersion: osVersion)
+    }
+
+    /// The device as the core model sees it.
+    public var info: DeviceInfo {
+        DeviceInfo(udid: udid, name: name, productType: productType, osVersion: osVersion, buildVersion: buildVersion)
+    }
+
+    /// The last public build of an iOS version (a plausible value for lockdown's BuildVersion).
+    static func buildVersion(for osVersion: String) -> String {
+        let known = [
+            "9.3.5": "13G36", "10.3.4": "14G61", "11.4.1": "15G77", "12.5.7": "16H81", "13.7": "17H35",
+            "14.8": "18H17", "14.8.1": "18H107", "15.7": "19H12", "15.8": "19H370", "16.7": "20H19",
+            "17.0": "21A329", "17.5": "21F79",
+        ]
+        if let build = known[osVersion] { return build }
+        let major = OSVersion(osVersion)?.major ?? 14
+        return "\(major + 4)A100"
+    }
+}

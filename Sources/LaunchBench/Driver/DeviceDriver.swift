@@ -1,0 +1,107 @@
+/// The seam between the pure Swift core and real (or emulated) iPhones.
+///
+/// `MobileDevice` implements it over libimobiledevice; tests implement it in memory. Every
+/// method may block for seconds on a real device, so implementations keep blocking calls off
+/// the cooperative thread pool. Failures are thrown as errors conforming to `DriverError`, so
+/// the runner can record the right sample status without knowing the implementation.
+public protocol DeviceDriver: Sendable {
+    /// The devices attached now.
+    func listDevices() async throws -> [DeviceInfo]
+
+    /// Attach and detach events from now on, until the stream's consumer stops iterating.
+    func deviceEvents() async throws -> AsyncStream<DeviceEvent>
+
+    /// Removes the app; succeeds when it was not installed.
+    func uninstall(bundleID: String, on udid: String) async throws
+
+    /// Uploads and installs the app; returns when installd reports `Complete`.
+    func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws
+
+    /// Launches the installed app through debugserver, streams its output to `observer`,
+    /// ends it when the observer says so (then kills it), and reports how it ended.
+    /// The app is never left running when this returns or throws.
+    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination
+
+    /// Restarts the device and returns once it is attached again (the caller waits the settle time).
+    func restart(_ udid: String, timeout: Duration) async throws
+}
+
+/// What to launch and how.
+public struct LaunchRequest: Sendable, Hashable {
+    public var bundleID: String
+    public var arguments: [String]
+    /// Ordered; names may repeat (the last one wins on the device).
+    public var environment: [EnvironmentVariable]
+
+    public init(bundleID: String, arguments: [String] = [], environment: [EnvironmentVariable] = []) {
+        self.bundleID = bundleID
+        self.arguments = arguments
+        self.environment = environment
+    }
+}
+
+/// `NAME=VALUE`; the value may itself contain `=`, spaces and any Unicode.
+public struct EnvironmentVariable: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Splits at the first `=`; `nil` when there is none or the name is empty.
+    public init?(assignment: String) {
+        guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else { return nil }
+        name = String(assignment[..<equals])
+        value = String(assignment[assignment.index(after: equals)...])
+    }
+
+    public var assignment: String { "\(name)=\(value)" }
+}
+
+/// Receives a launch's output as it arrives and decides when the launch is over.
+/// Called from the driver's own thread; implementations synchronise internally.
+public protocol LaunchObserver: AnyObject, Sendable {
+    /// The app was told to run (`c` sent): wall time starts here.
+    func launched(at instant: ContinuousClock.Instant)
+    /// A chunk of the app's stdout/stderr, split anywhere (even inside a UTF-8 character).
+    func output(_ bytes: [UInt8])
+    /// Asked between reads (at least every ~100 ms): `nil` to keep the app running, else why to end it now.
+    func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop?
+}
+
+/// Why the harness ended an app that was still running.
+public enum HarnessStop: Sendable, Hashable {
+    /// The expected output arrived (statistics block complete, `firstFrame`/`done` marker) and the grace period passed.
+    case complete
+    /// `--timeout` passed first.
+    case timeout
+    /// The run is being cancelled (Ctrl-C).
+    case cancelled
+}
+
+/// How a launch ended.
+public enum LaunchTermination: Sendable, Hashable {
+    /// The app exited by itself with this status (`W` packet).
+    case exited(status: Int)
+    /// The app was killed by a signal it did not get from the harness (`X` packet).
+    case signaled(signal: Int)
+    /// The app stopped on a signal — a crash (`T` packet); the harness then killed it.
+    case crashed(signal: Int)
+    /// The harness ended it (and it is gone).
+    case endedByHarness(HarnessStop)
+}
+
+/// What kind of failure a driver error is, so the runner records the right sample status.
+public enum DriverFailureKind: Sendable, Hashable {
+    case deviceLost
+    case installFailed
+    case launchRefused
+    case other
+}
+
+/// Errors thrown by a `DeviceDriver` say what kind of failure they are.
+public protocol DriverError: Error {
+    var failureKind: DriverFailureKind { get }
+}

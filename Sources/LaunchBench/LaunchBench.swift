@@ -1,0 +1,4 @@
+/// The tool's version, written into every `run.json` and baseline.
+public enum LaunchBenchVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// An app to benchmark, as read from an `.app` folder or an `.ipa` (see `AppBundle+Reading.swift`).
+public struct AppBundle: Sendable, Hashable, Codable {
+    public enum Packaging: String, Sendable, Hashable, Codable {
+        /// A folder `X.app`: uploaded file by file, installed as a Developer package.
+        case appFolder = "app"
+        /// A zip with `Payload/X.app`: uploaded as one file, installed by bundle id.
+        case ipa
+    }
+
+    /// Where the bundle was read from (folder or `.ipa` file).
+    public var url: URL
+    public var packaging: Packaging
+    /// `CFBundleIdentifier`.
+    public var bundleID: String
+    /// `CFBundleShortVersionString`, or `""` when absent.
+    public var shortVersion: String
+    /// `CFBundleVersion`, or `""` when absent.
+    public var build: String
+    /// `CFBundleExecutable`.
+    public var executable: String
+    /// The `.app` folder's name, e.g. `Sample.app`.
+    public var bundleName: String
+    /// Entries of the embedded `Frameworks/` folder (`Foo.framework`, `libBar.dylib`), sorted.
+    public var frameworks: [String]
+
+    public init(
+        url: URL, packaging: Packaging, bundleID: String, shortVersion: String, build: String, executable: String,
+        bundleName: String, frameworks: [String]
+    ) {
+        self.url = url
+        self.packaging = packaging
+        self.bundleID = bundleID
+        self.shortVersion = shortVersion
+        self.build = build
+        self.executable = executable
+        self.bundleName = bundleName
+        self.frameworks = frameworks
+    }
+
+    /// `1.2 (34)`, the way people speak of a build.
+    public var versionDescription: String {
+        switch (shortVersion.isEmpty, build.isEmpty) {
+        case (false, false): return "\(shortVersion) (\(build))"
+        case (false, true): return shortVersion
+        case (true, false): return build
+        case (true, true): return "unknown version"
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// One attached iPhone (or emulated one) as the tool reports it.
+public struct DeviceInfo: Sendable, Hashable, Codable {
+    /// How the device reaches usbmuxd.
+    public enum Connection: String, Sendable, Codable {
+        case usb = "USB"
+        case network = "Network"
+    }
+
+    public var udid: String
+    public var name: String
+    /// Apple's model identifier, e.g. `iPhone12,1`.
+    public var productType: String
+    /// iOS version as lockdown reports it, e.g. `14.8`.
+    public var osVersion: String
+    /// iOS build, e.g. `18H17`.
+    public var buildVersion: String
+    public var connection: Connection
+
+    public init(
+        udid: String, name: String, productType: String, osVersion: String, buildVersion: String,
+        connection: Connection = .usb
+    ) {
+        self.udid = udid
+        self.name = name
+        self.productType = productType
+        self.osVersion = osVersion
+        self.buildVersion = buildVersion
+        self.connection = connection
+    }
+
+    /// Marketing name of the model (`iPhone 11`), or the identifier when the catalog does not know it.
+    public var modelName: String { DeviceModels.marketingName(for: productType) }
+
+    /// The parsed iOS version; `nil` when lockdown reported something unreadable.
+    public var version: OSVersion? { OSVersion(osVersion) }
+}
+
+/// A hot-plug event from usbmuxd.
+public enum DeviceEvent: Sendable, Hashable {
+    case attached(udid: String)
+    case detached(udid: String)
+}

@@ -1,0 +1,58 @@
+/// A measured quantity of one launch, named as its column in `samples.csv`.
+public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
+    case totalPremainMs = "total_premain_ms"
+    case dylibLoadingMs = "dylib_loading_ms"
+    case rebaseBindingMs = "rebase_binding_ms"
+    case objcSetupMs = "objc_setup_ms"
+    case initializerMs = "initializer_ms"
+    /// App marker `main`: ms from process start (so it includes pre-main).
+    case mainMs = "main_ms"
+    /// App marker `didFinishLaunching`, ms from process start.
+    case didFinishLaunchingMs = "did_finish_launching_ms"
+    /// App marker `firstFrame`, ms from process start: the whole launch as the user sees it.
+    case firstFrameMs = "first_frame_ms"
+    /// Harness wall time from `continue` to the launch's end signal (see README).
+    case wallMs = "wall_ms"
+
+    /// The five pre-main metrics dyld prints.
+    public static let preMain: [Metric] = [.totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs]
+    /// The after-main metrics the app's markers give.
+    public static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
+
+    /// The app marker name that feeds this metric, if any.
+    public var markerName: String? {
+        switch self {
+        case .mainMs: return "main"
+        case .didFinishLaunchingMs: return "didFinishLaunching"
+        case .firstFrameMs: return "firstFrame"
+        default: return nil
+        }
+    }
+}
+
+/// Whether a launch followed a reinstall or reboot (cold) or came right after another (warm).
+public enum LaunchKind: String, Sendable, Hashable, Codable, CaseIterable {
+    case cold
+    case warm
+}
+
+/// What became of one launch. Only `ok` samples carry numbers into statistics.
+public enum SampleStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Launched and measured.
+    case ok
+    /// Launched, but printed no statistics and no markers (e.g. dyld3/dyld4 without markers).
+    case noMetrics = "no-metrics"
+    /// Still running at `--timeout`; killed by the harness.
+    case timeout
+    /// Stopped by a signal or exited before its launch was complete.
+    case crashed
+    /// The reinstall before this cold launch failed.
+    case installFailed = "install-failed"
+    /// debugserver refused to launch it (signing, locked device, no developer image, iOS 17+).
+    case launchRefused = "launch-refused"
+    /// The device disappeared during the launch.
+    case deviceLost = "device-lost"
+
+    /// Whether the launch counts as a failure in statistics (`failures` column).
+    public var isFailure: Bool { self != .ok && self != .noMetrics }
+}

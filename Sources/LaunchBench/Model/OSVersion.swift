@@ -1,0 +1,59 @@
+/// An iOS version, and what it means for measuring launches on it.
+public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public var patch: Int
+
+    public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// Parses `14`, `14.8` or `14.8.1`; `nil` for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.allSatisfy(\.isASCII), let value = Int(part), value >= 0 else { return nil }
+            numbers.append(value)
+        }
+        while numbers.count < 3 { numbers.append(0) }
+        self.init(numbers[0], numbers[1], numbers[2])
+    }
+
+    public var description: String { patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)" }
+
+    public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    /// How dyld on this version answers `DYLD_PRINT_STATISTICS`.
+    public var dyldStatistics: DyldStatisticsSupport {
+        switch major {
+        case ..<13: return .always
+        case 13...14: return .onlyWithOverride
+        default: return .never
+        }
+    }
+
+    /// Whether lockdown still offers the debugserver service that libimobiledevice launches through.
+    public var offersDebugserver: Bool { major < 17 }
+}
+
+/// Whether a launch on a given iOS can print pre-main statistics.
+public enum DyldStatisticsSupport: Sendable, Hashable {
+    /// dyld2 (iOS ≤ 12): the summary block is printed on every launch.
+    case always
+    /// dyld3 closures (iOS 13–14): printed only when an override variable such as
+    /// `DYLD_INSERT_LIBRARIES` forces the dyld2 path.
+    case onlyWithOverride
+    /// dyld4 (iOS 15+): never printed; timing comes from the app's own markers.
+    case never
+
+    /// The environment variables that force dyld3 back onto the dyld2 path.
+    public static let overrideVariables = [
+        "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "DYLD_IMAGE_SUFFIX",
+    ]
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// One launch on one device: a line of `samples.jsonl` and a row of `samples.csv`.
+///
+/// JSON keys are the `samples.csv` column names (snake_case) plus a few extras, so a line of
+/// `samples.jsonl` reads the same as its CSV row. A metric that was not measured is absent
+/// (decoded as `nil`), never zero.
+public struct Sample: Sendable, Hashable, Codable {
+    public var runID: String
+    public var deviceUDID: String
+    public var deviceName: String
+    public var productType: String
+    public var osVersion: String
+    public var appBundleID: String
+    public var appVersion: String
+    /// 1-based iteration number on this device.
+    public var iteration: Int
+    public var kind: LaunchKind
+    /// 0 for the cold launch, 1…K for the warm launches that follow it.
+    public var launchIndex: Int
+    public var status: SampleStatus
+    /// Measured values by metric; a missing key means "not measured".
+    public var metrics: [Metric: Double]
+    public var startedAt: Date
+    /// Images loaded from inside the app bundle (DYLD_PRINT_LIBRARIES), as paths relative to the bundle.
+    public var bundleImages: [String]
+    /// Parser warnings and harness notes for this launch.
+    public var warnings: [String]
+    /// Why the launch failed, in words a user can act on; `nil` when it did not.
+    public var message: String?
+    /// Exit status or signal, when the app ended by itself.
+    public var exitStatus: Int?
+    public var signal: Int?
+    /// The raw log, relative to the results folder (`logs/UDID/0001-cold.log`).
+    public var logPath: String?
+
+    public init(
+        runID: String, deviceUDID: String, deviceName: String, productType: String, osVersion: String,
+        appBundleID: String, appVersion: String, iteration: Int, kind: LaunchKind, launchIndex: Int = 0,
+        status: SampleStatus, metrics: [Metric: Double] = [:], startedAt: Date, bundleImages: [String] = [],
+        warnings: [String] = [], message: String? = nil, exitStatus: Int? = nil, signal: Int? = nil,
+        logPath: String? = nil
+    ) {
+        self.runID = runID
+        self.deviceUDID = deviceUDID
+        self.deviceName = deviceName
+        self.productType = productType
+        self.osVersion = osVersion
+        self.appBundleID = appBundleID
+        self.appVersion = appVersion
+        self.iteration = iteration
+        self.kind = kind
+        self.launchIndex = launchIndex
+        self.status = status
+        self.metrics = metrics
+        self.startedAt = startedAt
+        self.bundleImages = bundleImages
+        self.warnings = warnings
+        self.message = message
+        self.exitStatus = exitStatus
+        self.signal = signal
+        self.logPath = logPath
+    }
+
+    public subscript(metric: Metric) -> Double? { metrics[metric] }
+
+    private enum CodingKeys: String, CodingKey {
+        case runID = "run_id", deviceUDID = "device_udid", deviceName = "device_name"
+        case productType = "product_type", osVersion = "os_version", appBundleID = "app_bundle_id"
+        case appVersion = "app_version", iteration, kind = "launch_kind", launchIndex = "launch_index"
+        case status, startedAt = "started_at", bundleImages = "bundle_images", warnings, message
+        case exitStatus = "exit_status", signal, logPath = "log_path"
+    }
+
+    private struct MetricKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        runID = try c.decode(String.self, forKey: .runID)
+        deviceUDID = try c.decode(String.self, forKey: .deviceUDID)
+        deviceName = try c.decode(String.self, forKey: .deviceName)
+        productType = try c.decode(String.self, forKey: .productType)
+        osVersion = try c.decode(String.self, forKey: .osVersion)
+        appBundleID = try c.decode(String.self, forKey: .appBundleID)
+        appVersion = try c.decode(String.self, forKey: .appVersion)
+        iteration = try c.decode(Int.self, forKey: .iteration)
+        kind = try c.decode(LaunchKind.self, forKey: .kind)
+        launchIndex = try c.decodeIfPresent(Int.self, forKey: .launchIndex) ?? 0
+        status = try c.decode(SampleStatus.self, forKey: .status)
+        startedAt = try c.decode(Date.self, forKey: .startedAt)
+        bundleImages = try c.decodeIfPresent([String].self, forKey: .bundleImages) ?? []
+        warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        message = try c.decodeIfPresent(String.self, forKey: .message)
+        exitStatus = try c.decodeIfPresent(Int.self, forKey: .exitStatus)
+        signal = try c.decodeIfPresent(Int.self, forKey: .signal)
+        logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
+        let m = try decoder.container(keyedBy: MetricKey.self)
+        var metrics: [Metric: Double] = [:]
+        for metric in Metric.allCases {
+            if let value = try m.decodeIfPresent(Double.self, forKey: MetricKey(stringValue: metric.rawValue)) {
+                metrics[metric] = value
+            }
+        }
+        self.metrics = metrics
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(runID, forKey: .runID)
+        try c.encode(deviceUDID, forKey: .deviceUDID)
+        try c.encode(deviceName, forKey: .deviceName)
+        try c.encode(productType, forKey: .productType)
+        try c.encode(osVersion, forKey: .osVersion)
+        try c.encode(appBundleID, forKey: .appBundleID)
+        try c.encode(appVersion, forKey: .appVersion)
+        try c.encode(iteration, forKey: .iteration)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(launchIndex, forKey: .launchIndex)
+        try c.encode(status, forKey: .status)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(bundleImages, forKey: .bundleImages)
+        try c.encode(warnings, forKey: .warnings)
+        try c.encodeIfPresent(message, forKey: .message)
+        try c.encodeIfPresent(exitStatus, forKey: .exitStatus)
+        try c.encodeIfPresent(signal, forKey: .signal)
+        try c.encodeIfPresent(logPath, forKey: .logPath)
+        var m = encoder.container(keyedBy: MetricKey.self)
+        for metric in Metric.allCases {
+            if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }
+        }
+    }
+}
