@@ -1,0 +1,52 @@
+/// Plain-text columns for terminals and CI logs: left-aligned text, right-aligned numbers.
+public struct TextTable: Sendable {
+    public enum Alignment: Sendable { case left, right }
+
+    public var headers: [String]
+    public var alignments: [Alignment]
+    public private(set) var rows: [[String]] = []
+
+    /// - Parameters:
+    ///   - headers: column titles.
+    ///   - alignments: one per column; defaults to left for all.
+    public init(headers: [String], alignments: [Alignment]? = nil) {
+        self.headers = headers
+        self.alignments = alignments ?? Array(repeating: .left, count: headers.count)
+    }
+
+    public mutating func append(_ row: [String]) {
+        rows.append(row + Array(repeating: "", count: max(0, headers.count - row.count)))
+    }
+
+    /// The table as lines joined by `\n`, columns separated by two spaces, no trailing spaces.
+    public func render() -> String {
+        let all = [headers] + rows
+        let widths = headers.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
+        return all.map { row in
+            var line = ""
+            for column in headers.indices {
+                let cell = row[column]
+                let pad = String(repeating: " ", count: widths[column] - Self.displayWidth(cell))
+                let isLast = column == headers.count - 1
+                switch alignments[column] {
+                case .left: line += isLast ? cell : cell + pad
+                case .right: line += pad + cell
+                }
+                if !isLast { line += "  " }
+            }
+            return String(line.reversed().drop(while: { $0 == " " }).reversed())
+        }.joined(separator: "\n")
+    }
+
+    /// Terminal columns a string takes: one per grapheme, two for wide East Asian and emoji.
+    static func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { width, character in
+            guard let scalar = character.unicodeScalars.first else { return width }
+            let v = scalar.value
+            let wide = (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+                || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v) || (0xFF00...0xFF60).contains(v)
+                || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
+            return width + (wide ? 2 : 1)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Everything the core can fail with. Each message names the thing at fault and the fix.
+public enum LaunchBenchError: Error, Sendable, Equatable {
+    /// A path that should be an app is neither an `.app` folder nor an `.ipa`.
+    case notAnApp(path: String, reason: String)
+    /// A file or folder the command needs does not exist.
+    case fileNotFound(path: String, what: String)
+    /// A results folder or file could not be read.
+    case unreadableResults(path: String, reason: String)
+    /// Writing results failed (disk full, permissions…).
+    case cannotWrite(path: String, reason: String)
+}
+
+extension LaunchBenchError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        case .notAnApp(let path, let reason):
+            return "\(path) is not an iOS app: \(reason). Pass an .app folder or an .ipa file (Payload/<Name>.app inside a zip)."
+        case .fileNotFound(let path, let what):
+            return "\(what) not found at \(path). Check the path."
+        case .unreadableResults(let path, let reason):
+            return "Cannot read results at \(path): \(reason)."
+        case .cannotWrite(let path, let reason):
+            return "Cannot write \(path): \(reason). Check free disk space and permissions."
+        }
+    }
+}
