@@ -12,6 +12,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             """,
         version: LaunchBenchVersion.current,
         subcommands: [
+            Emulator.self,
         ]
     )
 }

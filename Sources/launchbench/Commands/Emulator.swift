@@ -1,0 +1,127 @@
+import ArgumentParser
+import DeviceEmulator
+import Dispatch
+import Foundation
+import LaunchBench
+
+/// `launchbench emulator`: runs an emulated iPhone lab in the foreground until Ctrl-C.
+struct Emulator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run emulated iPhones that libimobiledevice tools (and launchbench) can talk to.",
+        discussion: """
+            Serves the usbmuxd protocol on a unix socket (and/or TCP) with emulated devices behind it. \
+            Prints the USBMUXD_SOCKET_ADDRESS line to use from another shell, e.g.:
+              export USBMUXD_SOCKET_ADDRESS=UNIX:/tmp/launchbench-emu-ab12cd/usbmuxd.sock
+              idevice_id -l; ideviceinfo -u UDID; launchbench devices
+            Without --model, the devices rotate through models that really ran the chosen iOS version \
+            (on 14.x: iPhone 11, iPhone 12, iPhone XR, iPhone X). Stop with Ctrl-C or SIGTERM; the socket \
+            file is removed.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Unix socket path to listen on (at most 103 bytes; default: a new folder in /tmp).", valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Listen on TCP HOST:PORT as well (or instead, without --socket); port 0 picks a free port.", valueName: "host:port"))
+    var listen: String?
+
+    @Option(help: ArgumentHelp("Number of emulated devices, 1 to 16.", valueName: "n"))
+    var devices: Int = 2
+
+    @Option(help: ArgumentHelp("iOS version the devices report, MAJOR.MINOR[.PATCH].", valueName: "version"))
+    var ios: String = "14.8"
+
+    @Option(help: ArgumentHelp("ProductType of every device, e.g. iPhone12,1 (default: a mix).", valueName: "product-type"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Real seconds per emulated second (0.1 = ten times faster).", valueName: "x"))
+    var timeScale: Double = 1
+
+    func validate() throws {
+        guard (1...16).contains(devices) else {
+            throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
+        }
+        let parts = ios.split(separator: ".", omittingEmptySubsequences: false)
+        guard let version = OSVersion(ios), parts.count >= 2, (7...99).contains(version.major) else {
+            let hint = OSVersion(ios).map { " (did you mean \($0.major).0?)" } ?? ""
+            throw ValidationError("--ios \(ios) is not an iOS version\(hint). Use MAJOR.MINOR[.PATCH] from 7.0 on, e.g. 14.8.")
+        }
+        if let model, !DeviceModels.isKnown(model) {
+            let examples = ["iPhone12,1", "iPhone13,2", "iPhone11,8", "iPhone10,3", "iPhone14,5", "iPhone15,4"]
+                .map { "\($0) (\(DeviceModels.marketingName(for: $0)))" }.joined(separator: ", ")
+            throw ValidationError("--model \(model) is not a known iPhone ProductType. Use one such as \(examples).")
+        }
+        if let socket, socket.utf8.count > 103 {
+            throw ValidationError("--socket \(socket) is \(socket.utf8.count) bytes long; unix sockets allow at most 103. Use a shorter path, e.g. /tmp/lb.sock.")
+        }
+        if let listen, EmulatorAddress(hostAndPort: listen) == nil {
+            throw ValidationError("--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one).")
+        }
+        guard timeScale.isFinite, timeScale > 0 else {
+            throw ValidationError("--time-scale \(timeScale) must be above zero (1 = real time, 0.1 = ten times faster).")
+        }
+    }
+
+    func run() async throws {
+        var addresses: [EmulatorAddress] = []
+        var createdFolder: String?
+        if let socket {
+            addresses.append(.unix(path: socket))
+        } else if listen == nil {
+            let folder = try Self.makeTempFolder()
+            createdFolder = folder
+            addresses.append(.unix(path: folder + "/usbmuxd.sock"))
+        }
+        if let listen, let tcp = EmulatorAddress(hostAndPort: listen) { addresses.append(tcp) }
+        defer { if let createdFolder { try? FileManager.default.removeItem(atPath: createdFolder) } }
+
+        // Ignore the default handlers first so the dispatch sources, not the kernel, get the signals.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stopRequests = Self.signalStream([SIGINT, SIGTERM])
+
+        let specs = EmulatedDeviceSpec.lab(count: devices, osVersion: ios, productType: model)
+        let lab = try await EmulatedLab.start(on: addresses, devices: specs, timeScale: timeScale)
+
+        var out = lab.addresses.map { "USBMUXD_SOCKET_ADDRESS=\($0.usbmuxdSocketAddress)" }
+        var table = TextTable(headers: ["UDID", "NAME", "MODEL", "IOS"])
+        for device in lab.devices {
+            table.append([device.udid, device.name, device.spec.productType, device.spec.osVersion])
+        }
+        out += ["", table.render()]
+        // Unbuffered: a parent process reading our stdout through a pipe must see this right away.
+        FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8))
+        Terminal.note("Emulated lab running (time scale \(timeScale)). In another shell:")
+        Terminal.note("  export \(out[0]); idevice_id -l")
+        Terminal.note("Press Ctrl-C to stop.")
+
+        var iterator = stopRequests.makeAsyncIterator()
+        let received = await iterator.next()
+        await lab.stop()
+        Terminal.note("Stopped\(received == SIGTERM ? " (SIGTERM)" : ""); socket removed.")
+    }
+
+    /// A fresh, short folder under /tmp (not $TMPDIR, which is long on macOS) for the default socket.
+    private static func makeTempFolder() throws -> String {
+        var template = Array("/tmp/launchbench-emu-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ValidationError("Cannot create a folder in /tmp for the socket (\(String(cString: strerror(errno)))). Pass --socket PATH.")
+        }
+        return String(cString: made)
+    }
+
+    /// Delivers each of `signals` as it arrives, through dispatch sources (safe, unlike code in a handler).
+    private static func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
+        AsyncStream { continuation in
+            let queue = DispatchQueue(label: "launchbench.emulator.signals")
+            // Only touched again by `onTermination` (cancel is thread-safe); the capture also keeps them alive.
+            nonisolated(unsafe) let sources = signals.map { number in
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { continuation.yield(number) }
+                source.resume()
+                return source
+            }
+            continuation.onTermination = { _ in sources.forEach { $0.cancel() } }
+        }
+    }
+}
