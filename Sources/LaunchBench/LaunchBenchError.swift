@@ -10,6 +10,12 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
     case unreadableResults(path: String, reason: String)
     /// Writing results failed (disk full, permissions…).
     case cannotWrite(path: String, reason: String)
+    /// `--output` names a folder that holds something other than a previous results folder.
+    case outputFolderInUse(path: String, reason: String)
+    /// `--device` names a device that is not attached; `attached` lists the UDIDs that are.
+    case deviceNotAttached(udid: String, attached: [String])
+    /// No device is attached at all.
+    case noDevicesAttached
 }
 
 extension LaunchBenchError: LocalizedError {
@@ -23,6 +29,15 @@ extension LaunchBenchError: LocalizedError {
             return "Cannot read results at \(path): \(reason)."
         case .cannotWrite(let path, let reason):
             return "Cannot write \(path): \(reason). Check free disk space and permissions."
+        case .outputFolderInUse(let path, let reason):
+            return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "
+                + "or a previous launchbench results folder (it is replaced)."
+        case .deviceNotAttached(let udid, let attached):
+            let list = attached.isEmpty ? "no device is attached" : "attached: \(attached.joined(separator: ", "))"
+            return "Device \(udid) is not attached (\(list)). Check the UDID with `launchbench devices`."
+        case .noDevicesAttached:
+            return "No device is attached. Connect an unlocked, paired iPhone (trust this computer), "
+                + "or try `launchbench demo` to run against an emulated lab."
         }
     }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import ZIPFoundation
+
+extension AppBundle {
+    /// Reads an `.app` folder or an `.ipa` (a zip holding exactly one `Payload/<Name>.app`).
+    ///
+    /// - Parameter url: the `.app` folder or the `.ipa` file.
+    /// - Throws: `LaunchBenchError.fileNotFound` when nothing is at `url`, `LaunchBenchError.notAnApp`
+    ///   when it is neither form, has no readable `Info.plist`, or lacks the bundle id or executable name.
+    public init(contentsOf url: URL) throws {
+        let url = url.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw LaunchBenchError.fileNotFound(path: url.path, what: "App")
+        }
+        self = try isDirectory.boolValue ? Self.readFolder(url) : Self.readArchive(url)
+    }
+
+    private static func readFolder(_ url: URL) throws -> AppBundle {
+        let plistURL = url.appendingPathComponent("Info.plist")
+        guard let data = FileManager.default.contents(atPath: plistURL.path) else {
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "the folder has no Info.plist")
+        }
+        let info = try InfoPlist(data: data, appPath: url.path)
+        let frameworksURL = url.appendingPathComponent("Frameworks")
+        let frameworks = (try? FileManager.default.contentsOfDirectory(atPath: frameworksURL.path)) ?? []
+        return AppBundle(
+            url: url, packaging: .appFolder, bundleID: info.bundleID, shortVersion: info.shortVersion,
+            build: info.build, executable: info.executable, bundleName: url.lastPathComponent,
+            frameworks: frameworks.filter { !$0.hasPrefix(".") }.sorted())
+    }
+
+    private static func readArchive(_ url: URL) throws -> AppBundle {
+        let archive: Archive
+        do {
+            archive = try Archive(url: url, accessMode: .read)
+        } catch {
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "it is a file but not a zip archive")
+        }
+        let layout = IPALayout(entryPaths: archive.map(\.path))
+        guard let appName = layout.appNames.first else {
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "the archive holds no Payload/<Name>.app folder")
+        }
+        guard layout.appNames.count == 1 else {
+            let names = layout.appNames.joined(separator: ", ")
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "the archive's Payload holds several apps (\(names))")
+        }
+        let plistPath = "Payload/\(appName)/Info.plist"
+        guard let entry = archive[plistPath] else {
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "\(plistPath) is missing")
+        }
+        var data = Data()
+        do {
+            _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+        } catch {
+            throw LaunchBenchError.notAnApp(path: url.path, reason: "\(plistPath) cannot be unpacked (\(error))")
+        }
+        let info = try InfoPlist(data: data, appPath: "\(url.path) (\(plistPath))")
+        return AppBundle(
+            url: url, packaging: .ipa, bundleID: info.bundleID, shortVersion: info.shortVersion, build: info.build,
+            executable: info.executable, bundleName: appName, frameworks: layout.frameworks(in: appName))
+    }
+}
+
+/// The `Info.plist` keys the benchmark needs; XML and binary plists alike.
+struct InfoPlist {
+    var bundleID: String
+    var shortVersion: String
+    var build: String
+    var executable: String
+
+    init(data: Data, appPath: String) throws {
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw LaunchBenchError.notAnApp(path: appPath, reason: "its Info.plist is not a property list")
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw LaunchBenchError.notAnApp(path: appPath, reason: "its Info.plist is not a dictionary")
+        }
+        func text(_ key: String) -> String? {
+            guard let value = dictionary[key] as? String, !value.isEmpty else { return nil }
+            return value
+        }
+        guard let bundleID = text("CFBundleIdentifier") else {
+            throw LaunchBenchError.notAnApp(path: appPath, reason: "its Info.plist has no CFBundleIdentifier")
+        }
+        guard let executable = text("CFBundleExecutable") else {
+            throw LaunchBenchError.notAnApp(path: appPath, reason: "its Info.plist has no CFBundleExecutable")
+        }
+        self.bundleID = bundleID
+        self.executable = executable
+        shortVersion = text("CFBundleShortVersionString") ?? ""
+        build = text("CFBundleVersion") ?? ""
+    }
+}
+
+/// Where the app sits inside an `.ipa`'s entry list.
+struct IPALayout {
+    /// `X.app` names directly under `Payload/`, sorted.
+    var appNames: [String]
+    private var entryPaths: [String]
+
+    init(entryPaths: [String]) {
+        self.entryPaths = entryPaths
+        var names = Set<String>()
+        for path in entryPaths {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+            if parts.count >= 2, parts[0] == "Payload", parts[1].hasSuffix(".app") { names.insert(String(parts[1])) }
+        }
+        appNames = names.sorted()
+    }
+
+    /// First-level entries of `Payload/<app>/Frameworks/`, sorted.
+    func frameworks(in app: String) -> [String] {
+        let prefix = "Payload/\(app)/Frameworks/"
+        var names = Set<String>()
+        for path in entryPaths where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            guard let first = rest.split(separator: "/").first, !first.hasPrefix(".") else { continue }
+            names.insert(String(first))
+        }
+        return names.sorted()
+    }
+}

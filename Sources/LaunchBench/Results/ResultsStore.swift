@@ -1,0 +1,126 @@
+import Foundation
+
+/// Writes a run's results folder as the run goes: `run.json`, `samples.jsonl`, and the raw logs.
+///
+/// Every sample is written and flushed to disk (fsync) before `append` returns, and logs are written
+/// as the bytes arrive, so a crash or Ctrl-C loses nothing already measured.
+public actor ResultsStore {
+    /// The results folder.
+    public nonisolated let folder: URL
+    private let samples: FileHandle
+    private let encoder = JSONCoding.encoder()
+
+    /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `ResultsFolder.prepare`).
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    public init(folder: URL) throws {
+        self.folder = folder
+        let url = folder.appendingPathComponent("samples.jsonl")
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: "the file cannot be created")
+            }
+        }
+        do {
+            samples = try FileHandle(forWritingTo: url)
+            try samples.seekToEnd()
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Writes `run.json` atomically (a reader never sees half a file).
+    public func writeManifest(_ manifest: RunManifest) throws {
+        let url = folder.appendingPathComponent("run.json")
+        do {
+            var data = try JSONCoding.encoder(pretty: true).encode(manifest)
+            data.append(0x0A)
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Appends one line to `samples.jsonl` and flushes it to disk before returning.
+    public func append(_ sample: Sample) throws {
+        do {
+            var line = try encoder.encode(sample)
+            line.append(0x0A)
+            try samples.write(contentsOf: line)
+            try samples.synchronize()
+        } catch {
+            throw LaunchBenchError.cannotWrite(
+                path: folder.appendingPathComponent("samples.jsonl").path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Creates `logs/<UDID>/NNNN-cold.log` (or `-warm`, `-warm2` …) for one launch.
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    public nonisolated func makeLaunchLog(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) throws
+        -> LaunchLog
+    {
+        let relative = Self.logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
+        return try LaunchLog(url: folder.appendingPathComponent(relative), relativePath: relative)
+    }
+
+    /// The log's path relative to the results folder.
+    public static func logPath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
+        let safeUDID = String(udid.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+        let number = String(format: "%04d", iteration)
+        let suffix: String
+        switch kind {
+        case .cold: suffix = "cold"
+        case .warm: suffix = launchIndex <= 1 ? "warm" : "warm\(launchIndex)"
+        }
+        return "logs/\(safeUDID)/\(number)-\(suffix).log"
+    }
+
+    /// Closes `samples.jsonl`.
+    public func close() {
+        try? samples.synchronize()
+        try? samples.close()
+    }
+}
+
+/// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
+public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle`.
+    public let url: URL
+    /// Relative to the results folder, as `Sample.logPath` records it.
+    public let relativePath: String
+    private let lock = NSLock()
+    private var handle: FileHandle?
+
+    init(url: URL, relativePath: String) throws {
+        self.url = url
+        self.relativePath = relativePath
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: "the file cannot be created")
+            }
+            handle = try FileHandle(forWritingTo: url)
+        } catch let error as LaunchBenchError {
+            throw error
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Appends bytes; a write error stops logging but never the launch (the sample still records the values).
+    public func write(_ bytes: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let handle, !bytes.isEmpty else { return }
+        do { try handle.write(contentsOf: Data(bytes)) } catch { self.handle = nil }
+    }
+
+    /// Flushes to disk and closes; later writes are ignored.
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        try? handle?.synchronize()
+        try? handle?.close()
+        handle = nil
+    }
+
+    deinit { try? handle?.close() }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import LaunchBench
+import Testing
+
+@Suite struct ResultsStoreTests {
+    private let root: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-results-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    private func manifest() -> RunManifest {
+        let app = AppBundle(
+            url: URL(fileURLWithPath: "/a/Sample.app"), packaging: .appFolder, bundleID: "com.example.sample",
+            shortVersion: "1.0", build: "1", executable: "Sample", bundleName: "Sample.app", frameworks: [])
+        let options = RunManifest.Options(
+            iterations: 3, coldMode: "reinstall", warmLaunches: 1, environment: ["DYLD_PRINT_STATISTICS=1"],
+            arguments: [], timeoutSeconds: 30, graceSeconds: 0.5, settleSeconds: 30)
+        let device = DeviceInfo(udid: "U1", name: "Phone", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
+        return RunManifest(
+            runID: "r1", startedAt: Date(timeIntervalSince1970: 1_700_000_000), app: RunManifest.App(app), options: options,
+            devices: [RunManifest.Device(device, notes: ["note"])])
+    }
+
+    private func sample(_ iteration: Int) -> Sample {
+        Sample(
+            runID: "r1", deviceUDID: "U1", deviceName: "Phone", productType: "iPhone12,1", osVersion: "14.8",
+            appBundleID: "com.example.sample", appVersion: "1.0 (1)", iteration: iteration, kind: .cold, status: .ok,
+            metrics: [.totalPremainMs: Double(iteration)], startedAt: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test func defaultFolderIsATimestampUnderLaunchbenchResults() throws {
+        let date = Date(timeIntervalSince1970: 1_763_778_615)  // 2025-11-22T02:30:15Z
+        let first = try ResultsFolder.prepare(output: nil, workingDirectory: root, now: date)
+        let second = try ResultsFolder.prepare(output: nil, workingDirectory: root, now: date)
+        #expect(first.path.hasSuffix("launchbench-results/2025-11-22T02-30-15Z"))
+        #expect(second.path.hasSuffix("launchbench-results/2025-11-22T02-30-15Z-2"))
+        #expect(FileManager.default.fileExists(atPath: second.path))
+    }
+
+    @Test func outputMayBeNewEmptyOrAPreviousResultsFolder() async throws {
+        let fresh = root.appendingPathComponent("a/b/new")
+        #expect(try ResultsFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)
+
+        let previous = root.appendingPathComponent("previous")
+        try FileManager.default.createDirectory(at: previous.appendingPathComponent("logs/U1"), withIntermediateDirectories: true)
+        let store = try ResultsStore(folder: previous)
+        try await store.writeManifest(manifest())
+        try await store.append(sample(1))
+        await store.close()
+        #expect(ResultsFolder.isResultsFolder(previous))
+        _ = try ResultsFolder.prepare(output: previous, workingDirectory: root)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path).isEmpty)
+    }
+
+    @Test func refusesAForeignFolderOrAFile() throws {
+        let foreign = root.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
+        try Data("keep me".utf8).write(to: foreign.appendingPathComponent("thesis.tex"))
+        #expect(
+            throws: LaunchBenchError.outputFolderInUse(
+                path: foreign.path, reason: "it already holds thesis.tex and is not a launchbench results folder")
+        ) { try ResultsFolder.prepare(output: foreign, workingDirectory: root) }
+        #expect(FileManager.default.fileExists(atPath: foreign.appendingPathComponent("thesis.tex").path))
+
+        let file = root.appendingPathComponent("file")
+        try Data().write(to: file)
+        #expect(throws: LaunchBenchError.outputFolderInUse(path: file.path, reason: "it is a file, not a folder")) {
+            try ResultsFolder.prepare(output: file, workingDirectory: root)
+        }
+    }
+
+    @Test func samplesAreAppendedAsLinesAndTheManifestRoundTrips() async throws {
+        let store = try ResultsStore(folder: root)
+        try await store.writeManifest(manifest())
+        for iteration in 1...3 { try await store.append(sample(iteration)) }
+        // Every line is on disk before close: read while the store is still open.
+        let lines = try String(contentsOf: root.appendingPathComponent("samples.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        let decoded = try lines.map { try JSONCoding.decoder().decode(Sample.self, from: Data($0.utf8)) }
+        #expect(decoded == [sample(1), sample(2), sample(3)])
+        await store.close()
+
+        let data = try Data(contentsOf: root.appendingPathComponent("run.json"))
+        let read = try JSONCoding.decoder().decode(RunManifest.self, from: data)
+        #expect(read == manifest())
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["tool"] as? String == "launchbench" && json["run_id"] as? String == "r1")
+    }
+
+    @Test func launchLogsAreNamedByIterationAndKindAndWrittenVerbatim() throws {
+        #expect(ResultsStore.logPath(udid: "U1", iteration: 1, kind: .cold, launchIndex: 0) == "logs/U1/0001-cold.log")
+        #expect(ResultsStore.logPath(udid: "U1", iteration: 12, kind: .warm, launchIndex: 1) == "logs/U1/0012-warm.log")
+        #expect(ResultsStore.logPath(udid: "U1", iteration: 12, kind: .warm, launchIndex: 3) == "logs/U1/0012-warm3.log")
+        #expect(ResultsStore.logPath(udid: "../x", iteration: 1, kind: .cold, launchIndex: 0) == "logs/___x/0001-cold.log")
+
+        let store = try ResultsStore(folder: root)
+        let log = try store.makeLaunchLog(udid: "U1", iteration: 2, kind: .warm, launchIndex: 2)
+        let bytes: [UInt8] = Array("é".utf8)
+        log.write([bytes[0]])
+        log.write([bytes[1]] + Array(" and raw \u{0}\n".utf8))
+        let partial = try Data(contentsOf: log.url)
+        #expect(partial == Data("é and raw \u{0}\n".utf8))
+        log.close()
+        log.write(Array("ignored".utf8))
+        #expect(try Data(contentsOf: root.appendingPathComponent("logs/U1/0002-warm2.log")) == partial)
+    }
+}
