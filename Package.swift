@@ -47,7 +47,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Shared by the test targets: the process-wide emulated lab, private labs, external tools.
+        .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
         .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench"]),
+        .testTarget(
+            name: "DeviceEmulatorTests",
+            dependencies: [
+                "DeviceEmulator", "LaunchBench", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

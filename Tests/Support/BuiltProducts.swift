@@ -1,0 +1,30 @@
+import Foundation
+
+/// The package's built executables (e.g. `launchbench`), for CLI tests that run them as subprocesses.
+/// `swift build --build-tests` and `swift test` build them next to the test bundle.
+public enum BuiltProducts {
+    /// The `launchbench` executable, or `nil` when it is not built.
+    public static var launchbench: String? { executable(named: "launchbench") }
+
+    /// An executable product of this package by name, searched in the test bundle's build folder, then
+    /// in `.build/debug` of the package.
+    public static func executable(named name: String) -> String? {
+        candidateFolders().lazy.map { $0.appendingPathComponent(name).path }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func candidateFolders() -> [URL] {
+        var folders: [URL] = []
+        // Linux: the tests run inside .build/<triple>/debug/<package>PackageTests.xctest (an executable).
+        if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
+        // macOS: the .xctest bundle sits in the build folder and is loaded by a host process.
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        // Fallback: <package>/.build/debug, found from this source file's location.
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        folders.append(packageRoot.appendingPathComponent(".build/debug"))
+        return folders
+    }
+}
