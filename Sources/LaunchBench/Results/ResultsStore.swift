@@ -10,7 +10,7 @@ public actor ResultsStore {
     private let samples: FileHandle
     private let encoder = JSONCoding.encoder()
 
-    /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `ResultsFolder.prepare`).
+    /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `OutputFolder.prepare`).
     /// - Throws: `LaunchBenchError.cannotWrite`.
     public init(folder: URL) throws {
         self.folder = folder
@@ -30,14 +30,7 @@ public actor ResultsStore {
 
     /// Writes `run.json` atomically (a reader never sees half a file).
     public func writeManifest(_ manifest: RunManifest) throws {
-        let url = folder.appendingPathComponent("run.json")
-        do {
-            var data = try JSONCoding.encoder(pretty: true).encode(manifest)
-            data.append(0x0A)
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
-        }
+        try manifest.write(to: folder.appendingPathComponent("run.json"))
     }
 
     /// Appends one line to `samples.jsonl` and flushes it to disk before returning.

@@ -14,12 +14,12 @@ import Testing
             url: URL(fileURLWithPath: "/a/Sample.app"), packaging: .appFolder, bundleID: "com.example.sample",
             shortVersion: "1.0", build: "1", executable: "Sample", bundleName: "Sample.app", frameworks: [])
         let options = RunManifest.Options(
-            iterations: 3, coldMode: "reinstall", warmLaunches: 1, environment: ["DYLD_PRINT_STATISTICS=1"],
-            arguments: [], timeoutSeconds: 30, graceSeconds: 0.5, settleSeconds: 30)
+            iterations: 3, cold: "reinstall", warm: 1, timeoutSeconds: 30, environment: ["A=b c"], other: ["grace (s)": "0.5"])
         let device = DeviceInfo(udid: "U1", name: "Phone", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
         return RunManifest(
             runID: "r1", startedAt: Date(timeIntervalSince1970: 1_700_000_000), app: RunManifest.App(app), options: options,
-            devices: [RunManifest.Device(device, notes: ["note"])])
+            devices: [device], deviceOutcomes: [RunManifest.DeviceOutcome(udid: "U1", outcome: .measured, notes: ["note"])],
+            interrupted: false)
     }
 
     private func sample(_ iteration: Int) -> Sample {
@@ -31,8 +31,8 @@ import Testing
 
     @Test func defaultFolderIsATimestampUnderLaunchbenchResults() throws {
         let date = Date(timeIntervalSince1970: 1_763_778_615)  // 2025-11-22T02:30:15Z
-        let first = try ResultsFolder.prepare(output: nil, workingDirectory: root, now: date)
-        let second = try ResultsFolder.prepare(output: nil, workingDirectory: root, now: date)
+        let first = try OutputFolder.prepare(output: nil, workingDirectory: root, now: date)
+        let second = try OutputFolder.prepare(output: nil, workingDirectory: root, now: date)
         #expect(first.path.hasSuffix("launchbench-results/2025-11-22T02-30-15Z"))
         #expect(second.path.hasSuffix("launchbench-results/2025-11-22T02-30-15Z-2"))
         #expect(FileManager.default.fileExists(atPath: second.path))
@@ -40,7 +40,7 @@ import Testing
 
     @Test func outputMayBeNewEmptyOrAPreviousResultsFolder() async throws {
         let fresh = root.appendingPathComponent("a/b/new")
-        #expect(try ResultsFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)
+        #expect(try OutputFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)
 
         let previous = root.appendingPathComponent("previous")
         try FileManager.default.createDirectory(at: previous.appendingPathComponent("logs/U1"), withIntermediateDirectories: true)
@@ -48,8 +48,8 @@ import Testing
         try await store.writeManifest(manifest())
         try await store.append(sample(1))
         await store.close()
-        #expect(ResultsFolder.isResultsFolder(previous))
-        _ = try ResultsFolder.prepare(output: previous, workingDirectory: root)
+        #expect(OutputFolder.isResultsFolder(previous))
+        _ = try OutputFolder.prepare(output: previous, workingDirectory: root)
         #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path).isEmpty)
     }
 
@@ -60,13 +60,13 @@ import Testing
         #expect(
             throws: LaunchBenchError.outputFolderInUse(
                 path: foreign.path, reason: "it already holds thesis.tex and is not a launchbench results folder")
-        ) { try ResultsFolder.prepare(output: foreign, workingDirectory: root) }
+        ) { try OutputFolder.prepare(output: foreign, workingDirectory: root) }
         #expect(FileManager.default.fileExists(atPath: foreign.appendingPathComponent("thesis.tex").path))
 
         let file = root.appendingPathComponent("file")
         try Data().write(to: file)
         #expect(throws: LaunchBenchError.outputFolderInUse(path: file.path, reason: "it is a file, not a folder")) {
-            try ResultsFolder.prepare(output: file, workingDirectory: root)
+            try OutputFolder.prepare(output: file, workingDirectory: root)
         }
     }
 
@@ -85,7 +85,8 @@ import Testing
         let read = try JSONCoding.decoder().decode(RunManifest.self, from: data)
         #expect(read == manifest())
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(json["tool"] as? String == "launchbench" && json["run_id"] as? String == "r1")
+        #expect(json["runID"] as? String == "r1" && json["interrupted"] as? Bool == false)
+        #expect(OutputFolder.isResultsFolder(root))
     }
 
     @Test func launchLogsAreNamedByIterationAndKindAndWrittenVerbatim() throws {

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Chooses and prepares the folder a run writes into.
-public enum ResultsFolder {
+public enum OutputFolder {
     /// The folder default runs go under, relative to the current directory.
     public static let defaultParent = "launchbench-results"
 
     /// Creates the results folder and returns it.
     ///
     /// Without `output`, a new `launchbench-results/<UTC timestamp>` under `workingDirectory`. With `output`,
-    /// that folder when it is missing or empty; a previous results folder (its `run.json` says `launchbench`)
+    /// that folder when it is missing or empty; a previous results folder (see `isResultsFolder`)
     /// is emptied and reused, so a CI job can pass the same `--output` every time. Anything else is refused.
     /// - Throws: `LaunchBenchError.outputFolderInUse` for a non-empty foreign folder or a file,
     ///   `LaunchBenchError.cannotWrite` when the folder cannot be created or emptied.
@@ -59,12 +59,15 @@ public enum ResultsFolder {
         return folder
     }
 
-    /// Whether `folder` holds a `run.json` written by launchbench (any schema version).
+    /// Whether `folder` is a launchbench results folder: a `samples.jsonl` next to a `run.json` that names a
+    /// run (`runID`) and the tool version that wrote it.
     public static func isResultsFolder(_ folder: URL) -> Bool {
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("run.json").path),
+        let fileManager = FileManager.default
+        guard fileManager.fileExists(atPath: folder.appendingPathComponent("samples.jsonl").path),
+            let data = fileManager.contents(atPath: folder.appendingPathComponent("run.json").path),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return false }
-        return object["tool"] as? String == "launchbench"
+        return object["runID"] is String && object["toolVersion"] is String
     }
 
     /// `2026-11-22T02-30-15Z`: sortable, and legal in file names everywhere.

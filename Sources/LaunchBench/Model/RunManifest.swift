@@ -1,0 +1,277 @@
+import Foundation
+
+/// `run.json`: what was measured, where and how. Written by the runner when a run starts
+/// (without `endedAt`) and again when it ends; read by `report` and by baselines.
+///
+/// Readers are tolerant: every field is optional on decoding and a field of an unexpected shape
+/// is dropped rather than failing the whole file, so an older or newer tool's `run.json` still
+/// reports.
+public struct RunManifest: Sendable, Hashable, Codable {
+    /// Same as `Sample.runID` of the run's samples.
+    public var runID: String?
+    /// `LaunchBenchVersion.current` of the tool that measured.
+    public var toolVersion: String?
+    public var startedAt: Date?
+    /// `nil` while the run is going on (or when the process was killed before it could finish).
+    public var endedAt: Date?
+    public var host: Host?
+    public var app: App?
+    public var options: Options?
+    /// The devices the run was asked to measure, as they were when it started.
+    public var devices: [DeviceInfo]
+    /// What became of each device (same order as `devices`); `nil` in files of older tools.
+    public var deviceOutcomes: [DeviceOutcome]?
+    /// `true` when the run was cancelled (Ctrl-C) before every launch was made.
+    public var interrupted: Bool?
+
+    public init(
+        runID: String? = nil, toolVersion: String? = LaunchBenchVersion.current, startedAt: Date? = nil,
+        endedAt: Date? = nil, host: Host? = .current, app: App? = nil, options: Options? = nil,
+        devices: [DeviceInfo] = [], deviceOutcomes: [DeviceOutcome]? = nil, interrupted: Bool? = nil
+    ) {
+        self.runID = runID
+        self.toolVersion = toolVersion
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.host = host
+        self.app = app
+        self.options = options
+        self.devices = devices
+        self.deviceOutcomes = deviceOutcomes
+        self.interrupted = interrupted
+    }
+
+    /// What became of one device in the run, and what its user should know.
+    public struct DeviceOutcome: Sendable, Hashable, Codable {
+        public enum Outcome: String, Sendable, Hashable, Codable {
+            /// Still being measured (the run has not ended).
+            case running
+            /// Every planned launch was made.
+            case measured
+            /// Not measured at all (e.g. iOS 17+: no debugserver); `notes` says why.
+            case skipped
+            /// Disappeared during the run; its later launches were not made.
+            case lost
+            /// Given up early (the app could not be installed, or launches kept being refused); `notes` says why.
+            case stopped
+            /// The run was cancelled before its launches were all made.
+            case interrupted
+        }
+
+        public var udid: String
+        public var outcome: Outcome
+        /// iOS-version caveats (where pre-main comes from) and why the device was skipped or stopped.
+        public var notes: [String]
+
+        public init(udid: String, outcome: Outcome = .running, notes: [String] = []) {
+            self.udid = udid
+            self.outcome = outcome
+            self.notes = notes
+        }
+    }
+
+    /// The outcome recorded for `udid`, if any.
+    public func outcome(of udid: String) -> DeviceOutcome? {
+        deviceOutcomes?.first { $0.udid == udid }
+    }
+
+    /// The computer that drove the devices.
+    public struct Host: Sendable, Hashable, Codable {
+        public var name: String?
+        /// e.g. `Linux 6.1.0` or `macOS 14.5`.
+        public var operatingSystem: String?
+        public var architecture: String?
+
+        public init(name: String? = nil, operatingSystem: String? = nil, architecture: String? = nil) {
+            self.name = name
+            self.operatingSystem = operatingSystem
+            self.architecture = architecture
+        }
+
+        /// This machine.
+        public static var current: Host {
+            let info = ProcessInfo.processInfo
+            #if os(macOS)
+            let system = "macOS"
+            #elseif os(Linux)
+            let system = "Linux"
+            #else
+            let system = "unknown OS"
+            #endif
+            #if arch(arm64)
+            let architecture = "arm64"
+            #elseif arch(x86_64)
+            let architecture = "x86_64"
+            #else
+            let architecture = "unknown"
+            #endif
+            return Host(
+                name: info.hostName, operatingSystem: "\(system) \(info.operatingSystemVersionString)",
+                architecture: architecture)
+        }
+    }
+
+    /// The app measured.
+    public struct App: Sendable, Hashable, Codable {
+        public var bundleID: String?
+        /// The `.app` folder's name, e.g. `Sample.app`.
+        public var name: String?
+        /// `CFBundleShortVersionString`.
+        public var version: String?
+        /// `CFBundleVersion`.
+        public var build: String?
+        /// Embedded frameworks and dylibs, sorted.
+        public var frameworks: [String]?
+
+        public init(
+            bundleID: String? = nil, name: String? = nil, version: String? = nil, build: String? = nil,
+            frameworks: [String]? = nil
+        ) {
+            self.bundleID = bundleID
+            self.name = name
+            self.version = version
+            self.build = build
+            self.frameworks = frameworks
+        }
+
+        public init(_ bundle: AppBundle) {
+            self.init(
+                bundleID: bundle.bundleID, name: bundle.bundleName, version: bundle.shortVersion, build: bundle.build,
+                frameworks: bundle.frameworks)
+        }
+    }
+
+    /// The run's options, as given (`nil` = not recorded).
+    public struct Options: Sendable, Hashable, Codable {
+        public var iterations: Int?
+        /// `reinstall`, `reboot` or `none`.
+        public var cold: String?
+        /// Warm launches per cold one.
+        public var warm: Int?
+        public var timeoutSeconds: Double?
+        /// `--env` as given, in order (`NAME=VALUE`).
+        public var environment: [String]?
+        public var targetPrecisionPercent: Double?
+        public var maxIterations: Int?
+        /// Anything else worth recording, as text.
+        public var other: [String: String]?
+
+        public init(
+            iterations: Int? = nil, cold: String? = nil, warm: Int? = nil, timeoutSeconds: Double? = nil,
+            environment: [String]? = nil, targetPrecisionPercent: Double? = nil, maxIterations: Int? = nil,
+            other: [String: String]? = nil
+        ) {
+            self.iterations = iterations
+            self.cold = cold
+            self.warm = warm
+            self.timeoutSeconds = timeoutSeconds
+            self.environment = environment
+            self.targetPrecisionPercent = targetPrecisionPercent
+            self.maxIterations = maxIterations
+            self.other = other
+        }
+
+        /// `name=value` pairs of the options that were recorded, for reports.
+        public var descriptions: [(name: String, value: String)] {
+            var result: [(String, String)] = []
+            func add(_ name: String, _ value: (some CustomStringConvertible)?) {
+                if let value { result.append((name, value.description)) }
+            }
+            add("iterations", iterations)
+            add("cold", cold)
+            add("warm", warm)
+            add("timeout (s)", timeoutSeconds.map(Self.trimmed))
+            add("target precision (%)", targetPrecisionPercent.map(Self.trimmed))
+            add("max iterations", maxIterations)
+            for variable in environment ?? [] { result.append(("env", variable)) }
+            for (name, value) in (other ?? [:]).sorted(by: { $0.key < $1.key }) { result.append((name, value)) }
+            return result
+        }
+
+        private static func trimmed(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        }
+    }
+}
+
+extension RunManifest {
+    private enum CodingKeys: String, CodingKey {
+        case runID, toolVersion, startedAt, endedAt, host, app, options, devices, deviceOutcomes, interrupted
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        runID = try? c.decodeIfPresent(String.self, forKey: .runID)
+        toolVersion = try? c.decodeIfPresent(String.self, forKey: .toolVersion)
+        startedAt = try? c.decodeIfPresent(Date.self, forKey: .startedAt)
+        endedAt = try? c.decodeIfPresent(Date.self, forKey: .endedAt)
+        host = try? c.decodeIfPresent(Host.self, forKey: .host)
+        app = try? c.decodeIfPresent(App.self, forKey: .app)
+        options = try? c.decodeIfPresent(Options.self, forKey: .options)
+        devices = (try? c.decodeIfPresent([Tolerant<DeviceInfo>].self, forKey: .devices))?.compactMap(\.value) ?? []
+        deviceOutcomes = (try? c.decodeIfPresent([Tolerant<DeviceOutcome>].self, forKey: .deviceOutcomes))?
+            .compactMap(\.value)
+        interrupted = try? c.decodeIfPresent(Bool.self, forKey: .interrupted)
+    }
+
+    /// Reads `run.json` with `JSONCoding`'s settings.
+    /// - Throws: `LaunchBenchError.unreadableResults` when the file is not a JSON object.
+    public static func read(from url: URL) throws -> RunManifest {
+        do {
+            return try JSONCoding.decoder().decode(RunManifest.self, from: Data(contentsOf: url))
+        } catch {
+            throw LaunchBenchError.unreadableResults(path: url.path, reason: "run.json is not readable JSON (\(error.localizedDescription))")
+        }
+    }
+
+    /// Writes `run.json` atomically (pretty-printed, sorted keys).
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    public func write(to url: URL) throws {
+        do {
+            try JSONCoding.encoder(pretty: true).encode(self).write(to: url, options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
+
+// Field by field, so one odd value costs that value only.
+extension RunManifest.Host {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try? c.decodeIfPresent(String.self, forKey: .name)
+        operatingSystem = try? c.decodeIfPresent(String.self, forKey: .operatingSystem)
+        architecture = try? c.decodeIfPresent(String.self, forKey: .architecture)
+    }
+}
+
+extension RunManifest.App {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        bundleID = try? c.decodeIfPresent(String.self, forKey: .bundleID)
+        name = try? c.decodeIfPresent(String.self, forKey: .name)
+        version = try? c.decodeIfPresent(String.self, forKey: .version)
+        build = try? c.decodeIfPresent(String.self, forKey: .build)
+        frameworks = try? c.decodeIfPresent([String].self, forKey: .frameworks)
+    }
+}
+
+extension RunManifest.Options {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        iterations = try? c.decodeIfPresent(Int.self, forKey: .iterations)
+        cold = try? c.decodeIfPresent(String.self, forKey: .cold)
+        warm = try? c.decodeIfPresent(Int.self, forKey: .warm)
+        timeoutSeconds = try? c.decodeIfPresent(Double.self, forKey: .timeoutSeconds)
+        environment = try? c.decodeIfPresent([String].self, forKey: .environment)
+        targetPrecisionPercent = try? c.decodeIfPresent(Double.self, forKey: .targetPrecisionPercent)
+        maxIterations = try? c.decodeIfPresent(Int.self, forKey: .maxIterations)
+        other = try? c.decodeIfPresent([String: String].self, forKey: .other)
+    }
+}
+
+/// Decodes a `T` or nothing, so one bad element does not fail an array.
+private struct Tolerant<T: Decodable>: Decodable {
+    var value: T?
+    init(from decoder: any Decoder) throws { value = try? T(from: decoder) }
+}
