@@ -158,3 +158,33 @@ struct USBMuxProtocolTests {
         }
     }
 }
+
+/// Simulated reboots, as diagnostics_relay's Restart will use them.
+struct RebootTests {
+    @Test func rebootDetachesThenAttachesAfterTheScaledBootTime() async throws {
+        let specs = EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")
+        try await PrivateLab.with(devices: specs, timeScale: 0.01) { lab in
+            let listener = try RawUSBMuxClient(socketPath: lab.socketPath!)
+            _ = try listener.request("Listen")
+            _ = try listener.receive()  // Attached
+            let lockdown = try RawUSBMuxClient(socketPath: lab.socketPath!)
+            #expect(try lockdown.connect(deviceID: 1, port: 62078) == 0)
+
+            try await lab.reboot(udid: specs[0].udid, bootSeconds: 3)  // 30 ms real
+            #expect(try listener.receive().plist["MessageType"] as? String == "Detached")
+            #expect(try listener.receive().plist["MessageType"] as? String == "Attached")
+            #expect(lockdown.socket.waitForClose())
+            #expect(lab.attachedDevices.map(\.udid) == [specs[0].udid])
+            #expect(lab.realDuration(ofEmulatedSeconds: 3) == .milliseconds(30))
+        }
+    }
+
+    @Test func stopClosesControlConnectionsToo() async throws {
+        let lab = try await PrivateLab.start()
+        let idle = try RawUSBMuxClient(socketPath: lab.socketPath!)
+        _ = try idle.request("ReadBUID")
+        await lab.stop()
+        #expect(idle.socket.waitForClose())
+        #expect(throws: EmulatorError.stopped) { try lab.add(.numbered(5, productType: "iPhone12,1", osVersion: "14.8")) }
+    }
+}

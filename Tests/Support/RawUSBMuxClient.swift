@@ -20,6 +20,10 @@ public final class RawSocket: @unchecked Sendable {
             fd = socket(AF_UNIX, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw RawSocketError.system("socket", errno) }
+        #if canImport(Darwin)
+            var on: Int32 = 1  // a peer that closed must not kill the test process with SIGPIPE
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        #endif
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)

@@ -31,6 +31,8 @@ public final class EmulatedLab: Sendable {
 
     private let state: Locked<State>
     private let servers: Locked<[any Channel]> = Locked([])
+    /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
+    private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
 
     private init(rootDirectory: URL, addresses: [EmulatorAddress], timeScale: Double) {
         self.rootDirectory = rootDirectory
@@ -107,13 +109,13 @@ public final class EmulatedLab: Sendable {
             defer { servers = [] }
             return servers
         }
-        let (listeners, devices) = state.withLock { state in
+        let devices = state.withLock { state in
             defer { state.listeners = [:] }
-            return (Array(state.listeners.values), state.devices)
+            return state.devices
         }
-        var channels = serverChannels + listeners
-        for device in devices { channels += device.setAttached(false) }
-        for channel in channels { try? await channel.close() }
+        for device in devices { _ = device.setAttached(false) }
+        let clientChannels = clients.withLock { Array($0.values) }
+        for channel in serverChannels + clientChannels { try? await channel.close() }
         for case .unix(let path) in addresses { unlink(path) }
         try? FileManager.default.removeItem(at: rootDirectory)
     }
@@ -273,6 +275,21 @@ public final class EmulatedLab: Sendable {
         }
     }
 
+    /// Records an accepted connection until it closes; `false` once the lab is stopped.
+    func trackClient(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        clients.withLock { $0[id] = channel }
+        // Checked after inserting: either stop() sees this channel, or this sees the stop.
+        guard !state.withLock({ $0.isStopped }) else {
+            clients.withLock { _ = $0.removeValue(forKey: id) }
+            return false
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.clients.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        return true
+    }
+
     func removeListener(_ channel: any Channel) {
         state.withLock { _ = $0.listeners.removeValue(forKey: ObjectIdentifier(channel)) }
     }
@@ -300,8 +317,9 @@ public final class EmulatedLab: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                guard let lab = lab.lab.withLock({ $0 }) else {
-                    return channel.close()  // a client raced the start; it will retry
+                // No lab yet (a client raced the start) or already stopped: refuse the connection.
+                guard let lab = lab.lab.withLock({ $0 }), lab.trackClient(channel) else {
+                    return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(USBMuxConnectionHandler(lab: lab))
