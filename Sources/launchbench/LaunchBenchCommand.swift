@@ -12,6 +12,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             """,
         version: LaunchBenchVersion.current,
         subcommands: [
+            Devices.self,
             Emulator.self,
         ]
     )

@@ -1,0 +1,31 @@
+/// One failed libimobiledevice call: which library, the raw code it returned, the library's
+/// text for that code, and the operation that was under way.
+public struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
+    /// The C error enum the code belongs to.
+    public enum Library: String, Sendable, Hashable {
+        case idevice
+        case lockdownd
+        case installationProxy = "installation_proxy"
+        case afc
+        case debugserver
+        case diagnosticsRelay = "diagnostics_relay"
+    }
+
+    public var library: Library
+    /// The raw C code, e.g. `-17` for `LOCKDOWN_E_PASSWORD_PROTECTED`.
+    public var code: Int32
+    /// What the code means, e.g. `Password protected`.
+    public var text: String
+    /// The call or step that failed, e.g. `lockdownd_client_new_with_handshake`.
+    public var operation: String
+
+    public init(library: Library, code: Int32, text: String, operation: String) {
+        self.library = library
+        self.code = code
+        self.text = text
+        self.operation = operation
+    }
+
+    /// `lockdownd_client_new_with_handshake: Password protected (lockdownd error -17)`.
+    public var description: String { "\(operation): \(text) (\(library.rawValue) error \(code))" }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import LaunchBench
+
+extension DeviceSession {
+    /// Launches the installed app under debugserver and runs it until it ends or the observer ends it.
+    func launch(
+        _ request: LaunchRequest, observer: any LaunchObserver, cancellation: CancellationFlag
+    ) throws -> LaunchTermination {
+        try detectingLoss(during: "launch of \(request.bundleID)") {
+            let device = try DeviceHandle(udid: udid)
+            let (app, debugService) = try prepareLaunch(of: request.bundleID, on: device)
+            var run = LaunchRun(
+                client: try DebugserverClient(device: device, service: debugService), udid: udid,
+                bundleID: request.bundleID, observer: observer, cancellation: cancellation,
+                deviceLeft: { [self] in deviceLeft() })
+            return try run.run(
+                executable: app.executable, workingDirectory: app.container, arguments: request.arguments,
+                environment: request.environment)
+        }
+    }
+
+    /// Looks the app up (executable path, data container) and starts debugserver, on one lockdown session.
+    private func prepareLaunch(
+        of bundleID: String, on device: DeviceHandle
+    ) throws -> (app: (executable: String, container: String?), debugserver: ServiceDescriptor) {
+        let lockdown = try LockdownClient(device: device, handshake: true)
+        let name = try lockdown.string(forKey: "DeviceName")
+        let version = try lockdown.string(forKey: "ProductVersion")
+        let installer = try InstallationProxyClient(
+            device: device, service: try lockdown.startService(InstallationProxyClient.service))
+        let attributes = try installer.lookup(
+            bundleID: bundleID, attributes: ["CFBundleIdentifier", "CFBundleExecutable", "Path", "Container"])
+        guard let attributes, let path = attributes["Path"]?.stringValue,
+            let executable = attributes["CFBundleExecutable"]?.stringValue
+        else {
+            throw DeviceError.appNotInstalled(bundleID: bundleID, udid: udid)
+        }
+        let service = try startDebugserver(lockdown: lockdown, deviceName: name, osVersion: version)
+        return ((path + "/" + executable, attributes["Container"]?.stringValue), service)
+    }
+
+    /// The secure service first (iOS 14+), then the plain one, like the Debian library; when lockdown
+    /// offers neither, says why in terms of the device's iOS version.
+    private func startDebugserver(lockdown: LockdownClient, deviceName: String, osVersion: String) throws
+        -> ServiceDescriptor
+    {
+        var refusal: LibraryCall?
+        for service in DebugserverClient.services {
+            do {
+                return try lockdown.startService(service)
+            } catch DeviceError.serviceUnavailable(_, _, let call) {
+                refusal = call
+            }
+        }
+        throw DeviceError.debugserverUnavailable(udid: udid, deviceName: deviceName, osVersion: osVersion, call: refusal)
+    }
+}

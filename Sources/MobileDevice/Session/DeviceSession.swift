@@ -1,0 +1,67 @@
+import Foundation
+import LaunchBench
+
+/// Everything done to one device, one operation at a time, on that device's own serial queue:
+/// libimobiledevice blocks (for seconds on a real iPhone), so its calls never run on Swift's
+/// cooperative thread pool. Handles are created and freed inside each operation.
+actor DeviceSession {
+    let udid: String
+    private let executor: DeviceQueueExecutor
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(udid: String) {
+        self.udid = udid
+        self.executor = DeviceQueueExecutor(label: "launchbench.device.\(udid)")
+    }
+
+    /// Name, model and iOS version from lockdown; works on devices that do not trust this computer yet.
+    func info(connection: DeviceInfo.Connection) throws -> DeviceInfo {
+        try detectingLoss(during: "reading device values") {
+            let device = try DeviceHandle(udid: udid)
+            let lockdown = try LockdownClient(device: device, handshake: false)
+            return DeviceInfo(
+                udid: udid, name: try lockdown.string(forKey: "DeviceName"),
+                productType: try lockdown.string(forKey: "ProductType"),
+                osVersion: try lockdown.string(forKey: "ProductVersion"),
+                buildVersion: try lockdown.string(forKey: "BuildVersion"), connection: connection)
+        }
+    }
+
+    /// Whether usbmuxd lists the device now (`false` also when usbmuxd itself is gone).
+    nonisolated func isAttached() -> Bool {
+        (try? USBMuxDeviceList.entries().contains { $0.udid == udid }) ?? false
+    }
+
+    /// Runs `body`; a broken connection while the device is no longer listed becomes `.deviceLost`.
+    func detectingLoss<Result>(during operation: String, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as DeviceError {
+            guard let call = error.call, call.isConnectionFailure, deviceLeft() else { throw error }
+            throw DeviceError.deviceLost(udid: udid, operation: operation)
+        }
+    }
+
+    /// Checks a few times: usbmuxd may close the device's connections a moment before it drops
+    /// the device from its list.
+    nonisolated func deviceLeft() -> Bool {
+        for attempt in 0..<3 {
+            if !isAttached() { return true }
+            if attempt < 2 { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        return false
+    }
+
+    /// Lockdown session values and service ports for one operation; the session is closed
+    /// (StopSession) when this returns, before the services are used, as libimobiledevice's own
+    /// `*_client_start_service` helpers do.
+    func startServices(
+        on device: DeviceHandle, _ services: [String]
+    ) throws -> (deviceName: String, osVersion: String, services: [ServiceDescriptor]) {
+        let lockdown = try LockdownClient(device: device, handshake: true)
+        let name = try lockdown.string(forKey: "DeviceName")
+        let version = try lockdown.string(forKey: "ProductVersion")
+        return (name, version, try services.map { try lockdown.startService($0) })
+    }
+}
