@@ -56,6 +56,7 @@ let package = Package(
                 "DeviceEmulator", "LaunchBench", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "MobileDeviceTests", dependencies: ["MobileDevice", "DeviceEmulator", "LaunchBench", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,78 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import Testing
+import TestSupport
+
+@testable import MobileDevice
+
+/// usbmuxd hot-plug events through libusbmuxd's listener, against the shared emulated lab.
+@Suite struct DeviceEventTests {
+    @Test func seesDetachAndAttach() async throws {
+        try await SharedTestLab.withDevice { device in
+            let lab = try await SharedTestLab.lab()
+            let recorder = EventRecorder(try await MobileDeviceDriver().deviceEvents())
+            defer { recorder.stop() }
+
+            // A new listener first hears about the devices already there, this one included.
+            let present = try await recorder.waitFor(.attached(udid: device.udid))
+            try lab.detach(udid: device.udid)
+            let gone = try await recorder.waitFor(.detached(udid: device.udid), after: present)
+            try lab.attach(udid: device.udid)
+            _ = try await recorder.waitFor(.attached(udid: device.udid), after: gone)
+        }
+    }
+
+    @Test func twoListenersBothHearTheEvent() async throws {
+        try await SharedTestLab.withDevice { device in
+            let lab = try await SharedTestLab.lab()
+            let driver = MobileDeviceDriver()
+            let first = EventRecorder(try await driver.deviceEvents())
+            let second = EventRecorder(try await driver.deviceEvents())
+            defer {
+                first.stop()
+                second.stop()
+            }
+            let seenFirst = try await first.waitFor(.attached(udid: device.udid))
+            let seenSecond = try await second.waitFor(.attached(udid: device.udid))
+            try lab.detach(udid: device.udid)
+            _ = try await first.waitFor(.detached(udid: device.udid), after: seenFirst)
+            _ = try await second.waitFor(.detached(udid: device.udid), after: seenSecond)
+        }
+    }
+}
+
+/// Collects a device event stream in the background so tests can wait for one event (other tests'
+/// devices share the lab, so unrelated events are expected and skipped).
+final class EventRecorder: Sendable {
+    private let events = Locked<[DeviceEvent]>([])
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<DeviceEvent>) {
+        let events = self.events
+        task = Task {
+            for await event in stream { events.withLock { $0.append(event) } }
+        }
+    }
+
+    func stop() { task.cancel() }
+
+    var all: [DeviceEvent] { events.current }
+
+    /// The index of the first `event` after index `after`; throws after a generous timeout.
+    func waitFor(_ event: DeviceEvent, after: Int = -1, timeout: Duration = .seconds(30)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let seen = all
+            if let index = seen.indices.first(where: { $0 > after && seen[$0] == event }) { return index }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw EventTimeout(event: event, seen: all)
+    }
+}
+
+struct EventTimeout: Error, CustomStringConvertible {
+    var event: DeviceEvent
+    var seen: [DeviceEvent]
+    var description: String { "no \(event) within the timeout; seen: \(seen)" }
+}

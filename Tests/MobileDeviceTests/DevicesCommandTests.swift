@@ -1,0 +1,91 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import Testing
+import TestSupport
+
+/// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
+/// address goes to the child only; this process's environment is never changed).
+@Suite struct DevicesCommandTests {
+    func launchbench() throws -> String {
+        try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32?, String, String) {
+        let child = try ChildProcess(executable: try launchbench(), arguments: arguments, environment: environment)
+        let status = try await child.waitForExit(timeout: .seconds(60))
+        return (status, child.standardOutput, child.standardError)
+    }
+
+    @Test func unreachableSocketExitsOneWithTheReasonAndTheFix() async throws {
+        let (status, output, errors) = try await run(["devices", "--usbmuxd", "UNIX:/nonexistent/sock"])
+        #expect(status == 1)
+        #expect(output.isEmpty)
+        #expect(errors.contains("Cannot reach usbmuxd at UNIX:/nonexistent/sock"))
+        #expect(errors.contains("launchbench emulator"))
+        #expect(!errors.contains("Fatal error"))
+    }
+
+    @Test func badAddressIsAUsageError() async throws {
+        let (status, _, errors) = try await run(["devices", "--usbmuxd", "no-port-here"])
+        #expect(status == 64)
+        #expect(errors.contains("no-port-here"))
+        #expect(errors.contains("UNIX:/path/to/socket"))
+    }
+
+    @Test func jsonListsThePrivateLabsDevicesWithExactlyTheDocumentedKeys() async throws {
+        let specs = [
+            EmulatedDeviceSpec.numbered(1, productType: "iPhone12,1", osVersion: "14.8"),
+            EmulatedDeviceSpec.numbered(2, productType: "iPhone10,3", osVersion: "13.7"),
+            EmulatedDeviceSpec.numbered(3, productType: "iPhone99,9", osVersion: "15.7"),
+        ]
+        try await PrivateLab.with(devices: specs) { lab in
+            let (status, output, _) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(status == 0)
+            let objects = try #require(
+                try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
+            #expect(objects.count == 3)
+            for object in objects {
+                #expect(
+                    Set(object.keys) == [
+                        "udid", "name", "productType", "modelName", "osVersion", "buildVersion", "connection",
+                    ])
+            }
+            for spec in specs {
+                let object = try #require(objects.first { $0["udid"] == spec.udid })
+                #expect(object["name"] == spec.name)
+                #expect(object["productType"] == spec.productType)
+                #expect(object["modelName"] == DeviceModels.marketingName(for: spec.productType))
+                #expect(object["osVersion"] == spec.osVersion)
+                #expect(object["buildVersion"] == spec.buildVersion)
+                #expect(object["connection"] == "USB")
+            }
+        }
+    }
+
+    @Test func tableShowsModelVersionAndConnection() async throws {
+        let spec = EmulatedDeviceSpec.numbered(7, productType: "iPhone12,1", osVersion: "14.8")
+        try await PrivateLab.with(devices: [spec]) { lab in
+            // The environment variable (child only) works like --usbmuxd.
+            let (status, output, _) = try await run(
+                ["devices"], environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress])
+            #expect(status == 0)
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("UDID") == true)
+            let row = try #require(lines.first { $0.hasPrefix(spec.udid) })
+            #expect(row.contains(spec.name))
+            #expect(row.contains("iPhone 11 (iPhone12,1)"))
+            #expect(row.contains("14.8 (\(spec.buildVersion))"))
+            #expect(row.hasSuffix("USB"))
+        }
+    }
+
+    @Test func noDevicesIsNotAnError() async throws {
+        try await PrivateLab.with(devices: []) { lab in
+            let (status, output, errors) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(status == 0)
+            #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            #expect(errors.contains("No devices attached"))
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Testing
+
+@testable import MobileDevice
+
+@Suite struct GDBRemoteTests {
+    @Test func framesLikeLibimobiledevice() {
+        #expect(String(decoding: GDBRemote.frame("c"), as: UTF8.self) == "$c#63")
+        #expect(String(decoding: GDBRemote.frame("k"), as: UTF8.self) == "$k#6B")
+        // PROTOCOLS §7.2: the argument "1024" hex-encoded, checksum 63.
+        #expect(String(decoding: GDBRemote.frame("QSetMaxPacketSize:31303234"), as: UTF8.self) == "$QSetMaxPacketSize:31303234#63")
+    }
+
+    @Test func hexRoundTripsAnyBytes() {
+        let bytes = Array("DYLD_PRINT_STATISTICS=1 a=b ✓".utf8) + [0xFF, 0x00]
+        #expect(GDBRemote.unhex(GDBRemote.hex(bytes)) == bytes)
+        #expect(GDBRemote.unhex(Array("48656C6c6F".utf8)) == Array("Hello".utf8))
+    }
+
+    @Test func readerSplitsPacketsAcrossChunksAndSkipsAcks() {
+        var reader = GDBPacketReader()
+        reader.append(Array("+$O48".utf8))
+        #expect(reader.next() == nil)
+        reader.append(Array("69#aa+$W00#b7".utf8))
+        #expect(reader.next() == Array("O4869".utf8))
+        #expect(reader.next() == Array("W00".utf8))
+        #expect(reader.next() == nil)
+        reader.append(Array("$T05thread:1;#0".utf8))
+        #expect(reader.next() == nil)  // checksum incomplete
+        reader.append(Array("0".utf8))
+        #expect(reader.next() == Array("T05thread:1;".utf8))
+        #expect(reader.pendingCount == 0)
+    }
+
+    @Test func repliesAreClassified() {
+        func reply(_ text: String) -> GDBRemote.Reply { .init(payload: Array(text.utf8)) }
+        #expect(reply("O48690a") == .output(Array("Hi\n".utf8)))
+        #expect(reply("OK") == .ok)
+        #expect(reply("W00") == .exited(status: 0))
+        #expect(reply("W01") == .exited(status: 1))
+        #expect(reply("X09") == .signaled(signal: 9))
+        #expect(reply("X0b;description:616263;") == .signaled(signal: 11))
+        #expect(reply("T0bthread:303;name:main;") == .stopped(signal: 11))
+        #expect(reply("Efailed to get the task") == .error("failed to get the task"))
+        #expect(reply("") == .other(""))
+    }
+}
