@@ -14,6 +14,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
         subcommands: [
             Devices.self,
             Emulator.self,
+            Parse.self,
         ]
     )
 }

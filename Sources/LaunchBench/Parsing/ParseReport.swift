@@ -1,0 +1,197 @@
+/// The launches found in one log file, for `launchbench parse`.
+public struct ParsedLog: Sendable, Hashable {
+    /// The file as the user named it (`-` for stdin).
+    public var file: String
+    public var launches: [LaunchRecord]
+
+    public init(file: String, launches: [LaunchRecord]) {
+        self.file = file
+        self.launches = launches
+    }
+}
+
+/// The output formats of `launchbench parse`. Absent values are JSON `null` and empty CSV cells, never 0.
+public enum ParseReport {
+    /// The metric columns of `samples.csv` a log can give.
+    public static let csvMetrics: [Metric] = Metric.preMain + Metric.markers
+
+    /// A JSON array, one object per launch: `file`, the five pre-main values, `slowestInitializers`,
+    /// `details` (object or null), `loadedLibraries`, `markers`, `warnings`. Ends with a newline.
+    public static func json(_ logs: [ParsedLog]) -> String {
+        var out = JSONText()
+        let objects = logs.flatMap { log in log.launches.map { jsonValue($0, file: log.file) } }
+        out.write(.array(objects), indent: 0)
+        return out.text + "\n"
+    }
+
+    /// One launch as the JSON object `parse` prints (without `file` when `file` is nil).
+    public static func json(_ record: LaunchRecord) -> String {
+        var out = JSONText()
+        out.write(jsonValue(record, file: nil), indent: 0)
+        return out.text
+    }
+
+    /// RFC 4180: a header, then one row per launch: `file`, `launch` (1-based within the file), the metric columns.
+    public static func csv(_ logs: [ParsedLog]) -> String {
+        var rows: [[String]] = []
+        for log in logs {
+            for (index, record) in log.launches.enumerated() {
+                let metrics = record.metrics
+                rows.append([log.file, String(index + 1)] + csvMetrics.map { metrics[$0].map(number) ?? "" })
+            }
+        }
+        return CSVWriter.document(header: ["file", "launch"] + csvMetrics.map(\.rawValue), rows: rows)
+    }
+
+    /// Columns for people: one row per launch (`-` = not printed), then the warnings, each naming its launch.
+    public static func table(_ logs: [ParsedLog]) -> String {
+        let headers = ["file", "#", "pre-main", "dylibs", "rebase/bind", "ObjC", "initializers", "main",
+                       "didFinishLaunching", "firstFrame", "libraries"]
+        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
+        var notes: [String] = []
+        for log in logs {
+            for (index, record) in log.launches.enumerated() {
+                let metrics = record.metrics
+                let values = csvMetrics.map { metrics[$0].map(number) ?? "-" }
+                table.append([log.file, String(index + 1)] + values + [String(record.loadedLibraries.count)])
+                notes += record.warnings.map { "\(log.file) #\(index + 1): \($0)" }
+            }
+        }
+        var text = table.render() + "\n"
+        if !notes.isEmpty { text += "\nwarnings:\n" + notes.map { "  " + $0 + "\n" }.joined() }
+        return text
+    }
+
+    /// A number as dyld would print it: shortest exact decimal, no exponent for ordinary values, no `.0`.
+    public static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+
+    // MARK: - JSON
+
+    private static func jsonValue(_ record: LaunchRecord, file: String?) -> JSONValue {
+        var fields: [(String, JSONValue)] = []
+        if let file { fields.append(("file", .string(file))) }
+        fields += [
+            ("totalPremainMs", .number(record.totalPremainMs)),
+            ("dylibLoadingMs", .number(record.dylibLoadingMs)),
+            ("rebaseBindingMs", .number(record.rebaseBindingMs)),
+            ("objcSetupMs", .number(record.objcSetupMs)),
+            ("initializerMs", .number(record.initializerMs)),
+            ("slowestInitializers", .array(record.slowestInitializers.map(jsonValue))),
+            ("details", record.details.map(jsonValue) ?? .null),
+            ("loadedLibraries", .array(record.loadedLibraries.map {
+                .object([("path", .string($0.path)), ("uuid", $0.uuid.map(JSONValue.string) ?? .null)])
+            })),
+            ("markers", .object(record.markers.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
+            ("warnings", .array(record.warnings.map(JSONValue.string))),
+        ]
+        return .object(fields)
+    }
+
+    private static func jsonValue(_ item: InitializerTime) -> JSONValue {
+        .object([("image", .string(item.image)), ("ms", .number(item.ms))])
+    }
+
+    private static func jsonValue(_ d: DyldDetails) -> JSONValue {
+        func int(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        return .object([
+            ("totalTimeMs", .number(d.totalTimeMs)),
+            ("imagesLoaded", int(d.imagesLoaded)),
+            ("imagesFromSharedCache", int(d.imagesFromSharedCache)),
+            ("segmentsMapped", int(d.segmentsMapped)),
+            ("pagesMapped", int(d.pagesMapped)),
+            ("pagesPrefetched", int(d.pagesPrefetched)),
+            ("imagesLoadingTimeMs", .number(d.imagesLoadingTimeMs)),
+            ("objcLoadTimeMs", .number(d.objcLoadTimeMs)),
+            ("debuggerPauseTimeMs", .number(d.debuggerPauseTimeMs)),
+            ("dtraceDOFRegistrationTimeMs", .number(d.dtraceDOFRegistrationTimeMs)),
+            ("rebaseFixups", int(d.rebaseFixups)),
+            ("rebaseFixupsTimeMs", .number(d.rebaseFixupsTimeMs)),
+            ("bindingFixups", int(d.bindingFixups)),
+            ("bindingSymbolLookups", int(d.bindingSymbolLookups)),
+            ("bindingFixupsTimeMs", .number(d.bindingFixupsTimeMs)),
+            ("weakBindingFixupsTimeMs", .number(d.weakBindingFixupsTimeMs)),
+            ("redoSharedCachedBindingsTimeMs", .number(d.redoSharedCachedBindingsTimeMs)),
+            ("bindingsLazilyFixedUp", int(d.bindingsLazilyFixedUp)),
+            ("bindingsLazilyTotal", int(d.bindingsLazilyTotal)),
+            ("initializerTimeMs", .number(d.initializerTimeMs)),
+            ("imageInitializers", .array(d.imageInitializers.map(jsonValue))),
+            ("symbolTrieSearches", int(d.symbolTrieSearches)),
+            ("symbolTableBinarySearches", int(d.symbolTableBinarySearches)),
+            ("imagesDefiningWeakSymbols", int(d.imagesDefiningWeakSymbols)),
+            ("imagesUsingWeakSymbols", int(d.imagesUsingWeakSymbols)),
+        ])
+    }
+}
+
+/// Just enough JSON to print keys in a fixed order with explicit nulls.
+private indirect enum JSONValue {
+    case null
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    static func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+}
+
+private struct JSONText {
+    var text = ""
+
+    mutating func write(_ value: JSONValue, indent: Int) {
+        switch value {
+        case .null: text += "null"
+        case .number(let number): text += number.isFinite ? ParseReport.number(number) : "null"
+        case .string(let string): writeString(string)
+        case .array(let items):
+            guard !items.isEmpty else { text += "[]"; return }
+            text += "[\n"
+            for (index, item) in items.enumerated() {
+                pad(indent + 1)
+                write(item, indent: indent + 1)
+                text += index == items.count - 1 ? "\n" : ",\n"
+            }
+            pad(indent)
+            text += "]"
+        case .object(let fields):
+            guard !fields.isEmpty else { text += "{}"; return }
+            text += "{\n"
+            for (index, (key, item)) in fields.enumerated() {
+                pad(indent + 1)
+                writeString(key)
+                text += ": "
+                write(item, indent: indent + 1)
+                text += index == fields.count - 1 ? "\n" : ",\n"
+            }
+            pad(indent)
+            text += "}"
+        }
+    }
+
+    private mutating func pad(_ level: Int) {
+        text += String(repeating: "  ", count: level)
+    }
+
+    private mutating func writeString(_ string: String) {
+        text += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        text += "\""
+    }
+}
