@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "LaunchBench", targets: ["LaunchBench"]),
         .library(name: "MobileDevice", targets: ["MobileDevice"]),
         .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
+        .library(name: "LaunchProbe", targets: ["LaunchProbe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .target(name: "LaunchProbe"),
         .executableTarget(
             name: "launchbench",
             dependencies: [
@@ -50,6 +52,7 @@ let package = Package(
         // Shared by the test targets: the process-wide emulated lab, private labs, external tools.
         .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
         .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench"]),
+        .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
         .testTarget(
             name: "DeviceEmulatorTests",
             dependencies: [
