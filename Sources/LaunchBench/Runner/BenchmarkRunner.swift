@@ -1,0 +1,138 @@
+import Foundation
+
+/// Runs a benchmark over a `DeviceDriver`: devices in parallel, each device's launches in order,
+/// every launch recorded in the results folder as it is measured.
+public struct BenchmarkRunner: Sendable {
+    public let driver: any DeviceDriver
+    public let reporter: any RunReporter
+
+    public init(driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter()) {
+        self.driver = driver
+        self.reporter = reporter
+    }
+
+    /// The devices the plan names (in its order), or every attached device when it names none.
+    /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones) or `.noDevicesAttached`.
+    public func selectDevices(for plan: RunPlan) async throws -> [DeviceInfo] {
+        let attached = try await driver.listDevices()
+        guard !plan.deviceUDIDs.isEmpty else {
+            guard !attached.isEmpty else { throw LaunchBenchError.noDevicesAttached }
+            return attached
+        }
+        var selected: [DeviceInfo] = []
+        for udid in plan.deviceUDIDs where !selected.contains(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) {
+            guard let device = attached.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) else {
+                throw LaunchBenchError.deviceNotAttached(udid: udid, attached: attached.map(\.udid))
+            }
+            selected.append(device)
+        }
+        return selected
+    }
+
+    /// Selects the devices, prepares the results folder, and runs the plan.
+    /// - Parameters:
+    ///   - output: `--output`, or `nil` for a new `launchbench-results/<timestamp>` in `workingDirectory`.
+    /// - Throws: device selection and results-folder errors (before anything is launched), results-store write errors.
+    public func run(_ plan: RunPlan, output: URL?, workingDirectory: URL) async throws -> RunResult {
+        let devices = try await selectDevices(for: plan)
+        let folder = try OutputFolder.prepare(output: output, workingDirectory: workingDirectory)
+        let store = try ResultsStore(folder: folder)
+        return try await run(plan, devices: devices, store: store)
+    }
+
+    /// Runs the plan on `devices`, writing into `store`. When the task is cancelled (Ctrl-C), the launches
+    /// in flight are ended, nothing measured is lost, and the result says `interrupted`.
+    /// - Throws: `LaunchBenchError.cannotWrite` when results cannot be written.
+    public func run(_ plan: RunPlan, devices: [DeviceInfo], store: ResultsStore, runID: String = UUID().uuidString.lowercased())
+        async throws -> RunResult
+    {
+        var manifest = RunManifest(
+            runID: runID, startedAt: Date(), app: RunManifest.App(plan.app), options: Self.options(plan),
+            devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) }, interrupted: false)
+        var outcomes = manifest.deviceOutcomes ?? []
+        var measured: [Int] = []
+        for (index, device) in devices.enumerated() {
+            switch DeviceAdvice.advice(for: device, plan: plan) {
+            case .skip(let reason):
+                outcomes[index].outcome = .skipped
+                outcomes[index].notes = [reason]
+                reporter.report(.deviceSkipped(device, reason))
+            case .measure(let notes):
+                outcomes[index].notes = notes
+                for note in notes { reporter.report(.deviceNote(device, note)) }
+                measured.append(index)
+            }
+        }
+        manifest.deviceOutcomes = outcomes
+        try await store.writeManifest(manifest)
+
+        var samplesByDevice: [Int: [Sample]] = [:]
+        var failure: (any Error)?
+        await withTaskGroup(of: (Int, Result<DeviceSession.Result, any Error>).self) { group in
+            for index in measured {
+                let session = DeviceSession(
+                    driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter)
+                group.addTask {
+                    do { return (index, .success(try await session.run())) } catch { return (index, .failure(error)) }
+                }
+            }
+            for await (index, result) in group {
+                switch result {
+                case .success(let deviceResult):
+                    outcomes[index].outcome = deviceResult.outcome
+                    if let note = deviceResult.note { outcomes[index].notes.append(note) }
+                    samplesByDevice[index] = deviceResult.samples
+                case .failure(let error):
+                    outcomes[index].outcome = .interrupted
+                    if failure == nil { failure = error }
+                    group.cancelAll()
+                }
+            }
+        }
+        manifest.endedAt = Date()
+        manifest.deviceOutcomes = outcomes
+        manifest.interrupted = Task.isCancelled || outcomes.contains { $0.outcome == .interrupted }
+        try await store.writeManifest(manifest)
+        await store.close()
+        if let failure { throw failure }
+        let samples = measured.flatMap { samplesByDevice[$0] ?? [] }
+        return RunResult(folder: store.folder, manifest: manifest, samples: samples)
+    }
+
+    static func options(_ plan: RunPlan) -> RunManifest.Options {
+        var other = ["grace (s)": LaunchVerdict.formatSeconds(plan.grace)]
+        if plan.coldMode == .reboot { other["settle (s)"] = LaunchVerdict.formatSeconds(plan.settle) }
+        if !plan.arguments.isEmpty { other["arguments"] = plan.arguments.joined(separator: " ") }
+        return RunManifest.Options(
+            iterations: plan.iterations, cold: plan.coldMode.rawValue, warm: plan.warmLaunches,
+            timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
+            environment: plan.environment.map(\.assignment), other: other)
+    }
+}
+
+/// What a run produced.
+public struct RunResult: Sendable {
+    /// The results folder.
+    public var folder: URL
+    /// `run.json` as written at the end.
+    public var manifest: RunManifest
+    /// Every recorded sample, device by device (in the run's device order), each device's in launch order.
+    public var samples: [Sample]
+
+    public init(folder: URL, manifest: RunManifest, samples: [Sample]) {
+        self.folder = folder
+        self.manifest = manifest
+        self.samples = samples
+    }
+
+    /// The run was cancelled before every launch was made.
+    public var interrupted: Bool { manifest.interrupted ?? false }
+
+    /// Launches that failed (any status that counts as a failure).
+    public var failedLaunches: [Sample] { samples.filter(\.status.isFailure) }
+
+    /// Devices that were skipped, lost, stopped early or interrupted.
+    public var devicesNotFullyMeasured: [RunManifest.DeviceOutcome] {
+        (manifest.deviceOutcomes ?? []).filter { $0.outcome != .measured }
+    }
+}

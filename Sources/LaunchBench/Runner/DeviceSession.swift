@@ -1,0 +1,185 @@
+import Foundation
+
+/// Runs the plan's launches on one device, in order, and records each as a sample.
+///
+/// Launch failures become samples and the loop goes on; only a lost device, repeated refusals or
+/// cancellation end it early. Only a results-store failure is thrown (the run cannot keep results).
+struct DeviceSession: Sendable {
+    let driver: any DeviceDriver
+    let device: DeviceInfo
+    let plan: RunPlan
+    let runID: String
+    let store: ResultsStore
+    let reporter: any RunReporter
+
+    /// Launch refusals in a row after which the device is given up (it will not get better by itself).
+    static let refusalLimit = 3
+
+    struct Result: Sendable {
+        var outcome: RunManifest.DeviceOutcome.Outcome
+        var note: String?
+        var samples: [Sample]
+    }
+
+    private enum Step {
+        case recorded(Sample)
+        case cancelled
+    }
+
+    func run() async throws -> Result {
+        reporter.report(.deviceStarted(device, iterations: plan.iterations))
+        var samples: [Sample] = []
+        func finish(_ outcome: RunManifest.DeviceOutcome.Outcome, _ note: String? = nil) -> Result {
+            reporter.report(.deviceFinished(udid: device.udid, outcome: outcome, message: note))
+            return Result(outcome: outcome, note: note, samples: samples)
+        }
+
+        if plan.coldMode != .reinstall {
+            reporter.report(.preparing(udid: device.udid, iteration: 1, step: "installing"))
+            switch try await reinstall(iteration: 1) {
+            case .cancelled: return finish(.interrupted)
+            case .recorded(let failure)?:
+                samples.append(failure)
+                return failure.status == .deviceLost
+                    ? finish(.lost, failure.message) : finish(.stopped, "The app could not be installed: \(failure.message ?? "")")
+            case nil: break
+            }
+        }
+
+        var refusalsInARow = 0
+        for iteration in 1...max(1, plan.iterations) {
+            if Task.isCancelled { return finish(.interrupted) }
+            switch try await prepareColdLaunch(iteration: iteration) {
+            case .cancelled: return finish(.interrupted)
+            case .recorded(let failure)?:
+                samples.append(failure)
+                if failure.status == .deviceLost { return finish(.lost, failure.message) }
+                continue  // install failed: this iteration's launches are skipped
+            case nil: break
+            }
+            for launchIndex in 0...max(0, plan.warmLaunches) {
+                if Task.isCancelled { return finish(.interrupted) }
+                let kind: LaunchKind = launchIndex == 0 ? .cold : .warm
+                guard case .recorded(let sample) = try await launch(iteration: iteration, kind: kind, index: launchIndex)
+                else { return finish(.interrupted) }
+                samples.append(sample)
+                switch sample.status {
+                case .deviceLost:
+                    return finish(.lost, sample.message)
+                case .launchRefused:
+                    refusalsInARow += 1
+                    if refusalsInARow >= Self.refusalLimit {
+                        return finish(.stopped, "Stopped after \(refusalsInARow) refused launches in a row: \(sample.message ?? "")")
+                    }
+                default:
+                    refusalsInARow = 0
+                }
+            }
+        }
+        return finish(.measured)
+    }
+
+    /// Makes the next launch cold; returns a failure sample for the cold launch, `.cancelled`, or `nil` when ready.
+    private func prepareColdLaunch(iteration: Int) async throws -> Step? {
+        switch plan.coldMode {
+        case .none:
+            return nil
+        case .reinstall:
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "reinstalling"))
+            return try await reinstall(iteration: iteration)
+        case .reboot:
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "restarting"))
+            let startedAt = Date()
+            do {
+                try await driver.restart(device.udid, timeout: plan.restartTimeout)
+            } catch {
+                if Task.isCancelled { return .cancelled }
+                let message = "The device did not come back after a restart: \(Self.describe(error))"
+                return .recorded(try await record(failure: .deviceLost, message: message, iteration: iteration, startedAt: startedAt))
+            }
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "settling"))
+            do { try await Task.sleep(for: plan.settle) } catch { return .cancelled }
+            return nil
+        }
+    }
+
+    /// Uninstalls and installs the app; a failure is recorded as the iteration's cold sample.
+    private func reinstall(iteration: Int) async throws -> Step? {
+        let startedAt = Date()
+        do {
+            try await driver.uninstall(bundleID: plan.app.bundleID, on: device.udid)
+            try await driver.install(plan.app, on: device.udid, timeout: plan.installTimeout)
+            return nil
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            let lost = (error as? any DriverError)?.failureKind == .deviceLost
+            let message = lost ? Self.describe(error) : "The app could not be installed: \(Self.describe(error))"
+            return .recorded(
+                try await record(failure: lost ? .deviceLost : .installFailed, message: message, iteration: iteration, startedAt: startedAt))
+        }
+    }
+
+    /// Launches once, watches the output, and records the sample (before the next launch may start).
+    private func launch(iteration: Int, kind: LaunchKind, index: Int) async throws -> Step {
+        let startedAt = Date()
+        let log = try store.makeLaunchLog(udid: device.udid, iteration: iteration, kind: kind, launchIndex: index)
+        let watcher = LaunchWatcher(log: log, timeout: plan.timeout, grace: plan.grace)
+        let request = LaunchRequest(bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
+        var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
+        sample.logPath = log.relativePath
+        do {
+            let termination = try await withTaskCancellationHandler {
+                try await driver.launch(request, on: device.udid, observer: watcher)
+            } onCancel: {
+                watcher.cancel()
+            }
+            let observation = watcher.finish()
+            guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
+            else { return .cancelled }
+            apply(observation.record, to: &sample)
+            sample.status = verdict.status
+            sample.message = verdict.message
+            sample.exitStatus = verdict.exitStatus
+            sample.signal = verdict.signal
+            if let wall = verdict.wallMs { sample.metrics[.wallMs] = wall }
+        } catch {
+            let observation = watcher.finish()
+            if Task.isCancelled { return .cancelled }
+            apply(observation.record, to: &sample)
+            switch (error as? any DriverError)?.failureKind {
+            case .deviceLost?: sample.status = .deviceLost
+            default: sample.status = .launchRefused
+            }
+            sample.message = Self.describe(error)
+        }
+        try await store.append(sample)
+        reporter.report(.launchFinished(sample))
+        return .recorded(sample)
+    }
+
+    private func record(failure status: SampleStatus, message: String, iteration: Int, startedAt: Date) async throws -> Sample {
+        var sample = makeSample(iteration: iteration, kind: .cold, index: 0, status: status, startedAt: startedAt)
+        sample.message = message
+        try await store.append(sample)
+        reporter.report(.launchFinished(sample))
+        return sample
+    }
+
+    private func apply(_ record: LaunchRecord, to sample: inout Sample) {
+        sample.metrics = record.metrics
+        sample.bundleImages = record.loadedLibraries.compactMap(\.pathInsideAppBundle)
+        sample.warnings = record.warnings
+    }
+
+    private func makeSample(iteration: Int, kind: LaunchKind, index: Int, status: SampleStatus, startedAt: Date) -> Sample {
+        Sample(
+            runID: runID, deviceUDID: device.udid, deviceName: device.name, productType: device.productType,
+            osVersion: device.osVersion, appBundleID: plan.app.bundleID, appVersion: plan.app.versionDescription,
+            iteration: iteration, kind: kind, launchIndex: index, status: status, startedAt: startedAt)
+    }
+
+    /// The error's user-facing text.
+    static func describe(_ error: any Error) -> String {
+        (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+    }
+}

@@ -1,0 +1,69 @@
+/// What a benchmark run does: which devices, how many launches of which kind, with what environment.
+public struct RunPlan: Sendable {
+    /// How each iteration makes its launch cold.
+    public enum ColdMode: String, Sendable, Hashable, CaseIterable {
+        /// Uninstall and install the app before every cold launch (the default: fast, low noise).
+        case reinstall
+        /// Restart the device, wait until it is back and settled, then launch.
+        case reboot
+        /// Install once at the start; the "cold" launch is simply the first of each iteration.
+        case none
+    }
+
+    public var app: AppBundle
+    /// Devices to measure; empty = every attached device.
+    public var deviceUDIDs: [String]
+    public var iterations: Int
+    public var coldMode: ColdMode
+    /// Warm launches after each cold launch.
+    public var warmLaunches: Int
+    /// The user's `--env`, in order; `DYLD_PRINT_STATISTICS=1` is always added (see `launchEnvironment`).
+    public var environment: [EnvironmentVariable]
+    public var arguments: [String]
+    /// A launch still running this long after `continue` is killed (status `timeout`).
+    public var timeout: Duration
+    /// How long to keep reading after the launch is complete, so late lines land in the log.
+    public var grace: Duration
+    /// With `--cold reboot`: the wait after the device is back, before the cold launch.
+    public var settle: Duration
+    /// The longest an install may take.
+    public var installTimeout: Duration
+    /// The longest a restart may take until the device is attached again.
+    public var restartTimeout: Duration
+
+    public init(
+        app: AppBundle, deviceUDIDs: [String] = [], iterations: Int = 10, coldMode: ColdMode = .reinstall,
+        warmLaunches: Int = 1, environment: [EnvironmentVariable] = [], arguments: [String] = [],
+        timeout: Duration = .seconds(30), grace: Duration = .milliseconds(500), settle: Duration = .seconds(30),
+        installTimeout: Duration = .seconds(300), restartTimeout: Duration = .seconds(300)
+    ) {
+        self.app = app
+        self.deviceUDIDs = deviceUDIDs
+        self.iterations = iterations
+        self.coldMode = coldMode
+        self.warmLaunches = warmLaunches
+        self.environment = environment
+        self.arguments = arguments
+        self.timeout = timeout
+        self.grace = grace
+        self.settle = settle
+        self.installTimeout = installTimeout
+        self.restartTimeout = restartTimeout
+    }
+
+    /// The variable that asks dyld for its pre-main statistics.
+    public static let statisticsVariable = EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1")
+    /// Tells an app built with LaunchProbe that the harness launched it (it exits after `done`).
+    public static let harnessVariable = EnvironmentVariable(name: "LAUNCHBENCH_HARNESS", value: "1")
+
+    /// What every launch gets: `LAUNCHBENCH_HARNESS=1`, the user's variables, then `DYLD_PRINT_STATISTICS=1`
+    /// last, so that it is set whatever the user passed (the last of repeated names wins on the device).
+    public var launchEnvironment: [EnvironmentVariable] {
+        [Self.harnessVariable] + environment + [Self.statisticsVariable]
+    }
+
+    /// Whether the user's environment forces dyld3 (iOS 13–14) onto the dyld2 path that prints statistics.
+    public var setsDyldOverride: Bool {
+        environment.contains { DyldStatisticsSupport.overrideVariables.contains($0.name) && !$0.value.isEmpty }
+    }
+}
