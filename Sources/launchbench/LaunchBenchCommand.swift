@@ -12,7 +12,9 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             """,
         version: LaunchBenchVersion.current,
         subcommands: [
+            Run.self,
             Devices.self,
+            Demo.self,
             Emulator.self,
             Parse.self,
         ]

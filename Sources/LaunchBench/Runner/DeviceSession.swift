@@ -12,7 +12,8 @@ struct DeviceSession: Sendable {
     let store: ResultsStore
     let reporter: any RunReporter
 
-    /// Launch refusals in a row after which the device is given up (it will not get better by itself).
+    /// Refused launches (or failed installs) in a row after which the device is given up: signing,
+    /// a locked device or a full disk do not get better by themselves.
     static let refusalLimit = 3
 
     struct Result: Sendable {
@@ -47,6 +48,7 @@ struct DeviceSession: Sendable {
         }
 
         var refusalsInARow = 0
+        var installFailuresInARow = 0
         for iteration in 1...max(1, plan.iterations) {
             if Task.isCancelled { return finish(.interrupted) }
             switch try await prepareColdLaunch(iteration: iteration) {
@@ -54,8 +56,12 @@ struct DeviceSession: Sendable {
             case .recorded(let failure)?:
                 samples.append(failure)
                 if failure.status == .deviceLost { return finish(.lost, failure.message) }
+                installFailuresInARow += 1
+                if installFailuresInARow >= Self.refusalLimit {
+                    return finish(.stopped, "Stopped after \(installFailuresInARow) failed installs in a row: \(failure.message ?? "")")
+                }
                 continue  // install failed: this iteration's launches are skipped
-            case nil: break
+            case nil: installFailuresInARow = 0
             }
             for launchIndex in 0...max(0, plan.warmLaunches) {
                 if Task.isCancelled { return finish(.interrupted) }

@@ -118,6 +118,16 @@ import Testing
         #expect(result.manifest.deviceOutcomes?[0].outcome == .measured)
     }
 
+    @Test func repeatedInstallFailuresStopTheDevice() async throws {
+        let device = F.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
+        for number in 2...9 { driver.failInstall(number: number, on: device.udid) }
+        let result = try await run(driver, F.plan(iterations: 8, warm: 1))
+        #expect(result.samples.map(\.status) == [.ok, .ok, .installFailed, .installFailed, .installFailed])
+        #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
+        #expect(result.manifest.deviceOutcomes?[0].notes.last?.contains("3 failed installs in a row") == true)
+    }
+
     @Test func lostDeviceStopsOnlyThatDevice() async throws {
         let leaving = F.device(1, ios: "12.5.7")
         let staying = F.device(2, ios: "10.3.4", model: "iPhone5,1")

@@ -1,0 +1,176 @@
+import ArgumentParser
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import MobileDevice
+
+/// `launchbench demo`: the whole method on an emulated lab, no iPhone needed.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark the sample app on an emulated lab of four iPhones (no device needed).",
+        discussion: """
+            Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
+            iPhone 11 on 14.8, iPhone 13 on 16.7), then runs `launchbench run` on them with \
+            Fixtures/SampleApp/Sample.app through the real libimobiledevice: reinstall, cold launch, warm \
+            launch, five times per device. The iPhone 11 gets DYLD_INSERT_LIBRARIES (as Xcode's Main Thread \
+            Checker sets it) so that dyld3 prints its statistics; the iOS 16 device is measured by the app's \
+            markers only. The emulated time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are \
+            realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
+            written to a temp folder.
+            """
+    )
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
+    var output: String?
+
+    @Option(help: "Iterations per device.")
+    var iterations: Int = 5
+
+    func validate() throws {
+        guard (1...1_000).contains(iterations) else {
+            throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 5).")
+        }
+        if let output, output.isEmpty {
+            throw ValidationError("--output is empty. Name a folder, e.g. --output demo-results.")
+        }
+    }
+
+    func run() async throws {
+        let sample = try DemoApp.locate()
+        defer { sample.cleanUp() }
+        let app = try AppBundle(contentsOf: sample.url)
+        let lab = try await DemoLab.start()
+        let code: ExitCode
+        do {
+            Terminal.note(lab.description)
+            let plan = RunPlan(
+                app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
+                environment: [DemoLab.overrideVariable], timeout: .seconds(30), grace: .milliseconds(200))
+            code = try await RunExecution.execute(plan, driver: lab.driver, output: output)
+        } catch {
+            await lab.stop()
+            throw error
+        }
+        await lab.stop()
+        if code != .success { throw code }
+    }
+}
+
+/// The demo's emulated lab on a private socket, with this process pointed at it.
+struct DemoLab {
+    /// Real seconds per emulated second.
+    static let timeScale = 0.1
+
+    /// Xcode's Main Thread Checker injection: an override variable, so dyld3 (iOS 13–14) prints statistics.
+    static let overrideVariable = EnvironmentVariable(
+        name: "DYLD_INSERT_LIBRARIES", value: "/Developer/usr/lib/libMainThreadChecker.dylib")
+
+    static let devices: [EmulatedDeviceSpec] = [
+        .numbered(1, productType: "iPhone5,2", osVersion: "10.3.4"),
+        .numbered(2, productType: "iPhone6,1", osVersion: "12.5.7"),
+        .numbered(3, productType: "iPhone12,1", osVersion: "14.8"),
+        .numbered(4, productType: "iPhone14,5", osVersion: "16.7"),
+    ]
+
+    let lab: EmulatedLab
+    let folder: String
+    let driver: any DeviceDriver
+
+    /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
+    static func start() async throws -> DemoLab {
+        var template = Array("/tmp/launchbench-demo-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ValidationError("Cannot create a folder in /tmp for the demo's socket (\(String(cString: strerror(errno)))).")
+        }
+        let folder = String(cString: made)
+        do {
+            let lab = try await EmulatedLab.start(socketPath: folder + "/usbmuxd.sock", devices: devices, timeScale: timeScale)
+            USBMuxAddress.use(USBMuxAddress(lab.usbmuxdSocketAddress))
+            return DemoLab(lab: lab, folder: folder, driver: MobileDeviceDriver())
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+    }
+
+    var description: String {
+        var table = TextTable(headers: ["UDID", "MODEL", "IOS"])
+        for device in lab.devices {
+            table.append([device.udid, DeviceModels.marketingName(for: device.spec.productType), device.spec.osVersion])
+        }
+        return "Emulated lab on \(lab.usbmuxdSocketAddress) (time \(Int(1 / Self.timeScale))x faster):\n" + table.render()
+    }
+
+    func stop() async {
+        await lab.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+/// The app the demo measures: the package's fixture, or an equivalent written to a temp folder.
+struct DemoApp {
+    let url: URL
+    /// A temp folder to remove afterwards, when the app was written from the embedded description.
+    let temporaryFolder: URL?
+
+    static let fixturePath = "Fixtures/SampleApp/Sample.app"
+
+    /// The fixture next to the current directory or this source file's package, else a written copy.
+    static func locate() throws -> DemoApp {
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fixturePath),
+            packageRoot.appendingPathComponent(fixturePath),
+        ]
+        if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Info.plist").path) }) {
+            return DemoApp(url: found, temporaryFolder: nil)
+        }
+        return try writeEmbedded()
+    }
+
+    func cleanUp() {
+        if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
+    }
+
+    /// Writes `Sample.app` (Info.plist, a stand-in executable, two embedded frameworks and the emulator
+    /// profile) into a new temp folder.
+    static func writeEmbedded() throws -> DemoApp {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-demo-app-\(UUID().uuidString.prefix(8))")
+        let app = folder.appendingPathComponent("Sample.app")
+        do {
+            let fileManager = FileManager.default
+            try fileManager.createDirectory(at: app.appendingPathComponent("Frameworks/SampleKit.framework"), withIntermediateDirectories: true)
+            let info: [String: String] = [
+                "CFBundleIdentifier": "com.example.launchbench.sample", "CFBundleExecutable": "Sample",
+                "CFBundleName": "Sample", "CFBundleShortVersionString": "1.0", "CFBundleVersion": "1",
+                "CFBundlePackageType": "APPL",
+            ]
+            try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
+                .write(to: app.appendingPathComponent("Info.plist"))
+            try Data("emulated executable\n".utf8).write(to: app.appendingPathComponent("Sample"))
+            try Data("emulated framework\n".utf8).write(to: app.appendingPathComponent("Frameworks/SampleKit.framework/SampleKit"))
+            try Data("emulated dylib\n".utf8).write(to: app.appendingPathComponent("Frameworks/libSampleAnalytics.dylib"))
+            try Data(embeddedProfile.utf8).write(to: app.appendingPathComponent("launchbench-emulator.json"))
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: app.path, reason: "the demo's sample app cannot be written (\(error.localizedDescription))")
+        }
+        return DemoApp(url: app, temporaryFolder: folder)
+    }
+
+    /// What the written sample app does in the emulator (launchbench-emulator.json, schema 1): an older
+    /// phone is slower, a cold launch slower than a warm one; the app prints its markers and exits after `done`.
+    static let embeddedProfile = """
+        {
+          "schemaVersion": 1, "noise": 0.05, "exitAfterDone": true, "developmentSigned": true,
+          "models": {
+            "iPhone5,2": { "cold": { "dylibLoadingMs": 600, "rebaseBindingMs": 90, "objcSetupMs": 60, "initializerMs": 150,
+                                     "mainMs": 930, "didFinishLaunchingMs": 1300, "firstFrameMs": 1500 } },
+            "A7": { "cold": { "dylibLoadingMs": 170, "rebaseBindingMs": 27, "objcSetupMs": 19, "initializerMs": 46,
+                              "mainMs": 270, "didFinishLaunchingMs": 490, "firstFrameMs": 610 } },
+            "default": { "cold": { "dylibLoadingMs": 75, "rebaseBindingMs": 12, "objcSetupMs": 9, "initializerMs": 21,
+                                   "mainMs": 120, "didFinishLaunchingMs": 215, "firstFrameMs": 265 } }
+          }
+        }
+        """
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+import MobileDevice
+
+/// `launchbench run APP`: the benchmark itself.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure an app's launch time on attached iPhones, cold and warm, many times.",
+        discussion: """
+            Per iteration the app is reinstalled (a cold start without rebooting), launched cold, then launched \
+            again warm (--warm times). Every launch runs through the device's debugserver with \
+            DYLD_PRINT_STATISTICS=1, so dyld prints its pre-main phases (iOS 9–12; iOS 13–14 only with an \
+            override variable such as DYLD_INSERT_LIBRARIES); after-main comes from the app's own \
+            `[launchbench] mark=NAME t=MS` lines (LaunchProbe), the only source from iOS 15 on. A launch ends \
+            when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace), or \
+            at --timeout. Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
+            measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
+            launched through libimobiledevice and are skipped with advice.
+
+            Exit codes: 0 all launches measured, 3 a launch failed or a device was skipped or lost, \
+            130 interrupted, 64 bad options.
+            """
+    )
+
+    @Argument(help: "The app: an .app folder or an .ipa (development-signed).", completion: .file())
+    var app: String
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("Measure only this device (repeatable; default: every attached device).", valueName: "udid"))
+    var devices: [String] = []
+
+    @Option(help: "Iterations per device: each is one cold launch plus --warm warm launches.")
+    var iterations: Int = 10
+
+    @Option(help: ArgumentHelp("How each cold launch is made cold: reinstall, reboot or none.", valueName: "mode"))
+    var cold: RunPlan.ColdMode = .reinstall
+
+    @Option(help: ArgumentHelp("Warm launches after each cold launch.", valueName: "k"))
+    var warm: Int = 1
+
+    @Option(name: .customLong("env"), help: ArgumentHelp("Environment variable for the app, NAME=VALUE (repeatable; the value may hold '=', spaces, any text).", valueName: "name=value"))
+    var environment: [String] = []
+
+    @Option(help: ArgumentHelp("Seconds after which a launch still running is killed (status timeout).", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Option(help: ArgumentHelp("With --cold reboot: seconds to wait after the device is back, before launching.", valueName: "seconds"))
+    var settle: Double = 30
+
+    @Option(help: ArgumentHelp("Seconds to keep reading after a launch is complete.", valueName: "seconds"))
+    var grace: Double = 0.5
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
+    var output: String?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard (1...100_000).contains(iterations) else {
+            throw ValidationError("--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
+        }
+        guard (0...1_000).contains(warm) else {
+            throw ValidationError("--warm \(warm) is out of range. Use 0 (cold launches only) to 1000.")
+        }
+        for assignment in environment {
+            guard let variable = EnvironmentVariable(assignment: assignment) else {
+                throw ValidationError("--env \(assignment) is not NAME=VALUE. Write it as e.g. --env DYLD_INSERT_LIBRARIES=/path/lib.dylib.")
+            }
+            guard !variable.name.contains(where: { $0.isWhitespace }) else {
+                throw ValidationError("--env \(assignment): the name \"\(variable.name)\" contains whitespace. Names are like MY_FLAG; only the value may hold spaces.")
+            }
+        }
+        guard timeout.isFinite, timeout > 0 else {
+            throw ValidationError("--timeout \(timeout) must be a number of seconds above 0, e.g. --timeout 30.")
+        }
+        guard settle.isFinite, settle >= 0 else {
+            throw ValidationError("--settle \(settle) must be 0 or more seconds, e.g. --settle 30.")
+        }
+        guard grace.isFinite, grace >= 0, grace < timeout else {
+            throw ValidationError("--grace \(grace) must be 0 or more seconds and below --timeout (\(timeout)), e.g. --grace 0.5.")
+        }
+        if let output, output.isEmpty {
+            throw ValidationError("--output is empty. Name a folder, e.g. --output results.")
+        }
+    }
+
+    func run() async throws {
+        let bundle = try AppBundle(contentsOf: URL(fileURLWithPath: app))
+        let plan = RunPlan(
+            app: bundle, deviceUDIDs: devices, iterations: iterations, coldMode: cold, warmLaunches: warm,
+            environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
+            grace: Self.duration(grace), settle: Self.duration(settle))
+        connection.apply()
+        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output)
+        if code != .success { throw code }
+    }
+
+    static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+}
+
+extension RunPlan.ColdMode: ExpressibleByArgument {}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import LaunchBench
+
+/// What `run` and `demo` share: select devices, prepare the results folder, run with live progress,
+/// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
+enum RunExecution {
+    /// Runs `plan` over `driver` and reports it; returns the exit code the command should end with:
+    /// 0 every launch measured, 3 a launch failed or a device was skipped or lost, 128+signal when interrupted.
+    /// - Throws: errors that stop the run before or while it writes results (unknown device, unusable
+    ///   `--output`, a results write error).
+    static func execute(_ plan: RunPlan, driver: any DeviceDriver, output: String?) async throws -> ExitCode {
+        let progress = RunProgressView()
+        let runner = BenchmarkRunner(driver: driver, reporter: progress)
+        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        let devices = try await runner.selectDevices(for: plan)
+        let folder = try OutputFolder.prepare(output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory)
+        let store = try ResultsStore(folder: folder)
+        Terminal.note(introduction(plan, devices: devices, folder: folder))
+
+        let run = Task { try await runner.run(plan, devices: devices, store: store) }
+        let interruption = Interruption { run.cancel() }
+        let result: RunResult
+        do {
+            result = try await run.value
+        } catch {
+            interruption.stop()
+            throw error
+        }
+        interruption.stop()
+        progress.finish()
+
+        if result.interrupted { Terminal.note("Interrupted: every launch finished so far is kept in \(folder.path).") }
+        printSummary(result)
+        print("Results: \(folder.path)")
+        if let signal = interruption.received { return ExitCode(128 + signal) }
+        if result.interrupted { return ExitCode(130) }
+        return result.failedLaunches.isEmpty && result.devicesNotFullyMeasured.isEmpty ? .success : ExitCode(3)
+    }
+
+    private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
+        let cold: String
+        switch plan.coldMode {
+        case .reinstall: cold = "cold after reinstall"
+        case .reboot: cold = "cold after reboot"
+        case .none: cold = "no reinstall"
+        }
+        let warm = plan.warmLaunches == 1 ? "1 warm launch" : "\(plan.warmLaunches) warm launches"
+        let deviceText = devices.count == 1 ? "1 device" : "\(devices.count) devices"
+        return "Measuring \(plan.app.bundleID) \(plan.app.versionDescription) on \(deviceText): \(plan.iterations) "
+            + "iterations, \(cold), \(warm) each. Results: \(folder.path)"
+    }
+
+    /// The results per device and launch kind (stdout).
+    private static func printSummary(_ result: RunResult) {
+        FileHandle.standardOutput.write(Data(MinimalSummary.render(result).utf8))
+        for outcome in result.devicesNotFullyMeasured where outcome.outcome != .interrupted {
+            let name = result.manifest.devices.first { $0.udid == outcome.udid }?.name ?? outcome.udid
+            let why = outcome.notes.last.map { ": \($0)" } ?? ""
+            print("\(name) (\(outcome.udid)): \(outcome.outcome.rawValue)\(why)")
+        }
+    }
+}
+
+/// Turns the first SIGINT/SIGTERM into a graceful stop (the launches in flight are ended, everything
+/// measured is kept); a second one quits at once.
+final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sources are only cancelled.
+    private let lock = NSLock()
+    private var signal: Int32?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(onFirst: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "launchbench.run.signals")
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                let first = self.lock.critical { () -> Bool in
+                    defer { if self.signal == nil { self.signal = number } }
+                    return self.signal == nil
+                }
+                if first {
+                    Terminal.note("\nStopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now).")
+                    onFirst()
+                } else {
+                    Terminal.note("Quitting now; samples.jsonl holds every launch finished so far.")
+                    exit(128 + number)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The first signal received, if any.
+    var received: Int32? { lock.critical { signal } }
+
+    /// Stops listening and restores the default handlers.
+    func stop() {
+        for source in sources { source.cancel() }
+        sources = []
+        Foundation.signal(SIGINT, SIG_DFL)
+        Foundation.signal(SIGTERM, SIG_DFL)
+    }
+}
+
+extension NSLock {
+    fileprivate func critical<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

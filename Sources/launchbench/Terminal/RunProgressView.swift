@@ -1,0 +1,146 @@
+import Foundation
+import LaunchBench
+
+/// Shows a run's progress on stderr: on a terminal, one live line per device redrawn in place;
+/// otherwise (CI logs, pipes) one plain line per launch.
+final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guards every `var`.
+    private struct DeviceLine {
+        var device: DeviceInfo
+        var iteration = 0
+        var iterations = 0
+        var step = "waiting"
+        var lastCold: Sample?
+        var lastWarm: Sample?
+        var failures = 0
+        var finished: String?
+    }
+
+    private let lock = NSLock()
+    private let live: Bool
+    private let color: Bool
+    private var lines: [DeviceLine] = []
+    private var drawnLines = 0
+
+    /// - Parameter live: redraw lines in place (only when stderr is a terminal).
+    init(live: Bool = Terminal.stderrIsInteractive, color: Bool = Terminal.colorEnabled(for: STDERR_FILENO)) {
+        self.live = live
+        self.color = color
+    }
+
+    func report(_ event: RunEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event {
+        case .deviceNote(let device, let text):
+            printAbove("note: \(text)", for: device.udid)
+        case .deviceSkipped(let device, let text):
+            printAbove(paint("skipped: \(text)", "33"), for: device.udid)
+        case .deviceStarted(let device, let iterations):
+            var line = self.line(for: device)
+            line.iterations = iterations
+            line.step = "starting"
+            update(line)
+        case .preparing(let udid, let iteration, let step):
+            guard var line = lines.first(where: { $0.device.udid == udid }) else { return }
+            line.iteration = iteration
+            line.step = step + "…"
+            update(line)
+        case .launchFinished(let sample):
+            guard var line = lines.first(where: { $0.device.udid == sample.deviceUDID }) else { return }
+            line.iteration = sample.iteration
+            if sample.kind == .cold { line.lastCold = sample } else { line.lastWarm = sample }
+            if sample.status.isFailure { line.failures += 1 }
+            line.step = "launching…"
+            if live {
+                update(line)
+            } else {
+                update(line, redraw: false)
+                Terminal.note(plainLine(sample, line))
+            }
+            if sample.status.isFailure, let message = sample.message, live {
+                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"), for: nil)
+            }
+        case .deviceFinished(let udid, let outcome, let message):
+            guard var line = lines.first(where: { $0.device.udid == udid }) else { return }
+            line.finished = outcome.rawValue
+            update(line)
+            if let message { printAbove("\(label(line.device)): \(message)", for: nil) }
+            if !live { Terminal.note("\(label(line.device)): \(outcome.rawValue)") }
+        }
+    }
+
+    /// Leaves the live block as it is (the final state stays visible above the summary).
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        drawnLines = 0
+    }
+
+    // MARK: Drawing
+
+    private func line(for device: DeviceInfo) -> DeviceLine {
+        lines.first { $0.device.udid == device.udid } ?? DeviceLine(device: device)
+    }
+
+    private func update(_ line: DeviceLine, redraw: Bool = true) {
+        if let index = lines.firstIndex(where: { $0.device.udid == line.device.udid }) {
+            lines[index] = line
+        } else {
+            lines.append(line)
+        }
+        if live && redraw { draw() }
+    }
+
+    private func draw() {
+        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
+        for line in lines { text += "\r\u{1B}[2K" + render(line) + "\n" }
+        drawnLines = lines.count
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Prints a message above the live block (or as a plain line), then redraws the block.
+    private func printAbove(_ message: String, for udid: String?) {
+        guard live else {
+            Terminal.note(message)
+            return
+        }
+        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A\u{1B}[J" : ""
+        text += message + "\n"
+        drawnLines = 0
+        FileHandle.standardError.write(Data(text.utf8))
+        if !lines.isEmpty { draw() }
+    }
+
+    private func render(_ line: DeviceLine) -> String {
+        var parts = [label(line.device).padding(toLength: max(28, label(line.device).count), withPad: " ", startingAt: 0)]
+        parts.append("\(line.iteration)/\(line.iterations)")
+        parts.append("cold " + (line.lastCold.map(Self.headline) ?? "–"))
+        parts.append("warm " + (line.lastWarm.map(Self.headline) ?? "–"))
+        if line.failures > 0 { parts.append(paint("\(line.failures) failed", "31")) }
+        parts.append(line.finished.map { paint($0, "1") } ?? line.step)
+        return parts.joined(separator: "  ")
+    }
+
+    private func plainLine(_ sample: Sample, _ line: DeviceLine) -> String {
+        var text = "\(label(line.device)) \(sample.iteration)/\(line.iterations) \(sample.kind.rawValue)"
+        if sample.kind == .warm && sample.launchIndex > 1 { text += "\(sample.launchIndex)" }
+        text += " \(sample.status.rawValue)"
+        if sample[.totalPremainMs] != nil || sample[.firstFrameMs] != nil { text += ": \(Self.headline(sample))" }
+        if let wall = sample[.wallMs] { text += ", wall \(Self.ms(wall))" }
+        if sample.status != .ok, let message = sample.message { text += " — \(message)" }
+        return text
+    }
+
+    private func label(_ device: DeviceInfo) -> String { "\(device.modelName) · iOS \(device.osVersion)" }
+
+    /// Pre-main when dyld printed it, else first frame, else the status.
+    static func headline(_ sample: Sample) -> String {
+        if let premain = sample[.totalPremainMs] { return "pre-main \(ms(premain))" }
+        if let frame = sample[.firstFrameMs] { return "first frame \(ms(frame))" }
+        return sample.status.rawValue
+    }
+
+    static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+
+    private func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+}
