@@ -17,6 +17,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             Demo.self,
             Emulator.self,
             Parse.self,
+            Report.self,
         ]
     )
 }

@@ -1,6 +1,61 @@
-/// RFC 4180 CSV text: fields quoted when they hold `,` `"` CR or LF, lines ended by CRLF, and
-/// cells a spreadsheet would run as a formula neutralised.
-public enum CSVWriter {
+import Foundation
+
+/// RFC 4180 CSV text: fields quoted when they hold `,` `"` CR or LF (inner quotes doubled), lines
+/// ended by CRLF, and cells a spreadsheet would run as a formula neutralised.
+///
+/// Two ways to use it: the static helpers for rows of ready-made strings (`line`, `document`,
+/// `escape`), or an instance with typed fields (`append([.text(name), .number(ms)])`), which
+/// writes numbers itself with `.` decimals whatever the locale and never neutralises them.
+public struct CSVWriter: Sendable {
+    /// One cell.
+    public enum Field: Sendable, Hashable {
+        /// Any text, quoted and neutralised as needed (see `escape`).
+        case text(String)
+        /// A number, `.` decimals, at most `fractionDigits` digits after the point (trailing zeros
+        /// trimmed; halves rounded away from zero); `nil` digits for the shortest text that reads
+        /// back as the same `Double`. Non-finite values and `nil` write an empty cell.
+        case number(Double?, fractionDigits: Int? = nil)
+        case integer(Int?)
+        /// Not measured.
+        case empty
+    }
+
+    public private(set) var lines: [String] = []
+
+    /// - Parameter header: column names, written as the first line.
+    public init(header: [String]) {
+        lines.append(header.map(Self.escape).joined(separator: ","))
+    }
+
+    public mutating func append(_ fields: [Field]) {
+        lines.append(fields.map(Self.render).joined(separator: ","))
+    }
+
+    /// The whole file: lines ended by CRLF (the last one too).
+    public var text: String { lines.map { $0 + "\r\n" }.joined() }
+
+    /// The file as UTF-8, optionally starting with a byte-order mark (`EF BB BF`).
+    ///
+    /// Files written into a results folder carry the BOM: Excel reads a CSV without one in the
+    /// system's legacy code page and garbles every non-ASCII device name, while LibreOffice,
+    /// Numbers, Google Sheets, pandas (`encoding="utf-8-sig"`) and Python's csv (`utf-8-sig`)
+    /// accept it. CSV printed on stdout has none, for pipes into other tools.
+    public func data(byteOrderMark: Bool) -> Data {
+        (byteOrderMark ? Data([0xEF, 0xBB, 0xBF]) : Data()) + Data(text.utf8)
+    }
+
+    /// A typed field as it appears in the file.
+    public static func render(_ field: Field) -> String {
+        switch field {
+        case .text(let text): return escape(text)
+        case .number(let value, let digits):
+            guard let value, value.isFinite else { return "" }
+            return digits.map { DecimalText.fixed(value, maxFractionDigits: $0) } ?? DecimalText.shortest(value)
+        case .integer(let value): return value.map(String.init) ?? ""
+        case .empty: return ""
+        }
+    }
+
     /// One record: the escaped fields joined by commas, ended by CRLF.
     public static func line(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: ",") + "\r\n"
@@ -12,7 +67,8 @@ public enum CSVWriter {
     }
 
     /// One field. A cell starting with `=` `+` `-` `@` tab or CR (a formula to Excel, LibreOffice
-    /// and Sheets) gets a leading `'` so it stays text; plain numbers such as `-1.5` are left alone.
+    /// and Sheets) gets a leading `'` so it stays text (OWASP's advice; device names are user-set);
+    /// plain numbers such as `-1.5` are left alone.
     public static func escape(_ field: String) -> String {
         var value = field
         if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(value) {

@@ -1,0 +1,47 @@
+/// Small text helpers shared by the human-readable reports.
+enum ReportText {
+    /// Device and app texts are user-set: control characters (terminal escape sequences, line
+    /// breaks) become visible `\u{…}` escapes so they can neither redraw a terminal nor break a line.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Milliseconds for people: one decimal, or `–` when there is no value.
+    static func ms(_ value: Double?) -> String {
+        value.map { DecimalText.exact($0, fractionDigits: 1) } ?? "–"
+    }
+
+    /// A percentage for people: one decimal, or `–`.
+    static func percent(_ value: Double?) -> String {
+        value.map { DecimalText.exact($0, fractionDigits: 1) } ?? "–"
+    }
+
+    /// `412.1–430.2`, or `n < 6` when no 95 % interval exists.
+    static func interval(_ statistics: MetricStatistics) -> String {
+        guard let ci = statistics.ci95 else { return statistics.n == 0 ? "–" : "n < 6" }
+        return "\(ms(ci.low))–\(ms(ci.high))"
+    }
+
+    /// `iPhone 11 (iPhone12,1) · iOS 14.8 · UDID`, for device headings.
+    static func deviceLine(_ device: DeviceIdentity) -> String {
+        var parts = [device.modelDescription]
+        if !device.osVersion.isEmpty { parts.append("iOS \(device.osVersion)") }
+        parts.append(device.udid)
+        return parts.joined(separator: " · ")
+    }
+
+    /// `1 timeout, 2 crashed`, in status order.
+    static func failureBreakdown(_ kind: KindSummary) -> String {
+        SampleStatus.allCases.compactMap { status in
+            kind.failuresByStatus[status].map { "\($0) \(status.rawValue)" }
+        }.joined(separator: ", ")
+    }
+}

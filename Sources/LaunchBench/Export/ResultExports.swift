@@ -1,0 +1,103 @@
+import Foundation
+
+/// The exports of a results folder: what `launchbench run` writes when it ends and what
+/// `launchbench report DIR` regenerates from `samples.jsonl` (so an interrupted or remote run
+/// can be reported later). Both go through `writeAll(resultsFolder:)`.
+public enum ResultExports {
+    /// What `writeAll` read and wrote.
+    public struct Outcome: Sendable {
+        /// The folder as read back (manifest, samples, notes).
+        public var folder: ResultsFolder
+        public var summary: RunSummary
+        /// The files written, in order.
+        public var written: [URL]
+    }
+
+    /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
+    /// `summary.csv`, `summary.json` and `report.html` there, each atomically.
+    ///
+    /// - Parameter resultsFolder: the run's output folder.
+    /// - Returns: what was read (for the end-of-run summary: `TerminalSummary.render(outcome.summary, …)`)
+    ///   and the files written.
+    /// - Throws: `LaunchBenchError.fileNotFound` (no folder or no `samples.jsonl`),
+    ///   `.unreadableResults`, `.cannotWrite`.
+    @discardableResult
+    public static func writeAll(resultsFolder: URL) throws -> Outcome {
+        let folder = try ResultsFolder.load(resultsFolder)
+        return try writeAll(folder)
+    }
+
+    /// Writes the four exports of an already loaded folder into `folder.url`.
+    @discardableResult
+    public static func writeAll(_ folder: ResultsFolder) throws -> Outcome {
+        let summary = folder.summary
+        var written: [URL] = []
+        for format in [ExportFile.samplesCSV, .summaryCSV, .summaryJSON, .reportHTML] {
+            let url = folder.url.appendingPathComponent(format.fileName)
+            try write(try format.data(folder, summary: summary), to: url)
+            written.append(url)
+        }
+        return Outcome(folder: folder, summary: summary, written: written)
+    }
+
+    /// Writes `data` atomically (a reader never sees half a file).
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    public static func write(_ data: Data, to url: URL) throws {
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
+
+/// The files `ResultExports.writeAll` produces.
+public enum ExportFile: Sendable, CaseIterable {
+    case samplesCSV, summaryCSV, summaryJSON, reportHTML
+
+    public var fileName: String {
+        switch self {
+        case .samplesCSV: return ResultsFolder.FileName.samplesCSV
+        case .summaryCSV: return ResultsFolder.FileName.summaryCSV
+        case .summaryJSON: return ResultsFolder.FileName.summaryJSON
+        case .reportHTML: return ResultsFolder.FileName.reportHTML
+        }
+    }
+
+    /// The file's bytes. CSV files in the results folder start with a UTF-8 BOM (see `CSVWriter.data`).
+    public func data(_ folder: ResultsFolder, summary: RunSummary) throws -> Data {
+        switch self {
+        case .samplesCSV: return SamplesCSV.csv(folder.samples).data(byteOrderMark: true)
+        case .summaryCSV: return SummaryCSV.csv(summary).data(byteOrderMark: true)
+        case .summaryJSON: return try SummaryDocument(folder: folder, summary: summary).jsonData()
+        case .reportHTML: return Data(HTMLReport.render(folder, summary: summary).utf8)
+        }
+    }
+}
+
+/// What `launchbench report DIR --format` prints.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    /// Plain-text tables per device (the default).
+    case table
+    /// `summary.csv`.
+    case csv
+    /// `summary.json`.
+    case json
+    /// A GitHub-flavoured Markdown table (pull-request comment, `$GITHUB_STEP_SUMMARY`).
+    case markdown
+    /// `report.html`.
+    case html
+
+    /// The report as bytes.
+    /// - Parameter byteOrderMark: for `csv` only: start with a UTF-8 BOM (for a file a spreadsheet
+    ///   will open), or not (stdout, pipes).
+    public func render(_ folder: ResultsFolder, summary: RunSummary, byteOrderMark: Bool = false) throws -> Data {
+        switch self {
+        case .table: return Data(SummaryTextReport.render(summary, notes: folder.notes).utf8)
+        case .csv: return SummaryCSV.csv(summary).data(byteOrderMark: byteOrderMark)
+        case .json: return try SummaryDocument(folder: folder, summary: summary).jsonData()
+        case .markdown: return Data(MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes).utf8)
+        case .html: return Data(HTMLReport.render(folder, summary: summary).utf8)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A results folder read back: `run.json` (when there is one) and every sample of
+/// `samples.jsonl`, with notes on what could not be read.
+///
+/// Reading is tolerant because the folder may come from an interrupted or remote run: a missing
+/// `run.json` is a note (the report is made from the samples alone), and a line of
+/// `samples.jsonl` that is not a sample (typically the last one, cut off when the run was
+/// killed mid-write) is skipped with a note naming the line.
+public struct ResultsFolder: Sendable {
+    /// File names inside the folder (the stable interface, see ARCHITECTURE.md).
+    public enum FileName {
+        public static let manifest = "run.json"
+        public static let samples = "samples.jsonl"
+        public static let samplesCSV = "samples.csv"
+        public static let summaryCSV = "summary.csv"
+        public static let summaryJSON = "summary.json"
+        public static let reportHTML = "report.html"
+    }
+
+    public var url: URL
+    /// `nil` when `run.json` is missing or unreadable (see `notes`).
+    public var manifest: RunManifest?
+    public var samples: [Sample]
+    /// What the reader had to skip or guess, in words for the user; shown in every report.
+    public var notes: [String]
+
+    public init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
+        self.url = url
+        self.manifest = manifest
+        self.samples = samples
+        self.notes = notes
+    }
+
+    /// Reads `run.json` and `samples.jsonl` from `url`.
+    /// - Throws: `LaunchBenchError.fileNotFound` when the folder or its `samples.jsonl` is missing,
+    ///   `.unreadableResults` when `samples.jsonl` cannot be read at all.
+    public static func load(_ url: URL) throws -> ResultsFolder {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw LaunchBenchError.fileNotFound(path: url.path, what: "Results folder (the --output of `launchbench run`)")
+        }
+        var notes: [String] = []
+        let manifestURL = url.appendingPathComponent(FileName.manifest)
+        var manifest: RunManifest?
+        if FileManager.default.fileExists(atPath: manifestURL.path) {
+            do {
+                manifest = try RunManifest.read(from: manifestURL)
+            } catch {
+                notes.append("run.json could not be read (\(error.localizedDescription)); reporting from the samples alone.")
+            }
+        } else {
+            notes.append("run.json is missing; reporting from samples.jsonl alone (no app, host or option details).")
+        }
+
+        let samplesURL = url.appendingPathComponent(FileName.samples)
+        guard FileManager.default.fileExists(atPath: samplesURL.path) else {
+            throw LaunchBenchError.fileNotFound(
+                path: samplesURL.path, what: "samples.jsonl (written by `launchbench run` as it measures)")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: samplesURL)
+        } catch {
+            throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
+        }
+        let (samples, sampleNotes) = parseSamples(data)
+        notes += sampleNotes
+        if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
+        if let manifest, manifest.endedAt == nil {
+            notes.append("run.json has no end time: the run was interrupted or is still going; these are the launches measured so far.")
+        }
+        return ResultsFolder(url: url, manifest: manifest, samples: samples, notes: notes)
+    }
+
+    /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note.
+    public static func parseSamples(_ data: Data) -> (samples: [Sample], notes: [String]) {
+        let decoder = JSONCoding.decoder()
+        var samples: [Sample] = []
+        var notes: [String] = []
+        let newline = UInt8(ascii: "\n")
+        let lines = data.split(separator: newline, omittingEmptySubsequences: false)
+        let endsWithNewline = data.last == newline
+        for (index, line) in lines.enumerated() {
+            let isLast = index == lines.count - 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            do {
+                samples.append(try decoder.decode(Sample.self, from: Data(line)))
+            } catch {
+                if isLast && !endsWithNewline {
+                    notes.append("samples.jsonl line \(index + 1) is cut off (the run was stopped while writing it); skipped.")
+                } else {
+                    notes.append("samples.jsonl line \(index + 1) is not a launch sample (\(describe(error))); skipped.")
+                }
+            }
+        }
+        return (samples, notes)
+    }
+
+    /// Decoding errors in a user's words: which field, what was wrong.
+    private static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, _)?: return "no \"\(key.stringValue)\""
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? "not valid JSON" : "bad \"\(path)\": \(context.debugDescription)"
+        default: return error.localizedDescription
+        }
+    }
+
+    /// The statistics of the samples.
+    public var summary: RunSummary { RunSummary(samples: samples) }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// `summary.json`: the content of `summary.csv`, nested by device and launch kind, plus what the
+/// run was (app, host, times) and the reader's notes. Keys are the CSV's column names; a
+/// statistic that does not exist is `null`.
+///
+/// Shape: `{schema_version, tool_version, run: {...}|null, notes: [..], devices: [{device_udid,
+/// device_name, product_type, os_version, launch_kinds: {cold: {launches, failures, no_metrics,
+/// failures_by_status: {status: count}, metrics: {total_premain_ms: {n, failures, min, p25,
+/// median, mean, p75, p90, max, stddev, cv_percent, ci95_low, ci95_high,
+/// ci95_coverage_percent}}}}}]}`.
+public struct SummaryDocument: Sendable, Hashable, Codable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    /// The tool that computed this summary.
+    public var toolVersion: String
+    public var run: RunInfo?
+    public var notes: [String]
+    public var devices: [Device]
+
+    public struct RunInfo: Sendable, Hashable, Codable {
+        public var runID: String?
+        public var toolVersion: String?
+        public var startedAt: Date?
+        public var endedAt: Date?
+        public var appBundleID: String?
+        public var appVersion: String?
+        public var appBuild: String?
+        public var host: String?
+
+        enum CodingKeys: String, CodingKey {
+            case runID = "run_id", toolVersion = "tool_version", startedAt = "started_at", endedAt = "ended_at"
+            case appBundleID = "app_bundle_id", appVersion = "app_version", appBuild = "app_build", host
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(runID, forKey: .runID)
+            try c.encode(toolVersion, forKey: .toolVersion)
+            try c.encode(startedAt, forKey: .startedAt)
+            try c.encode(endedAt, forKey: .endedAt)
+            try c.encode(appBundleID, forKey: .appBundleID)
+            try c.encode(appVersion, forKey: .appVersion)
+            try c.encode(appBuild, forKey: .appBuild)
+            try c.encode(host, forKey: .host)
+        }
+    }
+
+    public struct Device: Sendable, Hashable, Codable {
+        public var udid: String
+        public var name: String
+        public var productType: String
+        public var osVersion: String
+        /// By launch kind (`cold`, `warm`).
+        public var launchKinds: [String: Kind]
+
+        enum CodingKeys: String, CodingKey {
+            case udid = "device_udid", name = "device_name", productType = "product_type", osVersion = "os_version"
+            case launchKinds = "launch_kinds"
+        }
+    }
+
+    public struct Kind: Sendable, Hashable, Codable {
+        public var launches: Int
+        public var failures: Int
+        public var noMetrics: Int
+        public var failuresByStatus: [String: Int]
+        /// By metric column name (`total_premain_ms`, …).
+        public var metrics: [String: Statistics]
+
+        enum CodingKeys: String, CodingKey {
+            case launches, failures, noMetrics = "no_metrics", failuresByStatus = "failures_by_status", metrics
+        }
+    }
+
+    public struct Statistics: Sendable, Hashable, Codable {
+        public var n: Int
+        public var failures: Int
+        public var min, p25, median, mean, p75, p90, max, stddev, cvPercent, ci95Low, ci95High: Double?
+        /// The exact coverage of `[ci95_low, ci95_high]` in percent (≥ 95).
+        public var ci95CoveragePercent: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case n, failures, min, p25, median, mean, p75, p90, max, stddev, cvPercent = "cv_percent"
+            case ci95Low = "ci95_low", ci95High = "ci95_high", ci95CoveragePercent = "ci95_coverage_percent"
+        }
+
+        init(_ s: MetricStatistics) {
+            n = s.n
+            failures = s.failures
+            min = s.min
+            p25 = s.p25
+            median = s.median
+            mean = s.mean
+            p75 = s.p75
+            p90 = s.p90
+            max = s.max
+            stddev = s.stddev
+            cvPercent = s.cvPercent
+            ci95Low = s.ci95?.low
+            ci95High = s.ci95?.high
+            ci95CoveragePercent = s.ci95.map { $0.coverage * 100 }
+        }
+
+        // Explicit nulls: every statistic is always present, so readers need no schema guessing.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(n, forKey: .n)
+            try c.encode(failures, forKey: .failures)
+            for (key, value) in [
+                (CodingKeys.min, min), (.p25, p25), (.median, median), (.mean, mean), (.p75, p75), (.p90, p90),
+                (.max, max), (.stddev, stddev), (.cvPercent, cvPercent), (.ci95Low, ci95Low), (.ci95High, ci95High),
+                (.ci95CoveragePercent, ci95CoveragePercent),
+            ] {
+                try c.encode(value, forKey: key)
+            }
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", toolVersion = "tool_version", run, notes, devices
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+        try c.encode(toolVersion, forKey: .toolVersion)
+        try c.encode(run, forKey: .run)
+        try c.encode(notes, forKey: .notes)
+        try c.encode(devices, forKey: .devices)
+    }
+
+    /// The document for a results folder.
+    public init(folder: ResultsFolder, summary: RunSummary) {
+        schemaVersion = Self.currentSchemaVersion
+        toolVersion = LaunchBenchVersion.current
+        notes = folder.notes
+        let first = folder.samples.first
+        let manifest = folder.manifest
+        if manifest != nil || first != nil {
+            run = RunInfo(
+                runID: manifest?.runID ?? first?.runID, toolVersion: manifest?.toolVersion,
+                startedAt: manifest?.startedAt ?? first?.startedAt, endedAt: manifest?.endedAt,
+                appBundleID: manifest?.app?.bundleID ?? first?.appBundleID,
+                appVersion: manifest?.app?.version ?? first?.appVersion, appBuild: manifest?.app?.build,
+                host: manifest?.host?.name)
+        }
+        devices = summary.devices.map { device in
+            Device(
+                udid: device.device.udid, name: device.device.name, productType: device.device.productType,
+                osVersion: device.device.osVersion,
+                launchKinds: Dictionary(uniqueKeysWithValues: device.kinds.map { kind in
+                    (kind.kind.rawValue, Kind(
+                        launches: kind.launches, failures: kind.failures, noMetrics: kind.withoutMetrics,
+                        failuresByStatus: Dictionary(uniqueKeysWithValues: kind.failuresByStatus.map { ($0.key.rawValue, $0.value) }),
+                        metrics: Dictionary(uniqueKeysWithValues: summary.metrics.compactMap { metric in
+                            kind.metrics[metric].map { (metric.rawValue, Statistics($0)) }
+                        })))
+                }))
+        }
+    }
+
+    /// Pretty, sorted-key JSON (`JSONCoding`), ending with a newline.
+    public func jsonData() throws -> Data {
+        try JSONCoding.encoder(pretty: true).encode(self) + Data("\n".utf8)
+    }
+}

@@ -1,0 +1,44 @@
+/// `launchbench report DIR --format table`: the full summary as plain-text tables, one per device.
+public enum SummaryTextReport {
+    /// - Parameters:
+    ///   - summary: the statistics.
+    ///   - notes: the reader's notes (shown first, so nobody misses a skipped line).
+    public static func render(_ summary: RunSummary, notes: [String] = []) -> String {
+        var blocks: [String] = notes.map { "note: \(ReportText.printable($0))" }
+        if summary.devices.isEmpty { blocks.append("No launches to report.") }
+        for device in summary.devices {
+            var table = TextTable(
+                headers: ["kind", "metric", "n", "fail", "min", "p25", "median", "p75", "p90", "max", "cv %", "95% CI median"],
+                alignments: [.left, .left] + Array(repeating: .right, count: 9) + [.left])
+            var unmeasured: [String] = []
+            for kind in device.kinds {
+                for metric in summary.metrics {
+                    guard let s = kind.metrics[metric] else { continue }
+                    guard s.n > 0 else {
+                        if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
+                        continue
+                    }
+                    table.append([
+                        kind.kind.rawValue, metric.rawValue, String(s.n), String(s.failures), ReportText.ms(s.min),
+                        ReportText.ms(s.p25), ReportText.ms(s.median), ReportText.ms(s.p75), ReportText.ms(s.p90),
+                        ReportText.ms(s.max), ReportText.percent(s.cvPercent), ReportText.interval(s),
+                    ])
+                }
+            }
+            var block = "\(ReportText.printable(device.device.name)) — \(ReportText.printable(ReportText.deviceLine(device.device)))\n"
+            block += table.rows.isEmpty ? "Nothing was measured on this device." : table.render()
+            if !unmeasured.isEmpty, !table.rows.isEmpty {
+                block += "\nnot measured: " + unmeasured.joined(separator: ", ")
+            }
+            for kind in device.kinds where kind.failures > 0 {
+                block += "\n\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))"
+            }
+            for kind in device.kinds where kind.withoutMetrics > 0 {
+                block += "\n\(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)"
+            }
+            blocks.append(block)
+        }
+        blocks.append("Times in ms. Percentiles interpolate linearly between sorted values; the 95% CI of the median is distribution-free (order statistics), none for n < 6.")
+        return blocks.joined(separator: "\n\n") + "\n"
+    }
+}

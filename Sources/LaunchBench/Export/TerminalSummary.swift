@@ -1,0 +1,73 @@
+/// The summary `launchbench run` prints when it ends: per device and launch kind, the median,
+/// p90, CV, n and failures of the metrics that say how long a launch took.
+public enum TerminalSummary {
+    /// - Parameters:
+    ///   - summary: the statistics of the run.
+    ///   - color: ANSI colours (bold device names, yellow for noisy rows with CV ≥ `noisyCVPercent`,
+    ///     red for rows with failed launches). Pass `true` only on a terminal and never when
+    ///     `NO_COLOR` is set; the executable's `Terminal.colorEnabled(for:)` decides.
+    ///   - notes: the reader's notes, printed after the tables.
+    /// - Returns: lines ending in `\n`, for stdout.
+    public static func render(_ summary: RunSummary, color: Bool, notes: [String] = [], noisyCVPercent: Double = 10) -> String {
+        let style = Style(enabled: color)
+        var out = ""
+        if summary.devices.isEmpty { out += "No launches were measured.\n" }
+        for device in summary.devices {
+            out += style.bold(ReportText.printable(device.device.name)) + "  "
+                + style.dim(ReportText.printable(ReportText.deviceLine(device.device))) + "\n"
+            let metrics = headlineMetrics(device, among: summary.metrics)
+            var table = TextTable(
+                headers: ["kind", "metric", "median ms", "p90 ms", "cv %", "n", "failures"],
+                alignments: [.left, .left, .right, .right, .right, .right, .right])
+            var rowStyles: [(String) -> String] = []
+            for kind in device.kinds {
+                for metric in metrics {
+                    guard let s = kind.metrics[metric] else { continue }
+                    table.append([
+                        kind.kind.rawValue, metric.title, ReportText.ms(s.median), ReportText.ms(s.p90),
+                        ReportText.percent(s.cvPercent), String(s.n), String(s.failures),
+                    ])
+                    if s.failures > 0 {
+                        rowStyles.append(style.red)
+                    } else if let cv = s.cvPercent, cv >= noisyCVPercent {
+                        rowStyles.append(style.yellow)
+                    } else {
+                        rowStyles.append { $0 }
+                    }
+                }
+            }
+            let lines = table.render().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            out += "  " + style.dim(lines[0]) + "\n"
+            for (line, paint) in zip(lines.dropFirst(), rowStyles) { out += "  " + paint(line) + "\n" }
+            for kind in device.kinds where kind.failures > 0 {
+                out += "  " + style.red("\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))") + "\n"
+            }
+            for kind in device.kinds where kind.withoutMetrics > 0 {
+                out += "  \(kind.kind.rawValue): \(kind.withoutMetrics) launches printed no timing (no-metrics)\n"
+            }
+            out += "\n"
+        }
+        for note in notes { out += style.yellow("note: " + ReportText.printable(note)) + "\n" }
+        return out
+    }
+
+    /// Total pre-main and first frame when measured (the two numbers people ask for), else the
+    /// device's headline metric.
+    static func headlineMetrics(_ device: DeviceSummary, among metrics: [Metric]) -> [Metric] {
+        let measured = metrics.filter { metric in device.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
+        let preferred = [Metric.totalPremainMs, .firstFrameMs].filter(measured.contains)
+        if !preferred.isEmpty { return preferred }
+        if let headline = device.headlineMetric { return [headline] }
+        // Nothing measured: still show one row per kind so the failures are visible.
+        return metrics.contains(.wallMs) ? [.wallMs] : Array(metrics.prefix(1))
+    }
+
+    private struct Style {
+        var enabled: Bool
+        func wrap(_ code: String, _ text: String) -> String { enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+        func bold(_ text: String) -> String { wrap("1", text) }
+        func dim(_ text: String) -> String { wrap("2", text) }
+        var red: (String) -> String { { wrap("31", $0) } }
+        var yellow: (String) -> String { { wrap("33", $0) } }
+    }
+}

@@ -1,0 +1,54 @@
+/// Where the time of a launch goes, phase by phase, as medians over a group of launches.
+///
+/// Phases, in order: dyld's four pre-main phases (dylib loading, rebase/binding, ObjC setup,
+/// initializers), then from the app's markers: "other pre-main (not itemised)" (process start → `main`
+/// minus dyld's total: exec, dyld's own start, anything dyld does not itemise), `main` →
+/// `didFinishLaunching`, `didFinishLaunching` → first frame. Each phase's length is computed per
+/// launch and then its median taken, so a phase is only shown from launches that measured both
+/// of its ends. The medians of the parts do not in general add up to the median of the whole;
+/// the chart says so.
+public struct PhaseBreakdown: Sendable, Hashable {
+    public struct Phase: Sendable, Hashable {
+        public var name: String
+        /// Median length in ms over the launches that measured it.
+        public var medianMs: Double
+        /// How many launches measured it.
+        public var n: Int
+    }
+
+    /// Phases with at least one measured launch, in launch order.
+    public var phases: [Phase]
+
+    /// - Parameter samples: launches of one device and kind; failed ones are ignored.
+    public init(samples: [Sample]) {
+        let measured = samples.filter { !$0.status.isFailure }
+        let definitions: [(String, (Sample) -> Double?)] = [
+            ("dylib loading", { $0[.dylibLoadingMs] }),
+            ("rebase/binding", { $0[.rebaseBindingMs] }),
+            ("ObjC setup", { $0[.objcSetupMs] }),
+            ("initializers", { $0[.initializerMs] }),
+            ("other pre-main (not itemised)", { s in
+                guard let main = s[.mainMs] else { return nil }
+                // Without dyld statistics (iOS 15+) the whole start → main stretch is this phase.
+                guard let premain = s[.totalPremainMs] else { return main }
+                return main - premain
+            }),
+            ("main → didFinishLaunching", { s in Self.difference(s[.didFinishLaunchingMs], s[.mainMs]) }),
+            ("didFinishLaunching → first frame", { s in Self.difference(s[.firstFrameMs], s[.didFinishLaunchingMs]) }),
+        ]
+        phases = definitions.compactMap { name, length in
+            let values = measured.compactMap(length).filter(\.isFinite).sorted()
+            guard !values.isEmpty else { return nil }
+            // A negative stretch (markers racing dyld's rounding) is drawn as 0 wide, never backwards.
+            return Phase(name: name, medianMs: Swift.max(0, Percentile.of(sorted: values, fraction: 0.5)), n: values.count)
+        }
+    }
+
+    /// The sum of the phase medians (the bar's length).
+    public var totalMs: Double { phases.reduce(0) { $0 + $1.medianMs } }
+
+    private static func difference(_ end: Double?, _ start: Double?) -> Double? {
+        guard let end, let start else { return nil }
+        return end - start
+    }
+}

@@ -1,0 +1,152 @@
+/// Statistics of a run per device × launch kind × metric: what `summary.csv`, `summary.json`,
+/// the HTML and Markdown reports and the end-of-run terminal summary show.
+public struct RunSummary: Sendable, Hashable {
+    /// Devices in the order they first appear in the samples (the order the runner measured them).
+    public var devices: [DeviceSummary]
+    /// The metrics reported for every device: each one measured at least once anywhere in the run,
+    /// in `samples.csv` column order. When nothing was measured at all, every metric, so that the
+    /// failures still have rows to be counted in.
+    public var metrics: [Metric]
+
+    /// Groups `samples` by device and launch kind and computes every metric's statistics.
+    public init(samples: [Sample]) {
+        let measured = Set(samples.flatMap { $0.status.isFailure ? [] : Array($0.metrics.keys) })
+        let found = Metric.allCases.filter(measured.contains)
+        let metrics = found.isEmpty ? Metric.allCases : found
+        self.metrics = metrics
+
+        var order: [String] = []
+        var byDevice: [String: [Sample]] = [:]
+        for sample in samples {
+            if byDevice[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
+            byDevice[sample.deviceUDID, default: []].append(sample)
+        }
+        devices = order.map { udid in DeviceSummary(samples: byDevice[udid] ?? [], metrics: metrics) }
+    }
+
+    /// Every (device, kind, metric) row, in report order: device, then cold before warm, then metric.
+    public var entries: [SummaryEntry] {
+        devices.flatMap { device in
+            device.kinds.flatMap { kind in
+                metrics.compactMap { metric in
+                    kind.metrics[metric].map { SummaryEntry(device: device.device, kind: kind.kind, metric: metric, statistics: $0) }
+                }
+            }
+        }
+    }
+
+    /// All launches and all failed launches across devices.
+    public var launchCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.launches } } }
+    public var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
+}
+
+/// Who a device is, as the samples name it.
+public struct DeviceIdentity: Sendable, Hashable, Codable {
+    public var udid: String
+    /// The user-set name (`Ana's iPhone`): any text, so escaped wherever it is written.
+    public var name: String
+    public var productType: String
+    public var osVersion: String
+
+    public init(udid: String, name: String, productType: String, osVersion: String) {
+        self.udid = udid
+        self.name = name
+        self.productType = productType
+        self.osVersion = osVersion
+    }
+
+    /// `iPhone 11 (iPhone12,1)`, or the identifier alone when the catalog does not know it.
+    public var modelDescription: String {
+        let marketing = DeviceModels.marketingName(for: productType)
+        return marketing == productType ? productType : "\(marketing) (\(productType))"
+    }
+}
+
+/// One device's launches, split by kind.
+public struct DeviceSummary: Sendable, Hashable {
+    public var device: DeviceIdentity
+    /// Cold before warm; a kind with no launches is left out (`--warm 0`).
+    public var kinds: [KindSummary]
+
+    init(samples: [Sample], metrics: [Metric]) {
+        // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
+        let last = samples.last
+        device = DeviceIdentity(
+            udid: last?.deviceUDID ?? "", name: last?.deviceName ?? "", productType: last?.productType ?? "",
+            osVersion: last?.osVersion ?? "")
+        kinds = LaunchKind.allCases.compactMap { kind in
+            let ofKind = samples.filter { $0.kind == kind }
+            return ofKind.isEmpty ? nil : KindSummary(kind: kind, samples: ofKind, metrics: metrics)
+        }
+    }
+
+    public func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
+
+    /// The metric that best stands for "how long the launch took" on this device: the first one
+    /// measured of first frame (the whole launch as the user sees it), total pre-main,
+    /// didFinishLaunching, main, harness wall time. `nil` when nothing was measured.
+    public var headlineMetric: Metric? {
+        Metric.headlineOrder.first { metric in kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
+    }
+}
+
+/// One device's launches of one kind.
+public struct KindSummary: Sendable, Hashable {
+    public var kind: LaunchKind
+    /// Every launch of this kind, failed or not.
+    public var launches: Int
+    /// Launches whose status is a failure (`SampleStatus.isFailure`).
+    public var failures: Int
+    /// Launches that ran but measured nothing (`no-metrics`): not failures, not numbers.
+    public var withoutMetrics: Int
+    /// Failed launches by status, for the reports' "why".
+    public var failuresByStatus: [SampleStatus: Int]
+    public var metrics: [Metric: MetricStatistics]
+    /// The launches themselves, in order (charts draw every one).
+    public var samples: [Sample]
+
+    init(kind: LaunchKind, samples: [Sample], metrics: [Metric]) {
+        self.kind = kind
+        self.samples = samples
+        launches = samples.count
+        let failed = samples.filter(\.status.isFailure)
+        failures = failed.count
+        withoutMetrics = samples.filter { $0.status == .noMetrics }.count
+        failuresByStatus = Dictionary(grouping: failed, by: \.status).mapValues(\.count)
+        let measured = samples.filter { !$0.status.isFailure }
+        var statistics: [Metric: MetricStatistics] = [:]
+        for metric in metrics {
+            statistics[metric] = MetricStatistics(
+                values: measured.compactMap { $0[metric] }.filter(\.isFinite), failures: failures)
+        }
+        self.metrics = statistics
+    }
+}
+
+/// One row of `summary.csv`.
+public struct SummaryEntry: Sendable, Hashable {
+    public var device: DeviceIdentity
+    public var kind: LaunchKind
+    public var metric: Metric
+    public var statistics: MetricStatistics
+}
+
+extension Metric {
+    /// Metrics in the order they best describe a whole launch (see `DeviceSummary.headlineMetric`).
+    public static let headlineOrder: [Metric] = [.firstFrameMs, .totalPremainMs, .didFinishLaunchingMs, .mainMs, .wallMs]
+
+    /// A short human name for charts and tables.
+    public var title: String {
+        switch self {
+        case .totalPremainMs: return "total pre-main"
+        case .dylibLoadingMs: return "dylib loading"
+        case .rebaseBindingMs: return "rebase/binding"
+        case .objcSetupMs: return "ObjC setup"
+        case .initializerMs: return "initializers"
+        case .mainMs: return "main"
+        case .didFinishLaunchingMs: return "didFinishLaunching"
+        case .firstFrameMs: return "first frame"
+        case .wallMs: return "wall time"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+
+/// `launchbench report DIR`: statistics and exports from a results folder, measured now or long ago.
+struct Report: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Report a results folder: rewrite its exports from samples.jsonl and print a summary.",
+        discussion: """
+            Reads DIR/run.json (optional) and DIR/samples.jsonl, rewrites DIR/samples.csv, summary.csv, \
+            summary.json and report.html (the same files `launchbench run` writes when it ends), then prints \
+            the summary in the chosen format. So an interrupted or remote run can be reported later; a \
+            half-written last line of samples.jsonl is skipped with a note. Use --print-only for a folder you \
+            cannot or do not want to write to.
+
+            Formats: table (per-device text tables), csv (summary.csv), json (summary.json), markdown (a \
+            GitHub table for a pull-request comment or $GITHUB_STEP_SUMMARY), html (report.html). CSV written \
+            to a file starts with a UTF-8 byte-order mark so Excel reads names correctly; on stdout it has none.
+            """
+    )
+
+    @Argument(help: "The results folder (the --output of `launchbench run`).", completion: .directory)
+    var directory: String
+
+    @Option(help: "What to print: \(ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: ReportFormat = .table
+
+    @Option(name: .shortAndLong, help: "Write the report to this file instead of stdout.", completion: .file())
+    var output: String?
+
+    @Flag(help: "Only print; do not rewrite the exports in DIR.")
+    var printOnly = false
+
+    func run() async throws {
+        let folderURL = URL(fileURLWithPath: directory, isDirectory: true)
+        let folder = try ResultsFolder.load(folderURL)
+        let summary = folder.summary
+        if !printOnly {
+            let outcome = try ResultExports.writeAll(folder)
+            Terminal.note("report: wrote \(outcome.written.map(\.lastPathComponent).joined(separator: ", ")) in \(folderURL.path)")
+        }
+        // The table carries the notes itself; other formats keep them in the document or, for CSV, nowhere.
+        if format != .table {
+            for note in folder.notes { Terminal.note("note: \(note)") }
+        }
+        if let output {
+            let url = URL(fileURLWithPath: output)
+            try ResultExports.write(try format.render(folder, summary: summary, byteOrderMark: true), to: url)
+            Terminal.note("report: wrote \(url.path)")
+        } else {
+            FileHandle.standardOutput.write(try format.render(folder, summary: summary, byteOrderMark: false))
+        }
+    }
+}
+
+extension ReportFormat: ExpressibleByArgument {}
