@@ -18,14 +18,9 @@ public enum SamplesCSV {
                 .integer(sample.iteration), .text(sample.kind.rawValue), .text(sample.status.rawValue),
             ]
             fields += Metric.allCases.map { .number(sample[$0]) }
-            fields.append(.text(timestamp(sample.startedAt)))
+            fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
             writer.append(fields)
         }
         return writer
-    }
-
-    /// ISO 8601 in UTC with milliseconds, as in samples.jsonl.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

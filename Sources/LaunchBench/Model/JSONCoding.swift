@@ -8,7 +8,7 @@ public enum JSONCoding {
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Self.dateStyle))
+            try container.encode(Self.timestamp(date))
         }
         return encoder
     }
@@ -23,6 +23,16 @@ public enum JSONCoding {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date: \(text)")
         }
         return decoder
+    }
+
+    /// `2026-11-20T10:00:01.037Z`: UTC, milliseconds rounded to nearest. (The format style alone
+    /// truncates, and a date read from `…01.037Z` is stored as 1.0369999…, so it would write `.036`.)
+    public static func timestamp(_ date: Date) -> String {
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (ms / 1000).rounded(.down)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        let fraction = String(Int(ms - seconds * 1000))
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
     }
 
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

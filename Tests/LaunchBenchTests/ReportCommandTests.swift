@@ -1,0 +1,103 @@
+import Foundation
+import LaunchBench
+import Testing
+
+/// `launchbench report` end to end: the built binary (next to the test bundle) on a fixture copy.
+@Suite struct ReportCommandTests {
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+    }
+
+    static func binary() throws -> URL {
+        // The test bundle lives in the products folder, beside the `launchbench` executable
+        // that `swift build --build-tests` builds.
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
+            folder.deleteLastPathComponent()
+        }
+        let url = folder.appendingPathComponent("launchbench")
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw LaunchBenchError.fileNotFound(path: url.path, what: "The launchbench binary (run `swift build --build-tests` first)")
+        }
+        return url
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        // Files, not pipes: nothing can fill up and stall the child.
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-out-\(UUID().uuidString)")
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Result(
+            status: process.terminationStatus, stdout: try Data(contentsOf: outURL),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    @Test func regeneratesTheExportsAndPrintsTheTable() throws {
+        let dir = try ResultsFixture.copy("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try Self.run(["report", dir.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let table = String(decoding: result.stdout, as: UTF8.self)
+        #expect(table.contains("Ana's iPhone — iPhone 11 (iPhone12,1) · iOS 14.8"))
+        #expect(table.contains("cold  total_premain_ms          6     1  352.6  359.5   365.8"))
+        #expect(result.stderr.contains("wrote samples.csv, summary.csv, summary.json, report.html"))
+        for name in ["samples.csv", "summary.csv", "summary.json", "report.html"] {
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path))
+        }
+    }
+
+    @Test func printOnlyLeavesTheFolderAloneAndCSVOnStdoutHasNoBOM() throws {
+        let dir = try ResultsFixture.copy("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try Self.run(["report", dir.path, "--format", "csv", "--print-only"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("summary.csv").path))
+        #expect(result.stdout.first == UInt8(ascii: "d"), "no BOM on stdout")
+        let rows = CSVWriterTests.parse(String(decoding: result.stdout, as: UTF8.self))
+        #expect(rows.count == 37)
+        #expect(result.stderr.contains("note: samples.jsonl line 32 is cut off"))
+    }
+
+    @Test func writesTheChosenFormatToAFile() throws {
+        let dir = try ResultsFixture.copy("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("summary.md")
+        let result = try Self.run(["report", dir.path, "--format", "markdown", "--output", output.path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let markdown = try String(contentsOf: output, encoding: .utf8)
+        #expect(markdown.hasPrefix("### Launch times of com.example.sample"))
+        let json = try Self.run(["report", dir.path, "--format", "json", "--print-only"])
+        let document = try JSONCoding.decoder().decode(SummaryDocument.self, from: json.stdout)
+        #expect(document.devices.count == 2)
+    }
+
+    @Test func aMissingFolderFailsWithAnActionableMessage() throws {
+        let result = try Self.run(["report", "/nonexistent/results-\(UUID().uuidString)"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Results folder"))
+        #expect(result.stderr.contains("not found"))
+        let bad = try Self.run(["report", "/tmp", "--format", "yaml"])
+        #expect(bad.status == 64)
+    }
+}

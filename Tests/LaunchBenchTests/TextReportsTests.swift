@@ -1,0 +1,84 @@
+import Foundation
+import LaunchBench
+import Testing
+
+@Suite struct TextReportsTests {
+    private func fixtureSummary() throws -> (RunSummary, ResultsFolder) {
+        let dir = try ResultsFixture.copy("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try ResultsFolder.load(dir)
+        return (folder.summary, folder)
+    }
+
+    @Test func markdownEscapesPipesAndHTML() {
+        #expect(MarkdownReport.escape("a|b") == "a\\|b")
+        #expect(MarkdownReport.escape("<script>") == "\\<script\\>")
+        #expect(MarkdownReport.escape("x\\|y") == "x\\\\\\|y")
+        #expect(MarkdownReport.escape("two\nlines") == "two\\\\u{a}lines")
+    }
+
+    @Test func markdownTableHasOneRowPerMeasuredMetricAndStaysInItsColumns() throws {
+        let sample = Sample(
+            runID: "r", deviceUDID: "U", deviceName: "Team | QA", productType: "iPhone12,1", osVersion: "14.8",
+            appBundleID: "x", appVersion: "1", iteration: 1, kind: .cold, status: .ok,
+            metrics: [.totalPremainMs: 400, .firstFrameMs: 700], startedAt: Date())
+        let markdown = MarkdownReport.render(RunSummary(samples: [sample]))
+        #expect(markdown.contains("**Team \\| QA**"))
+        let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| cold") }
+        #expect(rows.count == 2)
+        for row in rows {
+            // 10 columns → 11 unescaped pipes.
+            let pipes = row.enumerated().filter { i, c in c == "|" && (i == 0 || Array(row)[i - 1] != "\\") }
+            #expect(pipes.count == 11)
+        }
+        #expect(rows[0].contains("| 400.0 |"))
+    }
+
+    @Test func markdownOfTheFixture() throws {
+        let (summary, folder) = try fixtureSummary()
+        let markdown = MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes)
+        #expect(markdown.hasPrefix("### Launch times of com.example.sample 2.3 (41)\n"))
+        #expect(markdown.contains("**\\<script\\>alert(1)\\</script\\>** (iPhone 13 (iPhone14,5), iOS 16.7.2)"))
+        #expect(markdown.contains("| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
+        #expect(markdown.contains("| cold | `first_frame_ms` | 4 | 0 | 502.8 |"))
+        #expect(markdown.contains("n < 6"))
+        #expect(markdown.contains("- cold: 1 of 7 launches failed (1 timeout)"))
+        #expect(!markdown.contains("<script>"))
+    }
+
+    @Test func terminalSummaryColoursOnlyWhenAsked() throws {
+        let (summary, _) = try fixtureSummary()
+        let plain = TerminalSummary.render(summary, color: false)
+        #expect(!plain.contains("\u{1B}["))
+        #expect(plain.contains("Ana's iPhone"))
+        #expect(plain.contains("total pre-main") && plain.contains("first frame"))
+        #expect(plain.contains("cold: 1 of 7 launches failed (1 timeout)"))
+        // The iOS 16 device has no pre-main: only its first frame.
+        let scriptBlock = try #require(plain.components(separatedBy: "<script>alert(1)</script>").last)
+        #expect(!scriptBlock.contains("total pre-main"))
+        #expect(scriptBlock.contains("first frame"))
+        let coloured = TerminalSummary.render(summary, color: true)
+        #expect(coloured.contains("\u{1B}[31m"), "rows with failures in red")
+        #expect(coloured.contains("\u{1B}[1mAna's iPhone\u{1B}[0m"))
+    }
+
+    @Test func terminalOutputCannotBeHijackedByADeviceName() {
+        let sample = Sample(
+            runID: "r", deviceUDID: "U", deviceName: "evil\u{1B}]0;pwned\u{7}\nname", productType: "p", osVersion: "1",
+            appBundleID: "x", appVersion: "1", iteration: 1, kind: .cold, status: .ok, metrics: [.wallMs: 5],
+            startedAt: Date())
+        let text = TerminalSummary.render(RunSummary(samples: [sample]), color: false)
+        #expect(!text.contains("\u{1B}") && !text.contains("\u{7}"))
+        #expect(text.contains("evil\\u{1b}]0;pwned\\u{7}\\u{a}name"))
+        let table = SummaryTextReport.render(RunSummary(samples: [sample]))
+        #expect(!table.contains("\u{1B}"))
+    }
+
+    @Test func tableFormatListsUnmeasuredMetricsInsteadOfEmptyRows() throws {
+        let (summary, folder) = try fixtureSummary()
+        let table = SummaryTextReport.render(summary, notes: folder.notes)
+        #expect(table.hasPrefix("note: samples.jsonl line 32 is cut off"))
+        #expect(table.contains("not measured: total_premain_ms, dylib_loading_ms, rebase_binding_ms, objc_setup_ms, initializer_ms"))
+        #expect(table.contains("cold: 1 of 5 launches printed no timing (no-metrics)"))
+    }
+}
