@@ -17,7 +17,8 @@ import Testing
         let folder = try ResultsFolder.load(dir)
         #expect(folder.samples.count == 31)
         #expect(folder.manifest?.app?.bundleID == "com.example.sample")
-        #expect(folder.manifest?.devices.count == 2)
+        #expect(folder.manifest?.devices.count == 3)
+        #expect(folder.notes.contains { $0.hasPrefix("QA iPhone 15 (00008120-001C4D2A0E42801E) was skipped: iOS 17.2") })
         #expect(folder.notes.contains { $0.contains("line 32 is cut off") })
         #expect(folder.notes.contains { $0.contains("no end time") })
     }
@@ -90,7 +91,7 @@ import Testing
         #expect(close(anaCold.metrics["total_premain_ms"]?.median, 365.755))
         #expect(anaCold.metrics["objc_setup_ms"]?.ci95Low == nil)
         #expect(json.run?.appBuild == "41")
-        #expect(json.notes.count == 2)
+        #expect(json.notes.count == 3)
         let jsonText = try String(contentsOf: dir.appendingPathComponent("summary.json"), encoding: .utf8)
         #expect(jsonText.contains("\"ci95_low\" : null"), "absent statistics are explicit nulls")
     }

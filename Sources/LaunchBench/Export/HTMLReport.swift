@@ -40,7 +40,8 @@ public enum HTMLReport {
             page += "<p class=\"empty\">No launches to report.</p>\n"
         }
         for (index, device) in summary.devices.enumerated() {
-            page += deviceSection(device, index: index + 1, metrics: summary.metrics)
+            let remarks = folder.manifest?.outcome(of: device.device.udid)?.notes ?? []
+            page += deviceSection(device, index: index + 1, metrics: summary.metrics, remarks: remarks)
         }
         page += runDetails(folder)
         page += methodNote
@@ -57,10 +58,11 @@ public enum HTMLReport {
         return parts.joined(separator: " · ")
     }
 
-    private static func deviceSection(_ device: DeviceSummary, index: Int, metrics: [Metric]) -> String {
+    private static func deviceSection(_ device: DeviceSummary, index: Int, metrics: [Metric], remarks: [String]) -> String {
         var html = "<section class=\"device\" id=\"device-\(index)\">\n"
         html += "<h2>\(HTMLText.escape(device.device.name.isEmpty ? device.device.udid : device.device.name))</h2>\n"
         html += "<p class=\"device-line\">\(HTMLText.escape(ReportText.deviceLine(device.device)))</p>\n"
+        for remark in remarks { html += "<p class=\"remark\">\(HTMLText.escape(remark))</p>\n" }
 
         if let headline = device.headlineMetric {
             html += "<div class=\"cards\">"
@@ -226,6 +228,7 @@ public enum HTMLReport {
         code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
         footer{margin-top:32px;font-size:12px;color:var(--muted);border-top:1px solid var(--line);padding-top:12px}
         .empty{color:var(--muted);font-style:italic}
+        .remark{font-size:13px;margin:0 0 8px;color:var(--ink)}
         @media print{body{max-width:none}.scroll{overflow:visible}}
         """
 }

@@ -67,10 +67,33 @@ public struct ResultsFolder: Sendable {
         let (samples, sampleNotes) = parseSamples(data)
         notes += sampleNotes
         if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
-        if let manifest, manifest.endedAt == nil {
-            notes.append("run.json has no end time: the run was interrupted or is still going; these are the launches measured so far.")
+        if let manifest {
+            if manifest.interrupted == true {
+                notes.append("The run was interrupted before every launch was made; these are the launches measured.")
+            } else if manifest.endedAt == nil {
+                notes.append("run.json has no end time: the run was interrupted or is still going; these are the launches measured so far.")
+            }
+            notes += deviceNotes(manifest)
         }
         return ResultsFolder(url: url, manifest: manifest, samples: samples, notes: notes)
+    }
+
+    /// Devices that were not fully measured, in words (a skipped device has no samples, so
+    /// nothing else in the report would mention it).
+    private static func deviceNotes(_ manifest: RunManifest) -> [String] {
+        (manifest.deviceOutcomes ?? []).compactMap { outcome in
+            let what: String
+            switch outcome.outcome {
+            case .running, .measured: return nil
+            case .skipped: what = "was skipped"
+            case .lost: what = "disappeared during the run"
+            case .stopped: what = "was given up early"
+            case .interrupted: what = "was not finished (run interrupted)"
+            }
+            let name = manifest.devices.first { $0.udid == outcome.udid }.map { "\($0.name) (\(outcome.udid))" } ?? outcome.udid
+            let why = outcome.notes.isEmpty ? "" : ": " + outcome.notes.joined(separator: " ")
+            return "\(name) \(what)\(why)"
+        }
     }
 
     /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note.
