@@ -51,7 +51,7 @@ let package = Package(
         ),
         // Shared by the test targets: the process-wide emulated lab, private labs, external tools.
         .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
-        .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench"]),
+        .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench", "TestSupport"]),
         .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
         .testTarget(
             name: "DeviceEmulatorTests",

@@ -10,7 +10,7 @@ import Testing
         ("say \"hi\"", "\"say \"\"hi\"\"\""),
         ("two\nlines", "\"two\nlines\""),
         ("cr\r\nlf", "\"cr\r\nlf\""),
-        (" padded ", "\" padded \""),
+        (" padded ", " padded "),
         ("", ""),
         ("日本語の iPhone", "日本語の iPhone"),
     ])
@@ -27,6 +27,8 @@ import Testing
         ("\rcmd", "\"'\rcmd\""),
         ("=1,2", "\"'=1,2\""),
         ("a=b", "a=b"),
+        ("-12", "-12"),
+        ("+3.5", "+3.5"),
     ])
     func neutralisesFormulaLikeText(text: String, expected: String) {
         #expect(CSVWriter.render(.text(text)) == expected)
@@ -63,6 +65,13 @@ import Testing
         #expect(writer.text == "name,ms\r\n\"x, \"\"y\"\"\",1.5\r\n'@evil,\r\n")
         #expect(Array(writer.data(byteOrderMark: true).prefix(3)) == [0xEF, 0xBB, 0xBF])
         #expect(writer.data(byteOrderMark: false) == Data(writer.text.utf8))
+    }
+
+    @Test func stringRowsAndTypedRowsAgree() {
+        var writer = CSVWriter(header: ["a", "b"])
+        writer.append([.text("x,y"), .text("=1")])
+        #expect(writer.text == CSVWriter.document(header: ["a", "b"], rows: [["x,y", "=1"]]))
+        #expect(CSVWriter.line(["q\"", "-1.5"]) == "\"q\"\"\",-1.5\r\n")
     }
 
     /// A reader following RFC 4180 gets every original text back (minus the neutralising quote).

@@ -1,8 +1,9 @@
 import Foundation
 import LaunchBench
 import Testing
+import TestSupport
 
-/// `launchbench report` end to end: the built binary (next to the test bundle) on a fixture copy.
+/// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
 @Suite struct ReportCommandTests {
     struct Result {
         var status: Int32
@@ -11,17 +12,10 @@ import Testing
     }
 
     static func binary() throws -> URL {
-        // The test bundle lives in the products folder, beside the `launchbench` executable
-        // that `swift build --build-tests` builds.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents" || folder.lastPathComponent == "MacOS" {
-            folder.deleteLastPathComponent()
+        guard let path = BuiltProducts.launchbench else {
+            throw LaunchBenchError.fileNotFound(path: ".build", what: "The launchbench binary (run `swift build --build-tests` first)")
         }
-        let url = folder.appendingPathComponent("launchbench")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw LaunchBenchError.fileNotFound(path: url.path, what: "The launchbench binary (run `swift build --build-tests` first)")
-        }
-        return url
+        return URL(fileURLWithPath: path)
     }
 
     static func run(_ arguments: [String]) throws -> Result {
