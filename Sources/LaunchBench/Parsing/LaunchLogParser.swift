@@ -10,8 +10,9 @@
 /// (dyld2, right before `main`), then the app's markers, then `done`. So a new launch starts when
 /// - a statistics line cannot continue the current launch's block (dyld prints a block's lines in a
 ///   fixed order, so a line at or before the last one seen begins another block), unless it is a
-///   details block following its own summary (one launch, not two); or statistics arrive after
-///   the current launch's markers or `done`;
+///   details block following its own summary (one launch, not two: the summary ended with dyld's
+///   empty line, or it is complete and the details line is indented as dyld indents it); or
+///   statistics arrive after the current launch's markers or `done`;
 /// - a marker repeats a name the current launch already has, or arrives after `done`;
 /// - a library line arrives after `done`.
 /// Library lines that arrive after a launch's statistics are held back: if another statistics
@@ -185,6 +186,7 @@ public struct LaunchLogParser: Sendable {
         case .empty:
             if var summary = current.summary, current.totals == nil {
                 summary.listOpen = false
+                summary.ended = true
                 if let last = summary.last, last >= .initializer { progress.statisticsComplete = true }
                 current.summary = summary
             }
@@ -257,8 +259,10 @@ public struct LaunchLogParser: Sendable {
         let joins: Bool
         if let totals = current.totals {
             joins = current.phase <= .statistics && totals.accepts(line)
+        } else if let summary = current.summary {
+            joins = current.phase <= .statistics && summary.takesDetails(indent: indent)
         } else {
-            joins = current.phase <= .statistics
+            joins = current.phase <= .loading
         }
         if !joins { startNewLaunch() }
         if current.totals == nil {

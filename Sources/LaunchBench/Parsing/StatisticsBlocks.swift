@@ -5,6 +5,8 @@ struct SummaryBlock {
     var times: [SummaryLine: DyldTime] = [:]
     var slowest: [InitializerTime] = []
     var listOpen = false
+    /// dyld's empty line after the block was seen.
+    var ended = false
 
     /// Whether `line` continues this block: dyld prints its lines in a fixed order, so a line that
     /// does not come after the last one seen starts another block.
@@ -21,6 +23,12 @@ struct SummaryBlock {
     }
 
     var missing: [SummaryLine] { SummaryLine.allCases.filter { seen & $0.bit == 0 } }
+
+    /// Whether a details block starting with a line indented by `indent` is this summary's own:
+    /// dyld prints it after the summary's empty line, indented by two spaces.
+    func takesDetails(indent: Int) -> Bool {
+        ended || (missing.isEmpty && indent > 0)
+    }
 }
 
 /// A details block (dyld 421–852) or an old block (dyld ≤360), as it is read.

@@ -1,0 +1,70 @@
+import Foundation
+import LaunchBench
+
+/// The dyld captures in `Fixtures/dyld/` and their hand-written expected results.
+enum ParserFixtures {
+    static let folder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/dyld")
+
+    /// `NN-*.txt` file names, sorted.
+    static let names: [String] = {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return files.filter { $0.hasSuffix(".txt") }.sorted()
+    }()
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    static func golden(_ name: String) throws -> Any {
+        let url = folder.appendingPathComponent("golden").appendingPathComponent(name.replacingOccurrences(of: ".txt", with: ".json"))
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: url))
+    }
+
+    /// The records as `launchbench parse` prints them (without the `file` key), decoded for comparison.
+    static func json(_ records: [LaunchRecord]) throws -> Any {
+        let text = "[" + records.map(ParseReport.json).joined(separator: ",") + "]"
+        return try JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    static func sameJSON(_ a: Any, _ b: Any) -> Bool {
+        (a as? NSObject)?.isEqual(b) ?? false
+    }
+
+    static func pretty(_ value: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys]) else {
+            return "\(value)"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A small seeded generator, so random cases are the same on every run and machine.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension LaunchLogParser {
+    /// Feeds `bytes` in pieces whose ends `cuts` (ascending offsets) choose.
+    static func parse(_ bytes: [UInt8], cuts: [Int]) -> (records: [LaunchRecord], unrecognized: Int) {
+        var parser = LaunchLogParser()
+        var start = 0
+        for cut in cuts + [bytes.count] where cut >= start {
+            parser.feed(bytes[start..<cut])
+            start = cut
+        }
+        let records = parser.finish()
+        return (records, parser.unrecognizedLineCount)
+    }
+}
