@@ -28,6 +28,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let summary = try ResultsFolder.load(dir).summary
         #expect(summary.devices.map(\.device.udid) == [Self.ana, Self.script])
+        // run.json's outcome notes become the device's remarks; a device with samples is not also a note.
+        #expect(summary.devices[1].remarks == ["iOS 16.7.2 prints no dyld statistics: launch times come from the app's markers only."])
         let anaCold = try #require(summary.devices[0].kind(.cold))
         #expect(anaCold.launches == 7 && anaCold.failures == 1)
         let premain = try #require(anaCold.metrics[.totalPremainMs])

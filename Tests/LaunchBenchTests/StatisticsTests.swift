@@ -139,6 +139,19 @@ import Testing
         #expect(summary.entries.count == 6)
     }
 
+    @Test func devicesFollowTheGivenOrderThenFirstAppearance() {
+        func sample(_ udid: String) -> Sample {
+            Sample(
+                runID: "r", deviceUDID: udid, deviceName: udid, productType: "p", osVersion: "14.8", appBundleID: "x",
+                appVersion: "1", iteration: 1, kind: .cold, status: .ok, metrics: [.wallMs: 1], startedAt: Date())
+        }
+        let samples = ["C", "A", "B", "C", "D"].map(sample)
+        let summary = RunSummary(samples: samples, deviceOrder: ["B", "X", "A"], remarks: ["A": ["note about A"]])
+        #expect(summary.devices.map(\.device.udid) == ["B", "A", "C", "D"])
+        #expect(summary.devices[1].remarks == ["note about A"])
+        #expect(summary.devices.first { $0.device.udid == "C" }?.kind(.cold)?.launches == 2)
+    }
+
     @Test func phaseBreakdownUsesPerLaunchDifferences() throws {
         func sample(_ m: [Metric: Double]) -> Sample {
             Sample(

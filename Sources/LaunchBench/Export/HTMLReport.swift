@@ -40,8 +40,7 @@ public enum HTMLReport {
             page += "<p class=\"empty\">No launches to report.</p>\n"
         }
         for (index, device) in summary.devices.enumerated() {
-            let remarks = folder.manifest?.outcome(of: device.device.udid)?.notes ?? []
-            page += deviceSection(device, index: index + 1, metrics: summary.metrics, remarks: remarks)
+            page += deviceSection(device, index: index + 1, metrics: summary.metrics)
         }
         page += runDetails(folder)
         page += methodNote
@@ -58,13 +57,22 @@ public enum HTMLReport {
         return parts.joined(separator: " · ")
     }
 
-    private static func deviceSection(_ device: DeviceSummary, index: Int, metrics: [Metric], remarks: [String]) -> String {
+    private static func deviceSection(_ device: DeviceSummary, index: Int, metrics: [Metric]) -> String {
         var html = "<section class=\"device\" id=\"device-\(index)\">\n"
         html += "<h2>\(HTMLText.escape(device.device.name.isEmpty ? device.device.udid : device.device.name))</h2>\n"
         html += "<p class=\"device-line\">\(HTMLText.escape(ReportText.deviceLine(device.device)))</p>\n"
-        for remark in remarks { html += "<p class=\"remark\">\(HTMLText.escape(remark))</p>\n" }
+        for remark in device.remarks { html += "<p class=\"remark\">\(HTMLText.escape(remark))</p>\n" }
+        for kind in device.kinds where kind.failures > 0 {
+            html += "<p class=\"remark bad\">\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(HTMLText.escape(ReportText.failureBreakdown(kind))))</p>\n"
+        }
+        for kind in device.kinds where kind.withoutMetrics > 0 {
+            html += "<p class=\"remark\">\(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)</p>\n"
+        }
 
-        if let headline = device.headlineMetric {
+        guard let headline = device.headlineMetric else {
+            return html + "<p class=\"empty\">Nothing was measured on this device.</p>\n</section>\n"
+        }
+        do {
             html += "<div class=\"cards\">"
             for kind in device.kinds {
                 guard let s = kind.metrics[headline] else { continue }
@@ -85,22 +93,15 @@ public enum HTMLReport {
         }
 
         html += "<h3>Every launch</h3>\n"
-        if let metric = device.headlineMetric, let strip = HTMLCharts.stripPlot(device, metric: metric) {
-            html += "<figure>\(strip)<figcaption>One dot per measured launch of \(HTMLText.escape(metric.title)); the shaded box spans p25–p75, the line is the median."
-            let failed = device.kinds.filter { $0.failures > 0 }
-            if !failed.isEmpty {
-                html += " Not shown: " + failed.map { "\($0.failures) failed \($0.kind.rawValue) launch\($0.failures == 1 ? "" : "es") (\(HTMLText.escape(ReportText.failureBreakdown($0))))" }.joined(separator: ", ") + "."
-            }
+        if let strip = HTMLCharts.stripPlot(device, metric: headline) {
+            html += "<figure>\(strip)<figcaption>One dot per measured launch of \(HTMLText.escape(headline.title)); the shaded box spans p25–p75, the line is the median. Failed launches have no value to show."
             html += "</figcaption></figure>\n"
         } else {
             html += "<p class=\"empty\">No launch on this device was measured.</p>\n"
         }
 
-        html += "<h3>Summary</h3>\n<div class=\"scroll\"><table class=\"summary\"><thead><tr>"
-        for title in ["kind", "metric", "n", "failures", "min", "p25", "median", "mean", "p75", "p90", "max", "stddev", "CV %", "95% CI of median"] {
-            html += "<th>\(HTMLText.escape(title))</th>"
-        }
-        html += "</tr></thead><tbody>"
+        html += "<h3>Summary</h3>\n"
+        var rows = ""
         var unmeasured: [String] = []
         for kind in device.kinds {
             for metric in metrics {
@@ -110,23 +111,31 @@ public enum HTMLReport {
                     if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
                     continue
                 }
-                html += "<tr><td>\(kind.kind.rawValue)</td><td><code>\(metric.rawValue)</code></td><td>\(s.n)</td>"
-                html += s.failures > 0 ? "<td class=\"bad\">\(s.failures)</td>" : "<td>0</td>"
+                rows += "<tr><td>\(kind.kind.rawValue)</td><td><code>\(metric.rawValue)</code></td><td>\(s.n)</td>"
+                rows += s.failures > 0 ? "<td class=\"bad\">\(s.failures)</td>" : "<td>0</td>"
                 for value in [s.min, s.p25, s.median, s.mean, s.p75, s.p90, s.max, s.stddev] {
-                    html += "<td>\(ReportText.ms(value))</td>"
+                    rows += "<td>\(ReportText.ms(value))</td>"
                 }
-                html += "<td>\(ReportText.percent(s.cvPercent))</td>"
+                rows += "<td>\(ReportText.percent(s.cvPercent))</td>"
                 if let ci = s.ci95 {
                     let coverage = DecimalText.exact(ci.coverage * 100, fractionDigits: 1)
-                    html += "<td title=\"x(\(ci.lowerRank)) to x(\(ci.upperRank)) of \(s.n): \(coverage) % coverage\">\(ReportText.ms(ci.low))–\(ReportText.ms(ci.high))</td>"
+                    rows += "<td title=\"x(\(ci.lowerRank)) to x(\(ci.upperRank)) of \(s.n): \(coverage) % coverage\">\(ReportText.ms(ci.low))–\(ReportText.ms(ci.high))</td>"
                 } else {
-                    html += "<td class=\"muted\">n &lt; 6</td>"
+                    rows += "<td class=\"muted\">n &lt; 6</td>"
                 }
-                html += "</tr>"
+                rows += "</tr>"
             }
         }
-        html += "</tbody></table></div>\n"
-        if !unmeasured.isEmpty {
+        if rows.isEmpty {
+            html += "<p class=\"empty\">Nothing was measured on this device.</p>\n"
+        } else {
+            html += "<div class=\"scroll\"><table class=\"summary\"><thead><tr>"
+            for title in ["kind", "metric", "n", "failures", "min", "p25", "median", "mean", "p75", "p90", "max", "stddev", "CV %", "95% CI of median"] {
+                html += "<th>\(HTMLText.escape(title))</th>"
+            }
+            html += "</tr></thead><tbody>" + rows + "</tbody></table></div>\n"
+        }
+        if !unmeasured.isEmpty, !rows.isEmpty {
             html += "<p class=\"empty\">Not measured on this device: \(unmeasured.map { "<code>\($0)</code>" }.joined(separator: ", ")).</p>\n"
         }
         html += "</section>\n"
@@ -229,6 +238,7 @@ public enum HTMLReport {
         footer{margin-top:32px;font-size:12px;color:var(--muted);border-top:1px solid var(--line);padding-top:12px}
         .empty{color:var(--muted);font-style:italic}
         .remark{font-size:13px;margin:0 0 8px;color:var(--ink)}
+        .remark.bad{color:var(--bad)}
         @media print{body{max-width:none}.scroll{overflow:visible}}
         """
 }

@@ -12,6 +12,7 @@ public enum MarkdownReport {
             let os = device.device.osVersion.isEmpty ? "" : ", iOS \(escape(device.device.osVersion))"
             lines.append("**\(escape(device.device.name))** (\(escape(device.device.modelDescription))\(os))")
             lines.append("")
+            for remark in device.remarks { lines += ["> " + escape(remark), ""] }
             var rows: [String] = []
             var unmeasured: [String] = []
             for kind in device.kinds {

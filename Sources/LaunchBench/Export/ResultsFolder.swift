@@ -73,15 +73,15 @@ public struct ResultsFolder: Sendable {
             } else if manifest.endedAt == nil {
                 notes.append("run.json has no end time: the run was interrupted or is still going; these are the launches measured so far.")
             }
-            notes += deviceNotes(manifest)
+            notes += deviceNotes(manifest, measured: Set(samples.map(\.deviceUDID)))
         }
         return ResultsFolder(url: url, manifest: manifest, samples: samples, notes: notes)
     }
 
-    /// Devices that were not fully measured, in words (a skipped device has no samples, so
-    /// nothing else in the report would mention it).
-    private static func deviceNotes(_ manifest: RunManifest) -> [String] {
-        (manifest.deviceOutcomes ?? []).compactMap { outcome in
+    /// Devices without a single sample that were not measured, in words: nothing else in a report
+    /// would mention them. (Devices with samples get their outcome as remarks in their section.)
+    private static func deviceNotes(_ manifest: RunManifest, measured: Set<String>) -> [String] {
+        (manifest.deviceOutcomes ?? []).filter { !measured.contains($0.udid) }.compactMap { outcome in
             let what: String
             switch outcome.outcome {
             case .running, .measured: return nil
@@ -131,6 +131,13 @@ public struct ResultsFolder: Sendable {
         }
     }
 
-    /// The statistics of the samples.
-    public var summary: RunSummary { RunSummary(samples: samples) }
+    /// The statistics of the samples, devices in `run.json`'s order, with its device outcome notes
+    /// as remarks.
+    public var summary: RunSummary {
+        var remarks: [String: [String]] = [:]
+        for outcome in manifest?.deviceOutcomes ?? [] where !outcome.notes.isEmpty {
+            remarks[outcome.udid, default: []] += outcome.notes
+        }
+        return RunSummary(samples: samples, deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
+    }
 }

@@ -4,7 +4,7 @@ public enum SummaryTextReport {
     ///   - summary: the statistics.
     ///   - notes: the reader's notes (shown first, so nobody misses a skipped line).
     public static func render(_ summary: RunSummary, notes: [String] = []) -> String {
-        var blocks: [String] = notes.map { "note: \(ReportText.printable($0))" }
+        var blocks: [String] = notes.isEmpty ? [] : [notes.map { "note: \(ReportText.printable($0))" }.joined(separator: "\n")]
         if summary.devices.isEmpty { blocks.append("No launches to report.") }
         for device in summary.devices {
             var table = TextTable(
@@ -26,6 +26,7 @@ public enum SummaryTextReport {
                 }
             }
             var block = "\(ReportText.printable(device.device.name)) — \(ReportText.printable(ReportText.deviceLine(device.device)))\n"
+            for remark in device.remarks { block += ReportText.printable(remark) + "\n" }
             block += table.rows.isEmpty ? "Nothing was measured on this device." : table.render()
             if !unmeasured.isEmpty, !table.rows.isEmpty {
                 block += "\nnot measured: " + unmeasured.joined(separator: ", ")

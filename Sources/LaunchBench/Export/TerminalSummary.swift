@@ -15,6 +15,7 @@ public enum TerminalSummary {
         for device in summary.devices {
             out += style.bold(ReportText.printable(device.device.name)) + "  "
                 + style.dim(ReportText.printable(ReportText.deviceLine(device.device))) + "\n"
+            for remark in device.remarks { out += "  " + ReportText.printable(remark) + "\n" }
             let metrics = headlineMetrics(device, among: summary.metrics)
             var table = TextTable(
                 headers: ["kind", "metric", "median ms", "p90 ms", "cv %", "n", "failures"],

@@ -9,7 +9,13 @@ public struct RunSummary: Sendable, Hashable {
     public var metrics: [Metric]
 
     /// Groups `samples` by device and launch kind and computes every metric's statistics.
-    public init(samples: [Sample]) {
+    /// - Parameters:
+    ///   - samples: the launches, in the order measured.
+    ///   - deviceOrder: UDIDs in the order to report them (`run.json`'s devices); devices not listed
+    ///     follow in the order they first appear in `samples`.
+    ///   - remarks: what the user should know per device (UDID → sentences), e.g. `run.json`'s
+    ///     device outcome notes; shown under the device in every report.
+    public init(samples: [Sample], deviceOrder: [String] = [], remarks: [String: [String]] = [:]) {
         let measured = Set(samples.flatMap { $0.status.isFailure ? [] : Array($0.metrics.keys) })
         let found = Metric.allCases.filter(measured.contains)
         let metrics = found.isEmpty ? Metric.allCases : found
@@ -21,7 +27,11 @@ public struct RunSummary: Sendable, Hashable {
             if byDevice[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
             byDevice[sample.deviceUDID, default: []].append(sample)
         }
-        devices = order.map { udid in DeviceSummary(samples: byDevice[udid] ?? [], metrics: metrics) }
+        let listed = deviceOrder.filter { byDevice[$0] != nil }
+        let ordered = listed + order.filter { !listed.contains($0) }
+        devices = ordered.map { udid in
+            DeviceSummary(samples: byDevice[udid] ?? [], metrics: metrics, remarks: remarks[udid] ?? [])
+        }
     }
 
     /// Every (device, kind, metric) row, in report order: device, then cold before warm, then metric.
@@ -67,8 +77,11 @@ public struct DeviceSummary: Sendable, Hashable {
     public var device: DeviceIdentity
     /// Cold before warm; a kind with no launches is left out (`--warm 0`).
     public var kinds: [KindSummary]
+    /// What the user should know about this device (why it was stopped, where its times come from).
+    public var remarks: [String]
 
-    init(samples: [Sample], metrics: [Metric]) {
+    init(samples: [Sample], metrics: [Metric], remarks: [String]) {
+        self.remarks = remarks
         // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
         let last = samples.last
         device = DeviceIdentity(
