@@ -44,7 +44,7 @@ public enum TerminalSummary {
                 out += "  " + style.red("\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))") + "\n"
             }
             for kind in device.kinds where kind.withoutMetrics > 0 {
-                out += "  \(kind.kind.rawValue): \(kind.withoutMetrics) launches printed no timing (no-metrics)\n"
+                out += "  \(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)\n"
             }
             out += "\n"
         }
