@@ -52,13 +52,18 @@ enum RunExecution {
             + "iterations, \(cold), \(warm) each. Results: \(folder.path)"
     }
 
-    /// The results per device and launch kind (stdout).
+    /// Writes the exports next to the samples, then prints the statistics per device and launch kind
+    /// (stdout), with notes on devices not fully measured.
     private static func printSummary(_ result: RunResult) {
-        FileHandle.standardOutput.write(Data(MinimalSummary.render(result).utf8))
-        for outcome in result.devicesNotFullyMeasured where outcome.outcome != .interrupted {
-            let name = result.manifest.devices.first { $0.udid == outcome.udid }?.name ?? outcome.udid
-            let why = outcome.notes.last.map { ": \($0)" } ?? ""
-            print("\(name) (\(outcome.udid)): \(outcome.outcome.rawValue)\(why)")
+        do {
+            let exports = try ResultExports.writeAll(resultsFolder: result.folder)
+            let text = TerminalSummary.render(
+                exports.summary, color: Terminal.colorEnabled(for: STDOUT_FILENO), notes: exports.folder.notes)
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } catch {
+            Terminal.note(
+                "The exports could not be written: \(error.localizedDescription) samples.jsonl is complete; retry with "
+                    + "`launchbench report \(result.folder.path)`.")
         }
     }
 }
