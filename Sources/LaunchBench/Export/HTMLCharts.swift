@@ -9,7 +9,7 @@ enum HTMLCharts {
     /// The phase colours, in phase order (Okabe–Ito: distinguishable with colour-vision deficiencies).
     static let phaseColors: [String: String] = [
         "dylib loading": "#0072B2", "rebase/binding": "#56B4E9", "ObjC setup": "#009E73", "initializers": "#E69F00",
-        "other pre-main (not itemised)": "#9A9A9A", "main → didFinishLaunching": "#CC79A7",
+        PhaseBreakdown.otherPreMain: "#9A9A9A", PhaseBreakdown.wholePreMain: "#9A9A9A", "main → didFinishLaunching": "#CC79A7",
         "didFinishLaunching → first frame": "#D55E00",
     ]
     static let kindColors: [LaunchKind: String] = [.cold: "#0072B2", .warm: "#D55E00"]
@@ -123,8 +123,8 @@ enum HTMLCharts {
     }
 
     private static let phaseOrder = [
-        "dylib loading", "rebase/binding", "ObjC setup", "initializers", "other pre-main (not itemised)",
-        "main → didFinishLaunching", "didFinishLaunching → first frame",
+        "dylib loading", "rebase/binding", "ObjC setup", "initializers", PhaseBreakdown.otherPreMain,
+        PhaseBreakdown.wholePreMain, "main → didFinishLaunching", "didFinishLaunching → first frame",
     ]
 
     private static func svg(height: Double, label: String, body: String) -> String {

@@ -2,7 +2,8 @@
 ///
 /// Phases, in order: dyld's four pre-main phases (dylib loading, rebase/binding, ObjC setup,
 /// initializers), then from the app's markers: "other pre-main (not itemised)" (process start → `main`
-/// minus dyld's total: exec, dyld's own start, anything dyld does not itemise), `main` →
+/// minus dyld's total: exec, dyld's own start, anything dyld does not itemise; "pre-main (start →
+/// main)" for launches without dyld statistics), `main` →
 /// `didFinishLaunching`, `didFinishLaunching` → first frame. Each phase's length is computed per
 /// launch and then its median taken, so a phase is only shown from launches that measured both
 /// of its ends. The medians of the parts do not in general add up to the median of the whole;
@@ -22,12 +23,14 @@ public struct PhaseBreakdown: Sendable, Hashable {
     /// - Parameter samples: launches of one device and kind; failed ones are ignored.
     public init(samples: [Sample]) {
         let measured = samples.filter { !$0.status.isFailure }
+        // With dyld's phases, start → main minus them is the rest; without (iOS 15+), it is all of pre-main.
+        let itemised = measured.contains { s in Metric.preMain.contains { s[$0] != nil } }
         let definitions: [(String, (Sample) -> Double?)] = [
             ("dylib loading", { $0[.dylibLoadingMs] }),
             ("rebase/binding", { $0[.rebaseBindingMs] }),
             ("ObjC setup", { $0[.objcSetupMs] }),
             ("initializers", { $0[.initializerMs] }),
-            ("other pre-main (not itemised)", { s in
+            (itemised ? Self.otherPreMain : Self.wholePreMain, { s in
                 guard let main = s[.mainMs] else { return nil }
                 // Without dyld statistics (iOS 15+) the whole start → main stretch is this phase.
                 guard let premain = s[.totalPremainMs] else { return main }
@@ -43,6 +46,11 @@ public struct PhaseBreakdown: Sendable, Hashable {
             return Phase(name: name, medianMs: Swift.max(0, Percentile.of(sorted: values, fraction: 0.5)), n: values.count)
         }
     }
+
+    /// Process start → `main` minus dyld's total, when dyld itemised pre-main.
+    public static let otherPreMain = "other pre-main (not itemised)"
+    /// Process start → `main`, when dyld printed no phases (iOS 15+).
+    public static let wholePreMain = "pre-main (start → main)"
 
     /// The sum of the phase medians (the bar's length).
     public var totalMs: Double { phases.reduce(0) { $0 + $1.medianMs } }

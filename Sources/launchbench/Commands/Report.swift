@@ -36,7 +36,13 @@ struct Report: AsyncParsableCommand {
         let folder = try ResultsFolder.load(folderURL)
         let summary = folder.summary
         if !printOnly {
-            let outcome = try ResultExports.writeAll(folder)
+            let outcome: ResultExports.Outcome
+            do {
+                outcome = try ResultExports.writeAll(folder)
+            } catch {
+                Terminal.note("report: the exports could not be rewritten; pass --print-only to report a folder you cannot write to.")
+                throw error
+            }
             Terminal.note("report: wrote \(outcome.written.map(\.lastPathComponent).joined(separator: ", ")) in \(folderURL.path)")
         }
         // The table carries the notes itself; other formats keep them in the document or, for CSV, nowhere.
