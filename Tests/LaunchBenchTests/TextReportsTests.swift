@@ -74,6 +74,18 @@ import Testing
         #expect(!table.contains("\u{1B}"))
     }
 
+    @Test func terminalSummaryOfADeviceThatMeasuredNothingShowsItsFailures() {
+        let failed = (1...3).map { i in
+            Sample(
+                runID: "r", deviceUDID: "U", deviceName: "Lab 1", productType: "iPhone12,1", osVersion: "14.8",
+                appBundleID: "x", appVersion: "1", iteration: i, kind: .cold, status: .installFailed, startedAt: Date())
+        }
+        let text = TerminalSummary.render(RunSummary(samples: failed), color: false)
+        #expect(text.contains("Nothing was measured on this device."))
+        #expect(text.contains("cold: 3 of 3 launches failed (3 install-failed)"))
+        #expect(!text.contains("median ms"))
+    }
+
     @Test func tableFormatListsUnmeasuredMetricsInsteadOfEmptyRows() throws {
         let (summary, folder) = try fixtureSummary()
         let table = SummaryTextReport.render(summary, notes: folder.notes)

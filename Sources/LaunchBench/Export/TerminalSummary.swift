@@ -17,6 +17,7 @@ public enum TerminalSummary {
                 + style.dim(ReportText.printable(ReportText.deviceLine(device.device))) + "\n"
             for remark in device.remarks { out += "  " + ReportText.printable(remark) + "\n" }
             let metrics = headlineMetrics(device, among: summary.metrics)
+            if metrics.isEmpty { out += "  Nothing was measured on this device.\n" }
             var table = TextTable(
                 headers: ["kind", "metric", "median ms", "p90 ms", "cv %", "n", "failures"],
                 alignments: [.left, .left, .right, .right, .right, .right, .right])
@@ -37,9 +38,11 @@ public enum TerminalSummary {
                     }
                 }
             }
-            let lines = table.render().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            out += "  " + style.dim(lines[0]) + "\n"
-            for (line, paint) in zip(lines.dropFirst(), rowStyles) { out += "  " + paint(line) + "\n" }
+            if !table.rows.isEmpty {
+                let lines = table.render().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                out += "  " + style.dim(lines[0]) + "\n"
+                for (line, paint) in zip(lines.dropFirst(), rowStyles) { out += "  " + paint(line) + "\n" }
+            }
             for kind in device.kinds where kind.failures > 0 {
                 out += "  " + style.red("\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))") + "\n"
             }
@@ -53,14 +56,12 @@ public enum TerminalSummary {
     }
 
     /// Total pre-main and first frame when measured (the two numbers people ask for), else the
-    /// device's headline metric.
+    /// device's headline metric; empty when nothing was measured.
     static func headlineMetrics(_ device: DeviceSummary, among metrics: [Metric]) -> [Metric] {
         let measured = metrics.filter { metric in device.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
         let preferred = [Metric.totalPremainMs, .firstFrameMs].filter(measured.contains)
         if !preferred.isEmpty { return preferred }
-        if let headline = device.headlineMetric { return [headline] }
-        // Nothing measured: still show one row per kind so the failures are visible.
-        return metrics.contains(.wallMs) ? [.wallMs] : Array(metrics.prefix(1))
+        return device.headlineMetric.map { [$0] } ?? []
     }
 
     private struct Style {
