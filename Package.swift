@@ -39,6 +39,7 @@ let package = Package(
                 "LaunchBench",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(name: "LaunchProbe"),

@@ -1,0 +1,317 @@
+import Foundation
+
+/// What an emulated app does when launched: the schema of `launchbench-emulator.json`.
+///
+/// A bundle may carry this file at its top level (`Sample.app/launchbench-emulator.json`); without
+/// one, `AppProfile.default` applies. Every field is optional. Times are milliseconds of *emulated*
+/// time; the lab's time scale turns them into real delays, the printed numbers stay realistic.
+///
+/// ```json
+/// {
+///   "schemaVersion": 1,
+///   "models": {
+///     "iPhone6,1": { "cold": { "dylibLoadingMs": 150, "rebaseBindingMs": 25, "objcSetupMs": 18,
+///                              "initializerMs": 37, "mainMs": 238, "didFinishLaunchingMs": 438,
+///                              "firstFrameMs": 548,
+///                              "slowestInitializers": [{ "image": "libSystem.B.dylib", "ms": 4 }] },
+///                    "warm": { "...": "same keys" } },
+///     "A12": { "cold": { "...": "..." } },
+///     "default": { "cold": { "...": "..." } }
+///   },
+///   "noise": 0.05, "seed": 7, "exitAfterDone": true, "developmentSigned": true,
+///   "bundleImages": ["Frameworks/SampleKit.framework/SampleKit"],
+///   "faults": { "crash": { "launches": [2], "signal": 11 } },
+///   "install": { "delayMs": 0 }
+/// }
+/// ```
+public struct AppProfile: Codable, Sendable, Hashable {
+    /// Always 1 for now; a newer file is rejected with a message naming the field.
+    public var schemaVersion: Int?
+    /// Timings keyed by `ProductType` (`iPhone6,1`), by chip (`A7`, see `ChipGeneration`), or `default`.
+    /// Lookup order: exact ProductType, then the device's chip, then `default`, then the built-in
+    /// figures of that chip (an empty Swift app). A missing `warm` is derived from `cold` and vice versa.
+    public var models: [String: ModelTimings]?
+    /// Relative standard deviation applied to every phase and after-main gap (default 0.05; 0 = none).
+    public var noise: Double?
+    /// Random seed of this app's noise and faults; the lab's seed when absent.
+    public var seed: UInt64?
+    /// Exit with status 0 right after `[launchbench] done`, as LaunchProbe does when launched by the
+    /// harness (default true). When false the app keeps running until killed.
+    public var exitAfterDone: Bool?
+    /// Signed for development (get-task-allow). When false debugserver refuses the launch (default true).
+    public var developmentSigned: Bool?
+    /// After-main markers printed, in order (default `main`, `didFinishLaunching`, `firstFrame`).
+    public var markers: [String]?
+    /// Whether `[launchbench] done` follows the last marker (default true).
+    public var printsDone: Bool?
+    /// Images inside the bundle that dyld loads, relative to the `.app` folder (default: the entries
+    /// of the bundle's `Frameworks/` folder, `X.framework` → `Frameworks/X.framework/X`).
+    public var bundleImages: [String]?
+    /// System images dyld loads (absolute paths); a small realistic list when absent.
+    public var systemImages: [String]?
+    /// Switchable misbehaviour.
+    public var faults: Faults?
+    /// How installation_proxy treats this bundle.
+    public var install: InstallBehaviour?
+
+    public init(
+        schemaVersion: Int? = 1, models: [String: ModelTimings]? = nil, noise: Double? = nil, seed: UInt64? = nil,
+        exitAfterDone: Bool? = nil, developmentSigned: Bool? = nil, markers: [String]? = nil, printsDone: Bool? = nil,
+        bundleImages: [String]? = nil, systemImages: [String]? = nil, faults: Faults? = nil,
+        install: InstallBehaviour? = nil
+    ) {
+        self.schemaVersion = schemaVersion
+        self.models = models
+        self.noise = noise
+        self.seed = seed
+        self.exitAfterDone = exitAfterDone
+        self.developmentSigned = developmentSigned
+        self.markers = markers
+        self.printsDone = printsDone
+        self.bundleImages = bundleImages
+        self.systemImages = systemImages
+        self.faults = faults
+        self.install = install
+    }
+
+    /// No file: an empty Swift app with the built-in figures.
+    public static let `default` = AppProfile()
+
+    /// The file name looked up at the top of an installed bundle.
+    public static let fileName = "launchbench-emulator.json"
+
+    /// Reads a profile, rejecting unknown schema versions and nonsense values with a message that names them.
+    public static func decode(_ data: Data) throws -> AppProfile {
+        let profile: AppProfile
+        do {
+            profile = try JSONDecoder().decode(AppProfile.self, from: data)
+        } catch {
+            throw AppProfileError("\(Self.fileName) is not a valid profile: \(describe(error))")
+        }
+        try profile.validate()
+        return profile
+    }
+
+    func validate() throws {
+        if let version = schemaVersion, version != 1 {
+            throw AppProfileError("\(Self.fileName): schemaVersion \(version) is not supported; use 1")
+        }
+        if let noise, !(0...1).contains(noise) {
+            throw AppProfileError("\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
+        }
+        for (key, model) in models ?? [:] {
+            for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {
+                guard let timings else { continue }
+                for (name, value) in timings.numbers where value < 0 {
+                    throw AppProfileError("\(Self.fileName): models.\(key).\(kind).\(name) is \(value); times must be ≥ 0")
+                }
+            }
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            return "\(path) is missing"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
+
+/// Figures of one device model: cold and warm launches.
+public struct ModelTimings: Codable, Sendable, Hashable {
+    public var cold: LaunchTimings?
+    public var warm: LaunchTimings?
+
+    public init(cold: LaunchTimings? = nil, warm: LaunchTimings? = nil) {
+        self.cold = cold
+        self.warm = warm
+    }
+}
+
+/// The nominal figures of one launch kind (before noise).
+public struct LaunchTimings: Codable, Sendable, Hashable {
+    public var dylibLoadingMs: Double
+    public var rebaseBindingMs: Double
+    public var objcSetupMs: Double
+    public var initializerMs: Double
+    /// Initializers dyld may list, in load order, with the time dyld prints for each (part of
+    /// `initializerMs`). dyld lists an image only when its raw time is ≥ 2% of the total; libSystem's raw
+    /// time includes the ObjC setup, which dyld subtracts before printing.
+    public var slowestInitializers: [InitializerFigure]?
+    /// App markers, ms after process start (so they include pre-main). Absent = derived.
+    public var mainMs: Double?
+    public var didFinishLaunchingMs: Double?
+    public var firstFrameMs: Double?
+
+    public init(
+        dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
+        slowestInitializers: [InitializerFigure]? = nil, mainMs: Double? = nil, didFinishLaunchingMs: Double? = nil,
+        firstFrameMs: Double? = nil
+    ) {
+        self.dylibLoadingMs = dylibLoadingMs
+        self.rebaseBindingMs = rebaseBindingMs
+        self.objcSetupMs = objcSetupMs
+        self.initializerMs = initializerMs
+        self.slowestInitializers = slowestInitializers
+        self.mainMs = mainMs
+        self.didFinishLaunchingMs = didFinishLaunchingMs
+        self.firstFrameMs = firstFrameMs
+    }
+
+    /// Sum of the four pre-main phases.
+    public var preMainMs: Double { dylibLoadingMs + rebaseBindingMs + objcSetupMs + initializerMs }
+
+    var numbers: [(String, Double)] {
+        [
+            ("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs),
+            ("initializerMs", initializerMs), ("mainMs", mainMs ?? 0), ("didFinishLaunchingMs", didFinishLaunchingMs ?? 0),
+            ("firstFrameMs", firstFrameMs ?? 0),
+        ] + (slowestInitializers ?? []).map { ("slowestInitializers.\($0.image)", $0.ms) }
+    }
+}
+
+/// One image's initializer time.
+public struct InitializerFigure: Codable, Sendable, Hashable {
+    public var image: String
+    public var ms: Double
+
+    public init(image: String, ms: Double) {
+        self.image = image
+        self.ms = ms
+    }
+}
+
+/// Which launches a fault hits: listed launch numbers, a probability, or both (either matches).
+///
+/// Launch numbers count every launch of this bundle id on this device since the lab started,
+/// from 1 (reinstalling does not reset them), so `[2]` hits exactly one launch of a run.
+public struct LaunchSelector: Codable, Sendable, Hashable {
+    public var launches: [Int]?
+    /// Chance per launch, 0…1, drawn from the seeded generator.
+    public var probability: Double?
+    /// Only `cold` or only `warm` launches; both when absent.
+    public var kind: String?
+
+    public init(launches: [Int]? = nil, probability: Double? = nil, kind: String? = nil) {
+        self.launches = launches
+        self.probability = probability
+        self.kind = kind
+    }
+}
+
+/// Switchable misbehaviour of the emulated app.
+public struct Faults: Codable, Sendable, Hashable {
+    /// Dies of a signal after the given marker (default after `main`).
+    public var crash: CrashFault?
+    /// Prints nothing more after the given marker (default right after the dyld output) and never exits.
+    public var hang: PointFault?
+    /// Exits with `status` (default 1) after the given marker (default right after the dyld output).
+    public var earlyExit: ExitFault?
+    /// Random bytes (invalid UTF-8 included) written between the app's lines.
+    public var garbage: GarbageFault?
+
+    public init(crash: CrashFault? = nil, hang: PointFault? = nil, earlyExit: ExitFault? = nil, garbage: GarbageFault? = nil) {
+        self.crash = crash
+        self.hang = hang
+        self.earlyExit = earlyExit
+        self.garbage = garbage
+    }
+}
+
+/// A fault that strikes at one point of the launch.
+public struct PointFault: Codable, Sendable, Hashable {
+    public var when: LaunchSelector
+    /// `dyld` (right after dyld's output, before `main`) or a marker name; the fault strikes after it.
+    public var after: String?
+
+    public init(when: LaunchSelector, after: String? = nil) {
+        self.when = when
+        self.after = after
+    }
+}
+
+/// A crash: `signal` (default 11, SIGSEGV). `report` `stop` (default) makes debugserver report a stop
+/// (`T0b…`, the process waits to be killed, as under a debugger); `exit` reports a death by signal (`X0b`).
+public struct CrashFault: Codable, Sendable, Hashable {
+    public var when: LaunchSelector
+    public var after: String?
+    public var signal: Int?
+    public var report: String?
+
+    public init(when: LaunchSelector, after: String? = nil, signal: Int? = nil, report: String? = nil) {
+        self.when = when
+        self.after = after
+        self.signal = signal
+        self.report = report
+    }
+}
+
+/// An exit with a status before the launch is complete.
+public struct ExitFault: Codable, Sendable, Hashable {
+    public var when: LaunchSelector
+    public var after: String?
+    public var status: Int?
+
+    public init(when: LaunchSelector, after: String? = nil, status: Int? = nil) {
+        self.when = when
+        self.after = after
+        self.status = status
+    }
+}
+
+/// Garbage output: `chunks` pieces (default 3) of up to `maxBytes` random bytes (default 24).
+public struct GarbageFault: Codable, Sendable, Hashable {
+    public var when: LaunchSelector
+    public var chunks: Int?
+    public var maxBytes: Int?
+
+    public init(when: LaunchSelector, chunks: Int? = nil, maxBytes: Int? = nil) {
+        self.when = when
+        self.chunks = chunks
+        self.maxBytes = maxBytes
+    }
+}
+
+/// How installation_proxy treats the bundle.
+public struct InstallBehaviour: Codable, Sendable, Hashable {
+    /// Extra emulated time spread over the install's status messages (a slow install).
+    public var delayMs: Double?
+    /// Refuse the install with this error (on the selected installs, or always when `when` is absent).
+    public var failure: InstallFailure?
+
+    public init(delayMs: Double? = nil, failure: InstallFailure? = nil) {
+        self.delayMs = delayMs
+        self.failure = failure
+    }
+}
+
+/// An installation_proxy error reply.
+public struct InstallFailure: Codable, Sendable, Hashable {
+    /// Error name (default `ApplicationVerificationFailed`).
+    public var error: String?
+    public var description: String?
+    public var detail: Int?
+    /// Install numbers (1-based, per bundle id and device since the lab started) or a probability.
+    public var when: LaunchSelector?
+
+    public init(error: String? = nil, description: String? = nil, detail: Int? = nil, when: LaunchSelector? = nil) {
+        self.error = error
+        self.description = description
+        self.detail = detail
+        self.when = when
+    }
+}
+
+/// A profile that cannot be used, with the field at fault.
+public struct AppProfileError: Error, LocalizedError, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var errorDescription: String? { message }
+}

@@ -1,0 +1,96 @@
+/// dyld's internal timing counters for one launch, in microseconds, as dyld 2 keeps them
+/// (`fgTotalLoadLibrariesTime`, …). Every printed line is derived from these, so the summary, the
+/// details block and the old block of one launch always agree the way real dyld's do.
+public struct DyldCounters: Sendable, Hashable {
+    /// Images loading time, including the debugger pause.
+    public var loadLibrariesUs: UInt64
+    public var debuggerPauseUs: UInt64
+    public var rebaseUs: UInt64
+    public var bindUs: UInt64
+    public var weakBindUs: UInt64
+    /// "redo shared cached bindings": counted in binding, subtracted from the summary.
+    public var rebindCacheUs: UInt64
+    public var dofUs: UInt64
+    public var objcSetupUs: UInt64
+    /// Initializers including ObjC setup (dyld's `fgTotalInitTime`).
+    public var initTotalUs: UInt64
+    /// Images with initializers, in run order, with dyld's raw time (libSystem's includes ObjC setup).
+    public var initializers: [(name: String, us: UInt64)]
+
+    public var imagesLoaded: Int
+    public var imagesFromSharedCache: Int
+    public var segmentsMapped: Int
+    public var pagesMapped: Int
+    public var pagesPrefetched: Int
+    public var rebaseFixups: Int
+    public var bindingFixups: Int
+    public var lazyFixedUp: Int
+    public var lazyTotal: Int
+    public var symbolTrieSearches: Int
+    public var symbolTableBinarySearches: Int
+    public var imagesDefiningWeakSymbols: Int
+    public var imagesUsingWeakSymbols: Int
+
+    /// Everything dyld timed (the details block's `total time`).
+    public var totalUs: UInt64 { loadLibrariesUs + rebaseUs + bindUs + weakBindUs + dofUs + initTotalUs }
+
+    /// The summary's `Total pre-main time`: debugger pause and redone cache bindings excluded.
+    public var preMainUs: UInt64 { totalUs &- debuggerPauseUs &- rebindCacheUs }
+
+    public var dylibLoadingUs: UInt64 { loadLibrariesUs &- debuggerPauseUs }
+    public var rebaseBindingUs: UInt64 { rebaseUs + bindUs + weakBindUs &- rebindCacheUs }
+    public var initializerUs: UInt64 { initTotalUs &- objcSetupUs }
+
+    public static func == (lhs: DyldCounters, rhs: DyldCounters) -> Bool {
+        lhs.totalUs == rhs.totalUs && lhs.preMainUs == rhs.preMainUs
+            && lhs.initializers.map(\.name) == rhs.initializers.map(\.name)
+            && lhs.initializers.map(\.us) == rhs.initializers.map(\.us)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(totalUs)
+        hasher.combine(preMainUs)
+    }
+}
+
+extension DyldCounters {
+    /// Counters for the four summary phases (ms), with the bookkeeping parts (debugger pause, redone
+    /// cache bindings, DOF, counts) drawn from `random` so that each launch looks like a real one.
+    ///
+    /// - Parameters:
+    ///   - initializers: image short names and the time dyld *prints* for each; libSystem's raw time
+    ///     gets the ObjC setup added back, as dyld measures it.
+    ///   - bundleImageCount: images loaded from the app bundle (not from the shared cache).
+    ///   - legacy: dyld ≤ 360 (iOS ≤ 9), which had no debugger-pause or cache-rebind bookkeeping.
+    public static func make(
+        dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
+        initializers: [(String, Double)], bundleImageCount: Int, legacy: Bool = false, random: inout SeededRandom
+    ) -> DyldCounters {
+        func us(_ ms: Double) -> UInt64 { UInt64(max(0, ms * 1000).rounded()) }
+        let dylib = us(dylibLoadingMs)
+        let rebaseBinding = us(rebaseBindingMs)
+        let objc = us(objcSetupMs)
+        // dyld ≤ 360 neither subtracted a debugger pause nor redid cache bindings: keep both 0 there.
+        let pause = legacy ? 0 : UInt64(Double(dylib) * (0.01 + 0.02 * random.unit()))
+        let rebase = rebaseBinding / 10
+        let weak = rebaseBinding / 200
+        let rebind = legacy ? 0 : UInt64(Double(rebaseBinding) * (0.1 + 0.1 * random.unit()))
+        let bind = rebaseBinding - rebase - weak + rebind
+        let raw = initializers.map { name, ms in
+            (name: name, us: us(ms) + (name.hasPrefix("libSystem.") ? objc : 0))
+        }
+        let ownImages = bundleImageCount + 1
+        let loaded = 180 + Int(random.unit() * 150) + ownImages
+        let segments = ownImages * 4 + Int(random.unit() * 12)
+        let pages = segments * (30 + Int(random.unit() * 60))
+        return DyldCounters(
+            loadLibrariesUs: dylib + pause, debuggerPauseUs: pause, rebaseUs: rebase, bindUs: bind, weakBindUs: weak,
+            rebindCacheUs: rebind, dofUs: UInt64(random.unit() * 20), objcSetupUs: objc,
+            initTotalUs: objc + us(initializerMs), initializers: raw, imagesLoaded: loaded,
+            imagesFromSharedCache: loaded - ownImages, segmentsMapped: segments, pagesMapped: pages,
+            pagesPrefetched: pages / 20 + Int(random.unit() * 40), rebaseFixups: 15_000 + Int(random.unit() * 40_000),
+            bindingFixups: 400_000 + Int(random.unit() * 150_000), lazyFixedUp: 0, lazyTotal: 0,
+            symbolTrieSearches: 80_000 + Int(random.unit() * 1_200_000), symbolTableBinarySearches: 0,
+            imagesDefiningWeakSymbols: 25 + Int(random.unit() * 40), imagesUsingWeakSymbols: 60 + Int(random.unit() * 90))
+    }
+}
