@@ -226,6 +226,9 @@ final class DebugServerSession {
     /// Whether everything queued was sent and acknowledged.
     var isIdle: Bool { inFlight == nil && queue.isEmpty }
 
+    /// The session ends once its last packet is acknowledged, and that packet is still unacknowledged.
+    var isClosedPendingAck: Bool { closeWhenSent && !isClosed && !isIdle }
+
     // MARK: - Sending
 
     private func reply(_ text: String) -> [Action] { send(Array(text.utf8)) }

@@ -1,0 +1,149 @@
+import LaunchBench
+import NIOCore
+
+/// `com.apple.debugserver`: launches the emulated app over the GDB remote protocol and streams what
+/// it prints. The TLS name `com.apple.debugserver.DVTSecureSocketProxy` is refused with
+/// `InvalidService` (the client then falls back to the plain name); from iOS 17 on both are refused,
+/// as lockdown no longer offers debugserver there.
+public struct DebugServerService: EmulatedService {
+    public static let plainName = "com.apple.debugserver"
+    public static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
+
+    public let serviceNames: Set<String> = [plainName, secureName]
+    /// Seed of noise and faults for apps whose profile sets none and devices without their own seed.
+    public let seed: UInt64
+
+    public init(seed: UInt64 = 0) {
+        self.seed = seed
+    }
+
+    public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
+        if name == Self.secureName { return .refused("InvalidService") }
+        if let version = device.osVersion, !version.offersDebugserver { return .refused("InvalidService") }
+        return .available
+    }
+
+    public func accept(_ connection: ServiceConnection) throws {
+        try connection.addHandlers(DebugServerHandler(device: connection.device, lab: connection.lab, labSeed: seed))
+    }
+}
+
+/// Carries out a `DebugServerSession`'s actions on the channel and runs the emulated process on
+/// event-loop timers (never blocking), scaled by the lab's time scale.
+final class DebugServerHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let device: EmulatedDevice
+    private let lab: EmulatedLab
+    private let labSeed: UInt64
+    private var session: DebugServerSession!
+    private var launchedApp: InstalledApp?
+    private var timers: [Scheduled<Void>] = []
+    private var closeTimer: Scheduled<Void>?
+
+    /// How long (real seconds) to wait for the client's `+` after the exit packet before closing anyway.
+    static let ackGraceSeconds: Int64 = 5
+
+    init(device: EmulatedDevice, lab: EmulatedLab, labSeed: UInt64) {
+        self.device = device
+        self.lab = lab
+        self.labSeed = labSeed
+        self.session = DebugServerSession { [unowned self] request in self.check(request) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        perform(session.receive(Array(buffer.readableBytesView)), context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        perform(session.connectionClosed(), context: context)
+        closeTimer?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// Decides at `A` whether the launch may go ahead; the text is what `qLaunchSuccess` answers after `E`.
+    private func check(_ request: DebugServerSession.LaunchRequest) -> String? {
+        let path = request.arguments.first ?? ""
+        guard let app = device.services.app(executablePath: path) else {
+            return "failed to launch '\(path)': no such file or directory"
+        }
+        if app.profile.developmentSigned == false {
+            // What debugserver says when the app lacks get-task-allow (not signed for development).
+            return "failed to get the task for process \(Int.random(in: 300...9000))"
+        }
+        if device.services.isLocked {
+            return "Unable to launch \(app.bundleID) because the device was not, or could not be, unlocked."
+        }
+        launchedApp = app
+        return nil
+    }
+
+    private func perform(_ actions: [DebugServerSession.Action], context: ChannelHandlerContext) {
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+                context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            case .start:
+                startProcess(context: context)
+            case .kill, .detach:
+                stopTimers()
+            case .close:
+                stopTimers()
+                context.close(promise: nil)
+            }
+        }
+        // In ack mode the exit packet waits for its `+`; do not wait forever for a silent client.
+        if session.isClosedPendingAck, closeTimer == nil {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            closeTimer = context.eventLoop.scheduleTask(in: .seconds(Self.ackGraceSeconds)) { bound.value.close(promise: nil) }
+        }
+    }
+
+    private func startProcess(context: ChannelHandlerContext) {
+        guard let app = launchedApp, let version = device.osVersion else { return }
+        let services = device.services
+        let (number, kind) = services.beginLaunch(app.bundleID)
+        var environment: [String: String] = [:]
+        for (name, value) in session.request.environment { environment[name] = value }
+        let planner = LaunchPlanner(
+            productType: device.spec.productType, osVersion: version, udid: device.udid,
+            labSeed: services.seed ?? labSeed)
+        let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
+
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        for output in plan.outputs {
+            let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: output.atMs).nanoseconds)
+            timers.append(context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = bound.value
+                handler.perform(handler.session.processOutput(output.bytes), context: context)
+            })
+        }
+        let end: DebugServerSession.ProcessEnd?
+        switch plan.ending {
+        case .exit(let status): end = .exited(status)
+        case .signal(let signal): end = .signaled(signal)
+        case .stop(let signal): end = .stopped(signal)
+        case .running: end = nil
+        }
+        if let end {
+            let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: plan.endsAtMs).nanoseconds)
+            timers.append(context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = bound.value
+                handler.perform(handler.session.processEnded(end), context: context)
+            })
+        }
+    }
+
+    private func stopTimers() {
+        for timer in timers { timer.cancel() }
+        timers.removeAll()
+    }
+}

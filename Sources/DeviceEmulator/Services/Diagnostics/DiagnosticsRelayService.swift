@@ -1,0 +1,75 @@
+import NIOCore
+
+/// `com.apple.mobile.diagnostics_relay` (and its old name): Restart/Shutdown/Sleep/Goodbye. A restart
+/// detaches the device (Detached on every Listen socket, its connections closed), makes every app's
+/// next launch cold, and re-attaches it after the device's `bootSeconds` (emulated, scaled).
+public struct DiagnosticsRelayService: EmulatedService {
+    public let serviceNames: Set<String> = ["com.apple.mobile.diagnostics_relay", "com.apple.iosdiagnostics.relay"]
+
+    public init() {}
+
+    public func accept(_ connection: ServiceConnection) throws {
+        try connection.addHandlers(
+            ByteToMessageHandler(PlistFrameDecoder()),
+            DiagnosticsRelayHandler(device: connection.device, lab: connection.lab))
+    }
+}
+
+final class DiagnosticsRelayHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let device: EmulatedDevice
+    private let lab: EmulatedLab
+    private var onDisconnect: DiagnosticsRelayEngine.Effect = .none
+
+    init(device: EmulatedDevice, lab: EmulatedLab) {
+        self.device = device
+        self.lab = lab
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let request = unwrapInboundIn(data).plistDictionary else {
+            context.close(promise: nil)
+            return
+        }
+        let (reply, effect) = DiagnosticsRelayEngine().handle(request)
+        let flushed = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.plistFrame(reply)), promise: flushed)
+        switch effect {
+        case .restart(afterDisconnect: true), .shutdown(afterDisconnect: true):
+            onDisconnect = effect
+        case .restart(afterDisconnect: false), .shutdown(afterDisconnect: false):
+            let device = self.device, lab = self.lab
+            flushed.futureResult.whenComplete { _ in Self.perform(effect, device: device, lab: lab) }
+        case .none, .goodbye:
+            break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let effect = onDisconnect
+        onDisconnect = .none
+        Self.perform(effect, device: device, lab: lab)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    static func perform(_ effect: DiagnosticsRelayEngine.Effect, device: EmulatedDevice, lab: EmulatedLab) {
+        let udid = device.udid
+        switch effect {
+        case .restart:
+            device.services.didRestart()
+            let boot = device.services.bootSeconds
+            Task { try? await lab.reboot(udid: udid, bootSeconds: boot) }
+        case .shutdown:
+            device.services.didRestart()
+            try? lab.detach(udid: udid)
+        case .none, .goodbye:
+            break
+        }
+    }
+}

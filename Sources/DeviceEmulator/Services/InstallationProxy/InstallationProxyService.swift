@@ -1,0 +1,76 @@
+import NIOCore
+
+/// `com.apple.mobile.installation_proxy`: Install/Upgrade/Uninstall/Lookup/Browse over lockdown-style
+/// plist frames, with the status sequences of a real device, paced by the lab's time scale.
+public struct InstallationProxyService: EmulatedService {
+    public let serviceNames: Set<String> = ["com.apple.mobile.installation_proxy"]
+
+    public init() {}
+
+    public func accept(_ connection: ServiceConnection) throws {
+        let engine = InstallationProxyEngine(state: connection.device.services)
+        try connection.addHandlers(
+            ByteToMessageHandler(PlistFrameDecoder()), InstallationProxyHandler(engine: engine, lab: connection.lab))
+    }
+}
+
+/// Runs one command at a time: its replies go out one by one after their emulated delays; a command
+/// that arrives meanwhile waits its turn (a real client sends none while one runs).
+final class InstallationProxyHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let engine: InstallationProxyEngine
+    private let lab: EmulatedLab
+    private var pending: [[String: Any]] = []
+    private var busy = false
+    private var timer: Scheduled<Void>?
+
+    init(engine: InstallationProxyEngine, lab: EmulatedLab) {
+        self.engine = engine
+        self.lab = lab
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let request = unwrapInboundIn(data).plistDictionary else {
+            context.close(promise: nil)
+            return
+        }
+        pending.append(request)
+        runNext(context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        pending.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func runNext(context: ChannelHandlerContext) {
+        guard !busy, !pending.isEmpty else { return }
+        busy = true
+        send(engine.handle(pending.removeFirst())[...], context: context)
+    }
+
+    private func send(_ steps: ArraySlice<InstallationProxyEngine.Step>, context: ChannelHandlerContext) {
+        guard let step = steps.first else {
+            busy = false
+            runNext(context: context)
+            return
+        }
+        let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: step.delayMs).nanoseconds)
+        let rest = steps.dropFirst()
+        let loopBound = NIOLoopBound((self, context, step, rest), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context, step, rest) = loopBound.value
+            guard context.channel.isActive else { return }
+            step.effect?()
+            context.writeAndFlush(handler.wrapOutboundOut(.plistFrame(step.message)), promise: nil)
+            handler.send(rest, context: context)
+        }
+    }
+}
