@@ -124,8 +124,9 @@ import Testing
     @Test func killDetachUnknownAndStop() {
         let session = DebugServerSession { _ in nil }
         #expect(Self.writes(session.receive(Self.packet("qHostInfo"))) == ["+$#00"])
-        _ = session.receive(Self.packet("A4,0,2F78") + Array("+".utf8))
-        _ = session.receive(Self.packet("c"))
+        _ = session.receive(Array("+".utf8) + Self.packet("A4,0,2F78") + Array("+".utf8))
+        #expect(session.isIdle)
+        #expect(session.receive(Self.packet("c")) == [.start])
         #expect(Self.writes(session.processEnded(.stopped(11))) == ["+" + Self.frame("T0bthread:1f03;threads:1f03;")])
         _ = session.receive(Array("+".utf8))
         let kill = session.receive(Self.packet("k"))

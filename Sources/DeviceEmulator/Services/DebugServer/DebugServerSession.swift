@@ -53,9 +53,15 @@ final class DebugServerSession {
     private var parser = GDBStreamParser()
     private var process = ProcessState.none
     private var ackOwed = false
-    private var inFlight: [UInt8]?
-    private var queue: [[UInt8]] = []
-    private var closeWhenSent = false
+    private var inFlight: Outgoing?
+    private var queue: [Outgoing] = []
+
+    /// A framed packet waiting to go out; the session ends once a `final` one is acknowledged (or,
+    /// without acks, written) — whatever is queued behind it is dropped, as debugserver leaves its loop.
+    private struct Outgoing: Equatable {
+        var bytes: [UInt8]
+        var isFinal: Bool
+    }
     private(set) var isClosed = false
     /// Pretend thread id in stop replies.
     let threadID = 0x1f03
@@ -72,11 +78,15 @@ final class DebugServerSession {
         for unit in parser.feed(bytes) where !isClosed {
             switch unit {
             case .ack:
-                guard !noAck else { continue }
+                guard !noAck, let acknowledged = inFlight else { continue }
                 inFlight = nil
-                actions += pump()
+                if acknowledged.isFinal {
+                    actions += finish()
+                } else {
+                    actions += pump()
+                }
             case .nak:
-                if !noAck, let resend = inFlight { actions.append(.write(resend)) }
+                if !noAck, let resend = inFlight { actions.append(.write(resend.bytes)) }
             case .interrupt:
                 if process == .running {
                     process = .stopped(0x11)
@@ -154,14 +164,12 @@ final class DebugServerSession {
         if text == "k" {
             let wasAlive = process == .running || process == .launched || isStopped
             process = .ended(Array("X09".utf8))
-            closeWhenSent = true
             queue.removeAll()  // output not yet sent dies with the process
-            let actions = send(Array("X09".utf8))
+            let actions = send(Array("X09".utf8), final: true)
             return (wasAlive ? [.kill] : []) + actions
         }
         if text == "D" {
-            closeWhenSent = true
-            let actions = send(Array("OK".utf8))
+            let actions = send(Array("OK".utf8), final: true)
             return [.detach] + actions
         }
         if text == "?" {
@@ -202,13 +210,11 @@ final class DebugServerSession {
         case .exited(let status):
             let packet = Array("W\(Self.hexByte(status))".utf8)
             process = .ended(packet)
-            closeWhenSent = true
-            return send(packet)
+            return send(packet, final: true)
         case .signaled(let signal):
             let packet = Array("X\(Self.hexByte(signal))".utf8)
             process = .ended(packet)
-            closeWhenSent = true
-            return send(packet)
+            return send(packet, final: true)
         case .stopped(let signal):
             process = .stopped(signal)
             return send(stopPacket(signal))
@@ -226,36 +232,43 @@ final class DebugServerSession {
     /// Whether everything queued was sent and acknowledged.
     var isIdle: Bool { inFlight == nil && queue.isEmpty }
 
-    /// The session ends once its last packet is acknowledged, and that packet is still unacknowledged.
-    var isClosedPendingAck: Bool { closeWhenSent && !isClosed && !isIdle }
+    /// The final packet (exit, kill, detach) was written and its ack is still missing (earlier packets
+    /// may take a slow client seconds to read; they do not count).
+    var isClosedPendingAck: Bool { !isClosed && inFlight?.isFinal == true }
 
     // MARK: - Sending
 
     private func reply(_ text: String) -> [Action] { send(Array(text.utf8)) }
 
     /// Queues a packet; writes it now unless an earlier one still waits for its ack.
-    private func send(_ payload: [UInt8]) -> [Action] {
+    private func send(_ payload: [UInt8], final: Bool = false) -> [Action] {
         var bytes = GDBPacket.frame(payload, noAck: noAck)
         if ackOwed {
             bytes.insert(UInt8(ascii: "+"), at: 0)
             ackOwed = false
         }
-        queue.append(bytes)
+        queue.append(Outgoing(bytes: bytes, isFinal: final))
         return pump()
     }
 
     private func pump() -> [Action] {
         var actions: [Action] = []
-        while inFlight == nil, !queue.isEmpty {
+        while inFlight == nil, !queue.isEmpty, !isClosed {
             let next = queue.removeFirst()
-            actions.append(.write(next))
-            if !noAck { inFlight = next }
-        }
-        if closeWhenSent, isIdle, !isClosed {
-            isClosed = true
-            actions.append(.close)
+            actions.append(.write(next.bytes))
+            if !noAck {
+                inFlight = next
+            } else if next.isFinal {
+                actions += finish()
+            }
         }
         return actions
+    }
+
+    private func finish() -> [Action] {
+        queue.removeAll()
+        isClosed = true
+        return [.close]
     }
 
     private func stopPacket(_ signal: Int) -> [UInt8] {
