@@ -115,3 +115,24 @@ import Testing
         #expect(plan.ending == .exit(status: 0))
     }
 }
+
+@Suite struct LaunchPlanVersionTests {
+    @Test func iOS9PrintsTheOldBlockAndIOS13OnlyWithAnOverride() {
+        let app = LaunchPlanTests.app()
+        let old = LaunchPlanTests.planner(OSVersion(9, 3, 5), model: "iPhone5,2").plan(
+            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1"], kind: .cold, launchNumber: 1)
+        let oldText = LaunchPlanTests.text(old)
+        #expect(oldText.contains("\ntotal time: "))
+        #expect(oldText.hasPrefix("dyld: loaded: /private/var/containers/Bundle/Application/"))
+        #expect(!oldText.contains("Total pre-main"))
+        // dyld ≤ 360 has no debugger pause or redone bindings: its total is the pre-main.
+        #expect(old.counters.totalUs == old.counters.preMainUs)
+
+        let plain = LaunchPlanTests.planner(OSVersion(13, 7)).plan(
+            app: app, environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
+        #expect(!LaunchPlanTests.text(plain).contains("Total pre-main"))
+        let forced = LaunchPlanTests.planner(OSVersion(13, 7)).plan(
+            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_LIBRARY_PATH": "/none"], kind: .cold, launchNumber: 1)
+        #expect(LaunchPlanTests.text(forced).hasPrefix("Total pre-main time: "))
+    }
+}

@@ -41,6 +41,8 @@ final class DebugServerHandler: ChannelInboundHandler {
     private var launchedApp: InstalledApp?
     private var timers: [Scheduled<Void>] = []
     private var closeTimer: Scheduled<Void>?
+    /// The latest write: closing waits for it, so the exit packet is never dropped by the close.
+    private var lastWrite: EventLoopFuture<Void>?
 
     /// How long (real seconds) to wait for the client's `+` after the exit packet before closing anyway.
     static let ackGraceSeconds: Int64 = 5
@@ -90,14 +92,19 @@ final class DebugServerHandler: ChannelInboundHandler {
             case .write(let bytes):
                 var buffer = context.channel.allocator.buffer(capacity: bytes.count)
                 buffer.writeBytes(bytes)
-                context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+                lastWrite = context.writeAndFlush(wrapOutboundOut(buffer))
             case .start:
                 startProcess(context: context)
             case .kill, .detach:
                 stopTimers()
             case .close:
                 stopTimers()
-                context.close(promise: nil)
+                let channel = context.channel
+                if let lastWrite {
+                    lastWrite.whenComplete { _ in channel.close(promise: nil) }
+                } else {
+                    context.close(promise: nil)
+                }
             }
         }
         // In ack mode the exit packet waits for its `+`; do not wait forever for a silent client.
