@@ -12,7 +12,7 @@ struct Demo: AsyncParsableCommand {
             Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
             iPhone 11 on 14.8, iPhone 13 on 16.7), then runs `launchbench run` on them with \
             Fixtures/SampleApp/Sample.app through the real libimobiledevice: reinstall, cold launch, warm \
-            launch, five times per device. The iPhone 11 gets DYLD_INSERT_LIBRARIES (as Xcode's Main Thread \
+            launch, ten times per device. The iPhone 11 gets DYLD_INSERT_LIBRARIES (as Xcode's Main Thread \
             Checker sets it) so that dyld3 prints its statistics; the iOS 16 device is measured by the app's \
             markers only. The emulated time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are \
             realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
@@ -24,11 +24,11 @@ struct Demo: AsyncParsableCommand {
     var output: String?
 
     @Option(help: "Iterations per device.")
-    var iterations: Int = 5
+    var iterations: Int = 10
 
     func validate() throws {
         guard (1...1_000).contains(iterations) else {
-            throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 5).")
+            throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 10).")
         }
         if let output, output.isEmpty {
             throw ValidationError("--output is empty. Name a folder, e.g. --output demo-results.")
@@ -59,7 +59,7 @@ struct Demo: AsyncParsableCommand {
 /// The demo's emulated lab on a private socket, with this process pointed at it.
 struct DemoLab {
     /// Real seconds per emulated second.
-    static let timeScale = 0.1
+    static let timeScale = 0.2
 
     /// Xcode's Main Thread Checker injection: an override variable, so dyld3 (iOS 13–14) prints statistics.
     static let overrideVariable = EnvironmentVariable(
@@ -98,7 +98,9 @@ struct DemoLab {
         for device in lab.devices {
             table.append([device.udid, DeviceModels.marketingName(for: device.spec.productType), device.spec.osVersion])
         }
-        return "Emulated lab on \(lab.usbmuxdSocketAddress) (time \(Int(1 / Self.timeScale))x faster):\n" + table.render()
+        return "Emulated lab on \(lab.usbmuxdSocketAddress):\n" + table.render() + "\n"
+            + "Emulated time runs \(Int(1 / Self.timeScale))x faster: dyld and the app print realistic times, the "
+            + "harness's wall time (wall_ms) is real time."
     }
 
     func stop() async {
