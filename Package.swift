@@ -54,6 +54,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
         .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench", "TestSupport"]),
         .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "TestSupport"]),
         .testTarget(
             name: "DeviceEmulatorTests",
             dependencies: [

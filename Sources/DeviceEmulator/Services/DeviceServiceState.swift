@@ -13,6 +13,7 @@ public final class DeviceServiceState: @unchecked Sendable {
     private var _bootSeconds: Double = 3
     private var _seed: UInt64?
     private var _installFailure: InstallFailure?
+    private var launches: [EmulatedLaunch] = []
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
     public let mediaRoot: URL
@@ -99,6 +100,13 @@ public final class DeviceServiceState: @unchecked Sendable {
             warmApps.insert(bundleID)
             return (launchCounts[bundleID]!, kind)
         }
+    }
+
+    /// Every launch started on this device, oldest first.
+    public var launchHistory: [EmulatedLaunch] { locked { launches } }
+
+    func recordLaunch(_ launch: EmulatedLaunch) {
+        locked { launches.append(launch) }
     }
 
     /// A restart: every app's next launch is cold.

@@ -118,6 +118,10 @@ final class DebugServerHandler: ChannelInboundHandler {
         guard let app = launchedApp, let version = device.osVersion else { return }
         let services = device.services
         let (number, kind) = services.beginLaunch(app.bundleID)
+        services.recordLaunch(
+            EmulatedLaunch(
+                bundleID: app.bundleID, number: number, kind: kind, arguments: session.request.arguments,
+                environment: session.request.environment.map { EnvironmentVariable(name: $0.name, value: $0.value) }))
         var environment: [String: String] = [:]
         for (name, value) in session.request.environment { environment[name] = value }
         let planner = LaunchPlanner(

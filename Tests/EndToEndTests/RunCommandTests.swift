@@ -1,0 +1,86 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import Testing
+import TestSupport
+
+/// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
+@Suite struct RunCommandTests {
+    typealias E = EndToEnd
+
+    private func launchbench() throws -> String {
+        try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+    }
+
+    private func start(_ arguments: [String], lab: EmulatedLab) throws -> ChildProcess {
+        try ChildProcess(
+            executable: try launchbench(), arguments: arguments,
+            environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
+    }
+
+    @Test func runWritesTheResultsFolderAndExitsZero() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let app = try E.makeApp("Cli", profile: E.profile())
+            let output = E.temporaryFolder("cli").appendingPathComponent("results")
+            let child = try start(
+                [
+                    "run", app.url.path, "--iterations", "2", "--env", "GREETING=hello world", "--output", output.path,
+                    "--timeout", "20", "--grace", "0.05",
+                ], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "stderr: \(child.standardError)")
+            #expect(child.standardOutput.contains("Results: \(output.path)"))
+            #expect(child.standardOutput.contains("pre-main"))
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 8 && samples.allSatisfy { $0.status == .ok })
+            for file in ["run.json", "samples.csv", "summary.csv", "summary.json", "report.html"] {
+                #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(file).path), "\(file)")
+            }
+            // Not a terminal: one plain progress line per launch on stderr.
+            #expect(child.standardError.components(separatedBy: "\n").filter { $0.contains(" ok: pre-main ") }.count == 8)
+        }
+    }
+
+    @Test func ctrlCStopsTheRunKeepsTheSamplesAndExits130() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let app = try E.makeApp("Sigint", profile: E.profile())
+            let output = E.temporaryFolder("sigint").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--iterations", "500", "--output", output.path], lab: lab)
+            let deadline = ContinuousClock.now + .seconds(120)
+            while child.standardError.components(separatedBy: " ok: ").count <= 3, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            child.send(signal: SIGINT)
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 130, "stderr: \(child.standardError)")
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count >= 3 && samples.count < 1000)
+            let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+            #expect(manifest.interrupted == true)
+            #expect(child.standardOutput.contains("Results: \(output.path)"))
+        }
+    }
+
+    @Test func anUnknownDeviceIsAnErrorListingTheAttachedOnes() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let app = try E.makeApp("Unknown", profile: E.profile())
+            let output = E.temporaryFolder("unknown").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--device", "NOT-A-UDID", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 1)
+            #expect(child.standardError.contains("NOT-A-UDID") && child.standardError.contains(lab.devices[0].udid))
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+        }
+    }
+
+    @Test(arguments: [
+        (["--iterations", "0"], "--iterations 0"), (["--env", "NOVALUE"], "--env NOVALUE"),
+        (["--timeout=-1"], "--timeout -1"), (["--warm=-2"], "--warm -2"), (["--cold", "sometimes"], "sometimes"),
+    ])
+    func badValuesExit64NamingTheValue(arguments: [String], named: String) async throws {
+        let child = try ChildProcess(executable: try launchbench(), arguments: ["run", "X.app"] + arguments)
+        let status = try await child.waitForExit(timeout: .seconds(30))
+        #expect(status == 64)
+        #expect(child.standardError.contains(named))
+    }
+}
