@@ -18,6 +18,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             Emulator.self,
             Parse.self,
             Report.self,
+            Compare.self,
         ]
     )
 }

@@ -1,0 +1,63 @@
+/// When to stop launching on a device under `--target-precision PCT`: as soon as the 95 %
+/// confidence interval of the cold median lies within ±PCT % of the median, after at least
+/// `minimumIterations`, or at `maxIterations`.
+///
+/// The interval is `MedianConfidenceInterval` (distribution-free, from order statistics), the one
+/// the reports show, so "precise enough" means what the summary prints. It needs at least 6 values
+/// for 95 %, so the rule never stops before 6 measured cold launches unless `maxIterations` says so.
+public struct AdaptiveStopping: Sendable, Hashable, Codable {
+    public var targetPrecisionPercent: Double
+    public var minimumIterations: Int
+    public var maxIterations: Int
+
+    public init(targetPrecisionPercent: Double, minimumIterations: Int = 5, maxIterations: Int = 50) {
+        self.targetPrecisionPercent = targetPrecisionPercent
+        self.minimumIterations = minimumIterations
+        self.maxIterations = max(maxIterations, minimumIterations)
+    }
+
+    public enum Decision: Sendable, Hashable {
+        /// Launch another iteration.
+        case `continue`
+        /// Stop: the interval is within the target after `iterations`.
+        case reachedPrecision(iterations: Int, halfWidthPercent: Double)
+        /// Stop: `maxIterations` made without reaching the target; `halfWidthPercent` is what was
+        /// reached (`nil` when no interval could be computed, e.g. every launch failed).
+        case reachedLimit(iterations: Int, halfWidthPercent: Double?)
+    }
+
+    /// - Parameters:
+    ///   - iterations: cold iterations made so far on this device (failed ones included).
+    ///   - coldValues: the measured cold values so far (the gate's metric).
+    public func decide(iterations: Int, coldValues: [Double]) -> Decision {
+        let reached = Self.halfWidthPercent(coldValues)
+        if iterations >= minimumIterations, let reached, reached <= targetPrecisionPercent {
+            return .reachedPrecision(iterations: iterations, halfWidthPercent: reached)
+        }
+        if iterations >= maxIterations { return .reachedLimit(iterations: iterations, halfWidthPercent: reached) }
+        return .continue
+    }
+
+    /// The larger distance from the median to an end of its 95 % interval, in % of the median;
+    /// `nil` when there is no interval (fewer than 6 values) or the median is not positive.
+    public static func halfWidthPercent(_ values: [Double]) -> Double? {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty, let interval = MedianConfidenceInterval(sorted: sorted) else { return nil }
+        let median = Percentile.of(sorted: sorted, fraction: 0.5)
+        guard median > 0 else { return nil }
+        return max(median - interval.low, interval.high - median) / median * 100
+    }
+
+    /// "stopped after 14 iterations: median ±2.8 %" / "reached --max-iterations 50: median ±7.1 % (target ±3 %)".
+    public static func describe(_ decision: Decision, target: Double) -> String {
+        switch decision {
+        case .continue: return "still measuring"
+        case .reachedPrecision(let n, let width):
+            return "\(n) iterations: cold median known within ±\(DecimalText.fixed(width, maxFractionDigits: 1)) % "
+                + "(target ±\(DecimalText.fixed(target, maxFractionDigits: 2)) %)"
+        case .reachedLimit(let n, let width):
+            let reached = width.map { "±\(DecimalText.fixed($0, maxFractionDigits: 1)) %" } ?? "no interval"
+            return "\(n) iterations (the maximum): cold median within \(reached), target ±\(DecimalText.fixed(target, maxFractionDigits: 2)) % not reached"
+        }
+    }
+}

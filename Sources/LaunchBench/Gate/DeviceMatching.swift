@@ -1,0 +1,50 @@
+/// Pairs the devices of a baseline run with those of the current run.
+///
+/// A device is matched by UDID when the same phone measured both runs; the devices left over are
+/// then matched by model (`ProductType`) and iOS version, in the order they were measured, because
+/// CI labs swap a broken phone for another of the same kind. Devices left over after that are
+/// reported as unmatched, never compared across models or iOS versions (their launch times differ
+/// by far more than any threshold).
+public enum DeviceMatching {
+    /// How a pair was made.
+    public enum Basis: String, Sendable, Hashable, Codable {
+        case udid
+        /// Same `ProductType` and iOS version, different UDID.
+        case modelAndOS = "model-and-os"
+    }
+
+    public struct Pair: Sendable, Hashable {
+        public var baseline: DeviceIdentity
+        public var current: DeviceIdentity
+        public var basis: Basis
+    }
+
+    public struct Result: Sendable, Hashable {
+        /// In the current run's device order.
+        public var pairs: [Pair]
+        public var unmatchedBaseline: [DeviceIdentity]
+        public var unmatchedCurrent: [DeviceIdentity]
+    }
+
+    /// - Parameters:
+    ///   - baseline, current: each run's devices in measuring order, one entry per UDID.
+    public static func match(baseline: [DeviceIdentity], current: [DeviceIdentity]) -> Result {
+        var remaining = baseline
+        var chosen: [Int: Pair] = [:]
+        for (index, device) in current.enumerated() {
+            if let found = remaining.firstIndex(where: { $0.udid == device.udid }) {
+                chosen[index] = Pair(baseline: remaining.remove(at: found), current: device, basis: .udid)
+            }
+        }
+        for (index, device) in current.enumerated() where chosen[index] == nil {
+            if let found = remaining.firstIndex(where: {
+                $0.productType == device.productType && $0.osVersion == device.osVersion
+            }) {
+                chosen[index] = Pair(baseline: remaining.remove(at: found), current: device, basis: .modelAndOS)
+            }
+        }
+        let pairs = current.indices.compactMap { chosen[$0] }
+        let unmatchedCurrent = current.indices.filter { chosen[$0] == nil }.map { current[$0] }
+        return Result(pairs: pairs, unmatchedBaseline: remaining, unmatchedCurrent: unmatchedCurrent)
+    }
+}

@@ -1,0 +1,82 @@
+/// The dylib guard: no image from inside the app bundle may load at launch, nor be embedded in
+/// its `Frameworks/` folder, unless the allow list names it.
+///
+/// The seed talk's way to keep a launch fast once it is fast: every dynamic library costs pre-main
+/// time, so a new one must be a decision, not an accident of a dependency update.
+public struct DylibGuard: Sendable, Hashable {
+    /// One image that loaded (or is embedded) without being allowed.
+    public struct Violation: Sendable, Hashable, Codable {
+        /// The image's path inside the bundle (`Frameworks/Foo.framework/Foo`) or the
+        /// `Frameworks/` entry (`Frameworks/Foo.framework`).
+        public var image: String
+        /// Where it was seen: `nil` device for the embedded-frameworks check before launching.
+        public var deviceUDID: String?
+        public var deviceName: String?
+        public var iteration: Int?
+        public var kind: LaunchKind?
+        /// The launch's raw log, relative to the results folder.
+        public var logPath: String?
+
+        /// One sentence for CI logs.
+        public var description: String {
+            guard let deviceUDID else {
+                return "\(image) is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."
+            }
+            let launch = [kind.map { "\($0.rawValue) launch" }, iteration.map { "iteration \($0)" }]
+                .compactMap { $0 }.joined(separator: ", ")
+            let log = logPath.map { " (log: \($0))" } ?? ""
+            return "\(image) loaded at launch on \(deviceName ?? deviceUDID) (\(deviceUDID)), \(launch), "
+                + "but is not in the allowed-dylibs list\(log)."
+        }
+    }
+
+    public var allowed: AllowedDylibs
+    /// The app's main executable (inside the bundle, always loaded, never judged).
+    public var executable: String?
+
+    public init(allowed: AllowedDylibs, executable: String?) {
+        self.allowed = allowed
+        self.executable = executable
+    }
+
+    /// Checks the embedded `Frameworks/` entries (`AppBundle.frameworks`), before any launch.
+    public func check(embeddedFrameworks: [String]) -> [Violation] {
+        embeddedFrameworks.filter { !allowed.allows("Frameworks/" + $0) }.map { Violation(image: "Frameworks/" + $0) }
+    }
+
+    /// Checks the images each launch loaded from inside the bundle (`Sample.bundleImages`).
+    /// Each image is reported once per device, at the first launch that loaded it.
+    public func check(samples: [Sample]) -> [Violation] {
+        var seen: Set<[String]> = []
+        var violations: [Violation] = []
+        for sample in samples {
+            for image in sample.bundleImages where !isExecutable(image) && !allowed.allows(image) {
+                guard seen.insert([sample.deviceUDID, image]).inserted else { continue }
+                violations.append(
+                    Violation(
+                        image: image, deviceUDID: sample.deviceUDID, deviceName: sample.deviceName,
+                        iteration: sample.iteration, kind: sample.kind, logPath: sample.logPath))
+            }
+        }
+        return violations
+    }
+
+    /// The images to record with `--write-allowed-dylibs`: the embedded frameworks and every
+    /// bundle image the launches loaded, except the executable.
+    public func currentImages(embeddedFrameworks: [String], samples: [Sample]) -> [String] {
+        embeddedFrameworks.map { "Frameworks/" + $0 }
+            + samples.flatMap(\.bundleImages).filter { !isExecutable($0) }
+    }
+
+    private func isExecutable(_ image: String) -> Bool {
+        if let executable { return image == executable }
+        // Unknown executable: a top-level file without an extension is the app's binary.
+        return !image.contains("/") && !image.contains(".")
+    }
+}
+
+extension DylibGuard.Violation {
+    init(image: String) {
+        self.init(image: image, deviceUDID: nil, deviceName: nil, iteration: nil, kind: nil, logPath: nil)
+    }
+}

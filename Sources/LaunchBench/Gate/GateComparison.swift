@@ -1,0 +1,220 @@
+import Foundation
+
+/// A baseline run compared with the current one, per matched device × launch kind × metric.
+public struct GateComparison: Sendable, Hashable {
+    public var settings: GateSettings
+    /// Matched devices first (current run order), then kind (cold, warm), then metric.
+    public var entries: [GateEntry]
+    /// Devices of the baseline that no current device matched (and the reverse).
+    public var unmatchedBaseline: [DeviceIdentity]
+    public var unmatchedCurrent: [DeviceIdentity]
+    /// What the reader or the matching had to say (device swaps, skipped lines…).
+    public var notes: [String]
+
+    public var regressions: [GateEntry] { entries.filter { $0.verdict == .regression } }
+    public var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
+    public var undecided: [GateEntry] { entries.filter { $0.verdict == .insufficientData } }
+}
+
+/// One side's launches of one device × kind, for one metric.
+public struct GateSide: Sendable, Hashable {
+    /// Every launch of this kind, failed or not.
+    public var launches: Int
+    /// Launches with a failure status (timeout, crash…).
+    public var failures: Int
+    /// The metric's values of the launches that measured it.
+    public var values: [Double]
+    public var median: Double? { LaunchesNeeded.median(values) }
+
+    public init(launches: Int, failures: Int, values: [Double]) {
+        self.launches = launches
+        self.failures = failures
+        self.values = values
+    }
+}
+
+/// The comparison of one device × launch kind × metric.
+public struct GateEntry: Sendable, Hashable {
+    public var baselineDevice: DeviceIdentity
+    public var currentDevice: DeviceIdentity
+    public var matchedBy: DeviceMatching.Basis
+    public var kind: LaunchKind
+    public var metric: Metric
+    public var baseline: GateSide
+    public var current: GateSide
+    /// Mann–Whitney test of baseline against current; `nil` when a side has no values.
+    public var test: MannWhitneyResult?
+    /// Hodges–Lehmann shift, current − baseline, in ms; `nil` when a side has no values.
+    public var shift: HodgesLehmannShift?
+    public var verdict: GateVerdict
+    /// Why, in one sentence a CI log reader understands.
+    public var reason: String
+    /// Launches per side that would detect a change of twice the threshold (see `LaunchesNeeded`).
+    public var launchesNeeded: Int?
+
+    /// Change of the median, in % of the baseline median.
+    public var medianChangePercent: Double? {
+        guard let b = baseline.median, let c = current.median, b > 0 else { return nil }
+        return (c - b) / b * 100
+    }
+
+    /// The shift and its interval, in % of the baseline median.
+    public var shiftPercent: Double? { percent(shift?.shift) }
+    public var shiftLowPercent: Double? { percent(shift?.low) }
+    public var shiftHighPercent: Double? { percent(shift?.high) }
+
+    private func percent(_ ms: Double?) -> Double? {
+        guard let ms, let b = baseline.median, b > 0 else { return nil }
+        return ms / b * 100
+    }
+
+    /// `iPhone 11 (iPhone12,1) · cold · total_premain_ms`, the name of this check in reports.
+    public var title: String { "\(currentDevice.name) · \(kind.rawValue) · \(metric.rawValue)" }
+}
+
+extension GateComparison {
+    /// Compares two sets of samples (each of one app, one run).
+    /// - Parameters:
+    ///   - baseline, current: the samples of each run (failed launches included: they count as failures).
+    ///   - settings: threshold, level, minimum launches, metrics.
+    public init(baseline: [Sample], current: [Sample], settings: GateSettings = GateSettings()) {
+        self.settings = settings
+        let baselineDevices = Self.devices(of: baseline)
+        let currentDevices = Self.devices(of: current)
+        let matching = DeviceMatching.match(baseline: baselineDevices, current: currentDevices)
+        unmatchedBaseline = matching.unmatchedBaseline
+        unmatchedCurrent = matching.unmatchedCurrent
+        notes = []
+        entries = []
+        for pair in matching.pairs {
+            if pair.basis == .modelAndOS {
+                notes.append(
+                    "\(pair.current.name) (\(pair.current.udid)) is compared with \(pair.baseline.name) "
+                        + "(\(pair.baseline.udid)) of the baseline: same model and iOS \(pair.current.osVersion), another phone.")
+            }
+            let old = baseline.filter { $0.deviceUDID == pair.baseline.udid }
+            let new = current.filter { $0.deviceUDID == pair.current.udid }
+            for kind in LaunchKind.allCases {
+                let oldOfKind = old.filter { $0.kind == kind }
+                let newOfKind = new.filter { $0.kind == kind }
+                // A kind measured on one side only (`--warm 0` in one run) is not a comparison.
+                guard !oldOfKind.isEmpty, !newOfKind.isEmpty else { continue }
+                for metric in Self.metrics(baseline: oldOfKind, current: newOfKind, settings: settings) {
+                    entries.append(
+                        Self.entry(
+                            pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
+                            current: Self.side(newOfKind, metric), settings: settings))
+                }
+            }
+        }
+        for device in unmatchedBaseline {
+            notes.append(
+                "Baseline device \(device.name) (\(device.udid), \(device.productType), iOS \(device.osVersion)) "
+                    + "has no counterpart in the current run (no same UDID, no same model and iOS version).")
+        }
+        for device in unmatchedCurrent {
+            notes.append(
+                "Current device \(device.name) (\(device.udid), \(device.productType), iOS \(device.osVersion)) "
+                    + "has no counterpart in the baseline; it is not judged.")
+        }
+    }
+
+    /// One identity per UDID, in the order the samples first name it, with the latest sample's details.
+    static func devices(of samples: [Sample]) -> [DeviceIdentity] {
+        var order: [String] = []
+        var latest: [String: Sample] = [:]
+        for sample in samples {
+            if latest[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
+            latest[sample.deviceUDID] = sample
+        }
+        return order.compactMap { udid in
+            latest[udid].map {
+                DeviceIdentity(udid: udid, name: $0.deviceName, productType: $0.productType, osVersion: $0.osVersion)
+            }
+        }
+    }
+
+    static func metrics(baseline: [Sample], current: [Sample], settings: GateSettings) -> [Metric] {
+        if !settings.metrics.isEmpty { return settings.metrics }
+        let measuredOnBoth = GateMetricChoice.defaultOrder.first { metric in
+            baseline.contains { !$0.status.isFailure && $0[metric] != nil }
+                && current.contains { !$0.status.isFailure && $0[metric] != nil }
+        }
+        // Nothing measured on one side: still one row, so the failures are reported and judged.
+        return [measuredOnBoth ?? GateMetricChoice.defaultOrder[0]]
+    }
+
+    static func side(_ samples: [Sample], _ metric: Metric) -> GateSide {
+        GateSide(
+            launches: samples.count, failures: samples.filter(\.status.isFailure).count,
+            values: samples.filter { !$0.status.isFailure }.compactMap { $0[metric] }.filter(\.isFinite))
+    }
+
+    static func entry(
+        pair: DeviceMatching.Pair, kind: LaunchKind, metric: Metric, baseline: GateSide, current: GateSide,
+        settings: GateSettings
+    ) -> GateEntry {
+        let test = MannWhitneyU.test(baseline.values, current.values)
+        let shift = HodgesLehmannShift(baseline: baseline.values, current: current.values, level: 1 - settings.alpha)
+        let needed = LaunchesNeeded.estimate(
+            baseline: baseline.values, current: current.values, thresholdPercent: settings.thresholdPercent,
+            alpha: settings.alpha, minimum: settings.minimumLaunches)
+        var entry = GateEntry(
+            baselineDevice: pair.baseline, currentDevice: pair.current, matchedBy: pair.basis, kind: kind,
+            metric: metric, baseline: baseline, current: current, test: test, shift: shift, verdict: .unchanged,
+            reason: "", launchesNeeded: needed)
+        (entry.verdict, entry.reason) = judge(entry, settings: settings)
+        return entry
+    }
+
+    static func judge(_ entry: GateEntry, settings: GateSettings) -> (GateVerdict, String) {
+        let minimum = settings.minimumLaunches
+        let needed = max(minimum, entry.launchesNeeded ?? minimum)
+        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)] {
+            if side.failures * 2 > side.launches {
+                return (
+                    .insufficientData,
+                    "Too many launches failed to judge: \(side.failures) of \(side.launches) in the \(name); "
+                        + "fix the failures (see the run's logs), then measure again."
+                )
+            }
+        }
+        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)] where side.values.count < minimum {
+            return (
+                .insufficientData,
+                "Only \(side.values.count) measured launches in the \(name) (\(side.launches) made); "
+                    + "about \(needed) per side are needed to see a \(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % change "
+                    + "(--iterations \(needed))."
+            )
+        }
+        guard let test = entry.test, let shift = entry.shiftPercent else {
+            return (.insufficientData, "No values to compare.")
+        }
+        let threshold = settings.thresholdPercent
+        let p = DecimalText.fixed(test.pValue, maxFractionDigits: 4)
+        let shiftText = Self.signedPercent(shift)
+        let significant = test.pValue < settings.alpha
+        if significant && shift > threshold {
+            return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), p = \(p).")
+        }
+        if significant && shift < -threshold {
+            return (.improvement, "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), p = \(p).")
+        }
+        if !significant {
+            var text = "No significant change (\(shiftText), p = \(p))."
+            if let low = entry.shiftLowPercent, let high = entry.shiftHighPercent, high > threshold || low < -threshold,
+                let n = entry.launchesNeeded, n > min(entry.baseline.values.count, entry.current.values.count)
+            {
+                text += " The interval still reaches past ±\(Self.plainPercent(threshold)); about \(n) launches per side would tell."
+            }
+            return (.unchanged, text)
+        }
+        return (.unchanged, "Change of \(shiftText) is significant (p = \(p)) but within the threshold of ±\(Self.plainPercent(threshold)).")
+    }
+
+    static func signedPercent(_ value: Double) -> String {
+        (value >= 0 ? "+" : "") + DecimalText.fixed(value, maxFractionDigits: 1) + " %"
+    }
+
+    static func plainPercent(_ value: Double) -> String { DecimalText.fixed(value, maxFractionDigits: 2) + " %" }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// What the gate can fail with before comparing anything.
+public enum GateError: Error, Sendable, Equatable {
+    /// The baseline path does not exist (exit 5: CI scripts tell "no baseline yet" from a failure).
+    case baselineNotFound(path: String)
+    /// A results folder (or a summary.json) without the launches the tests need.
+    case noLaunches(path: String, role: String, reason: String)
+}
+
+extension GateError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        case .baselineNotFound(let path):
+            return "Baseline not found at \(path). Pass the results folder (or its summary.json) of a run to compare "
+                + "against, e.g. one kept from the main branch; on the first build record one with "
+                + "`launchbench run APP --output \(path)`."
+        case .noLaunches(let path, let role, let reason):
+            return "The \(role) at \(path) cannot be compared: \(reason)"
+        }
+    }
+}
+
+/// One side of a comparison, read from a results folder or its `summary.json`.
+public struct GateInput: Sendable {
+    /// The path as the user gave it.
+    public var path: String
+    public var folder: ResultsFolder
+    /// The bundle id of the app measured (run.json's, else the most frequent in the samples).
+    public var appBundleID: String?
+    /// Samples of that app.
+    public var samples: [Sample]
+    /// Samples of other apps in the same run (`--reference-app`).
+    public var referenceSamples: [Sample]
+
+    /// Reads a side. `summary.json` holds statistics only, so the launches come from the
+    /// `samples.jsonl` next to it (a results folder is the unit to keep as a baseline).
+    /// - Parameters:
+    ///   - role: `baseline` or `current`, for messages.
+    /// - Throws: `GateError.baselineNotFound` for a missing baseline, `GateError.noLaunches` for a
+    ///   folder without launches, `LaunchBenchError` for a missing current folder or unreadable files.
+    public static func load(path: String, role: String) throws -> GateInput {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            if role == "baseline" { throw GateError.baselineNotFound(path: path) }
+            throw LaunchBenchError.fileNotFound(path: path, what: "Results folder of the \(role) run")
+        }
+        let folderURL = isDirectory.boolValue ? url : url.deletingLastPathComponent()
+        if !isDirectory.boolValue, url.pathExtension.lowercased() != "json" {
+            throw GateError.noLaunches(
+                path: path, role: role, reason: "it is neither a results folder nor a summary.json. Pass the --output folder of `launchbench run`.")
+        }
+        let samplesURL = folderURL.appendingPathComponent(ResultsFolder.FileName.samples)
+        guard FileManager.default.fileExists(atPath: samplesURL.path) else {
+            throw GateError.noLaunches(
+                path: path, role: role,
+                reason: "\(samplesURL.path) is missing. The gate tests each launch, not only the summary statistics: "
+                    + "keep the whole results folder (samples.jsonl with summary.json) as the baseline.")
+        }
+        let folder = try ResultsFolder.load(folderURL)
+        guard !folder.samples.isEmpty else {
+            throw GateError.noLaunches(
+                path: path, role: role, reason: "\(samplesURL.path) holds no launches (the run measured nothing). Run it again.")
+        }
+        let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(folder.samples)
+        let ofApp = folder.samples.filter { $0.appBundleID == appBundleID }
+        return GateInput(
+            path: path, folder: folder, appBundleID: appBundleID, samples: ofApp.isEmpty ? folder.samples : ofApp,
+            referenceSamples: ofApp.isEmpty ? [] : folder.samples.filter { $0.appBundleID != appBundleID })
+    }
+
+    static func mostFrequentApp(_ samples: [Sample]) -> String? {
+        let counts = Dictionary(grouping: samples, by: \.appBundleID).mapValues(\.count)
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+    }
+}
+
+extension GateReport {
+    /// The whole gate over two results: the comparison, the dylib guard (when `allowed` is given)
+    /// on the current run's launches and embedded frameworks, and the reference-app gaps.
+    public init(baseline: GateInput, current: GateInput, settings: GateSettings, allowed: AllowedDylibs? = nil) {
+        let comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
+        var notes: [String] = []
+        if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
+            notes.append("The baseline measured \(a), the current run \(b): make sure that is the same app.")
+        }
+        notes += baseline.folder.notes.map { "baseline: \($0)" } + current.folder.notes.map { "current: \($0)" }
+        var violations: [DylibGuard.Violation]?
+        if let allowed {
+            let guardrail = DylibGuard(allowed: allowed, executable: nil)
+            violations = guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
+                + guardrail.check(samples: current.samples)
+        }
+        self.init(
+            baselinePath: baseline.path, currentPath: current.path, comparison: comparison, dylibViolations: violations,
+            referenceGaps: ReferenceGap.gaps(app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
+            notes: notes)
+    }
+}

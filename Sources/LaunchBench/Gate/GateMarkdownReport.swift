@@ -1,0 +1,86 @@
+/// The gate's report as GitHub-flavoured Markdown, for CI job summaries (`$GITHUB_STEP_SUMMARY`)
+/// and merge-request comments.
+public enum GateMarkdownReport {
+    public static func render(_ report: GateReport) -> String {
+        var out = "## launchbench gate: \(outcomeWord(report.outcome))\n\n"
+        out += escape(report.headline) + "\n\n"
+        if let baseline = report.baselinePath, let current = report.currentPath {
+            out += "Baseline `\(code(baseline))` → current `\(code(current))`.\n\n"
+        }
+        if let comparison = report.comparison {
+            out += escape(GateText.settingsLine(comparison.settings)) + "\n\n"
+            if !comparison.entries.isEmpty {
+                out += "| Device | Kind | Metric | Baseline ms | Current ms | Median | Shift [95 % CI] | p | Verdict |\n"
+                out += "|---|---|---|---:|---:|---:|---:|---:|---|\n"
+                for entry in comparison.entries {
+                    let verdict = entry.verdict == .regression ? "**REGRESSION**" : GateText.verdict(entry.verdict)
+                    let cells = [
+                        escape(GateText.device(entry)), entry.kind.rawValue, "`\(entry.metric.rawValue)`",
+                        GateText.side(entry.baseline), GateText.side(entry.current),
+                        GateText.signedPercent(entry.medianChangePercent),
+                        "\(GateText.signedPercent(entry.shiftPercent)) \(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent))",
+                        GateText.pValue(entry.test?.pValue), verdict,
+                    ]
+                    out += "| " + cells.joined(separator: " | ") + " |\n"
+                }
+                out += "\n"
+            }
+            for entry in comparison.entries where entry.verdict != .unchanged {
+                out += "- **\(GateText.verdict(entry.verdict))** \(escape(entry.title)): \(escape(entry.reason))\n"
+            }
+            if comparison.entries.contains(where: { $0.verdict != .unchanged }) { out += "\n" }
+        }
+        if let violations = report.dylibViolations {
+            out += "### Dylib guard\n\n"
+            if violations.isEmpty {
+                out += "Every image loaded from the app bundle is in the allowed list.\n\n"
+            } else {
+                for violation in violations { out += "- `\(code(violation.image))`: \(escape(violation.description))\n" }
+                out += "\n"
+            }
+        }
+        if !report.referenceGaps.isEmpty {
+            out += "### Reference app\n\n"
+            for gap in report.referenceGaps { out += "- \(escape(gap.sentence))\n" }
+            out += "\n"
+        }
+        if !report.sampleSizes.isEmpty {
+            out += "### Adaptive sample size\n\n"
+            for line in report.sampleSizes { out += "- \(escape(line))\n" }
+            out += "\n"
+        }
+        let notes = report.notes + (report.comparison?.notes ?? [])
+        if !notes.isEmpty {
+            out += "### Notes\n\n"
+            for note in notes { out += "- \(escape(note))\n" }
+            out += "\n"
+        }
+        return out
+    }
+
+    private static func outcomeWord(_ outcome: GateReport.Outcome) -> String {
+        switch outcome {
+        case .passed: return "passed"
+        case .failed: return "FAILED"
+        case .undecided: return "undecided"
+        }
+    }
+
+    /// Device names and paths are any text: keep them from breaking the table or turning into markup/HTML.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "|", "\\", "*", "_", "`", "[", "]", "<", ">", "#": out += "\\\(character)"
+            case "\n", "\r": out += " "
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Text inside a code span: backticks cannot be escaped there, so they become `'`.
+    static func code(_ text: String) -> String {
+        String(text.map { $0 == "`" ? "'" : $0 == "\n" ? " " : $0 })
+    }
+}

@@ -1,0 +1,82 @@
+/// Everything the CI gate found for one run: the baseline comparison, the dylib guard, the
+/// reference-app gaps and the adaptive sample sizes — what `compare` and `run --baseline` print.
+public struct GateReport: Sendable, Hashable {
+    /// Where the two sides were read from, as the user named them.
+    public var baselinePath: String?
+    public var currentPath: String?
+    /// `nil` when no baseline was given.
+    public var comparison: GateComparison?
+    /// `nil` when the dylib guard is off; empty when it passed.
+    public var dylibViolations: [DylibGuard.Violation]?
+    public var referenceGaps: [ReferenceGap]
+    /// Per device, how many iterations `--target-precision` took (one sentence each).
+    public var sampleSizes: [String]
+    public var notes: [String]
+
+    public init(
+        baselinePath: String? = nil, currentPath: String? = nil, comparison: GateComparison? = nil,
+        dylibViolations: [DylibGuard.Violation]? = nil, referenceGaps: [ReferenceGap] = [], sampleSizes: [String] = [],
+        notes: [String] = []
+    ) {
+        self.baselinePath = baselinePath
+        self.currentPath = currentPath
+        self.comparison = comparison
+        self.dylibViolations = dylibViolations
+        self.referenceGaps = referenceGaps
+        self.sampleSizes = sampleSizes
+        self.notes = notes
+    }
+
+    /// The gate's overall result, and the process exit code it maps to (ARCHITECTURE.md).
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// No regression and the guard passed (improvements and unchanged metrics pass).
+        case passed
+        /// A regression, or an image the allow list does not name: exit 2.
+        case failed
+        /// Nothing regressed, but some device × kind × metric could not be judged (too many failed
+        /// launches, too few launches, no matching device): exit 3.
+        case undecided
+
+        public var exitCode: Int32 {
+            switch self {
+            case .passed: return 0
+            case .failed: return 2
+            case .undecided: return 3
+            }
+        }
+    }
+
+    public var outcome: Outcome {
+        if let comparison, !comparison.regressions.isEmpty { return .failed }
+        if let dylibViolations, !dylibViolations.isEmpty { return .failed }
+        if let comparison, comparison.entries.isEmpty || !comparison.undecided.isEmpty { return .undecided }
+        return .passed
+    }
+
+    /// One line for the end of a CI log: `Gate: FAILED — 1 regression, 1 unlisted dylib`.
+    public var headline: String {
+        var parts: [String] = []
+        if let comparison {
+            let r = comparison.regressions.count
+            let i = comparison.improvements.count
+            let u = comparison.undecided.count
+            if r > 0 { parts.append(r == 1 ? "1 regression" : "\(r) regressions") }
+            if u > 0 { parts.append("\(u) not judged (insufficient data)") }
+            if i > 0 { parts.append(i == 1 ? "1 improvement" : "\(i) improvements") }
+            if comparison.entries.isEmpty { parts.append("no device of the current run matches the baseline") }
+            let unchanged = comparison.entries.count - r - i - u
+            if unchanged > 0 { parts.append("\(unchanged) unchanged") }
+        }
+        if let dylibViolations {
+            let images = Set(dylibViolations.map(\.image)).count
+            parts.append(images == 0 ? "dylib guard passed" : images == 1 ? "1 unlisted dylib" : "\(images) unlisted dylibs")
+        }
+        let word: String
+        switch outcome {
+        case .passed: word = "PASSED"
+        case .failed: word = "FAILED"
+        case .undecided: word = "UNDECIDED"
+        }
+        return "Gate: \(word)" + (parts.isEmpty ? "" : " — " + parts.joined(separator: ", "))
+    }
+}

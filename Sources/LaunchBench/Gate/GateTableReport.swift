@@ -1,0 +1,58 @@
+/// The gate's report as plain text for terminals and CI logs.
+public enum GateTableReport {
+    public static func render(_ report: GateReport) -> String {
+        var lines: [String] = []
+        if let baseline = report.baselinePath { lines.append("Baseline: \(baseline)") }
+        if let current = report.currentPath { lines.append("Current:  \(current)") }
+        if let comparison = report.comparison {
+            lines.append(GateText.settingsLine(comparison.settings))
+            lines.append("")
+            var table = TextTable(
+                headers: ["device", "kind", "metric", "baseline ms", "current ms", "median", "shift [95 % CI]", "p", "verdict"],
+                alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .left])
+            for entry in comparison.entries {
+                table.append([
+                    GateText.device(entry), entry.kind.rawValue, entry.metric.rawValue, GateText.side(entry.baseline),
+                    GateText.side(entry.current), GateText.signedPercent(entry.medianChangePercent),
+                    [GateText.signedPercent(entry.shiftPercent), GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)]
+                        .filter { !$0.isEmpty }.joined(separator: " "),
+                    GateText.pValue(entry.test?.pValue), GateText.verdict(entry.verdict),
+                ])
+            }
+            lines.append(comparison.entries.isEmpty ? "No device × launch kind to compare." : table.render())
+            let explained = comparison.entries.filter { $0.verdict != .unchanged || $0.reason.contains("would tell") }
+            if !explained.isEmpty {
+                lines.append("")
+                for entry in explained { lines.append("\(GateText.verdict(entry.verdict)): \(entry.title): \(entry.reason)") }
+            }
+        }
+        if let violations = report.dylibViolations {
+            lines.append("")
+            if violations.isEmpty {
+                lines.append("Dylib guard: every image loaded from the app bundle is in the allowed list.")
+            } else {
+                lines.append("Dylib guard: \(violations.count) image(s) not in the allowed list:")
+                for violation in violations { lines.append("  \(violation.description)") }
+            }
+        }
+        if !report.referenceGaps.isEmpty {
+            lines.append("")
+            lines.append("Reference app:")
+            for gap in report.referenceGaps { lines.append("  \(gap.sentence)") }
+        }
+        if !report.sampleSizes.isEmpty {
+            lines.append("")
+            lines.append("Adaptive sample size:")
+            for line in report.sampleSizes { lines.append("  \(line)") }
+        }
+        let notes = report.notes + (report.comparison?.notes ?? [])
+        if !notes.isEmpty {
+            lines.append("")
+            lines.append("Notes:")
+            for note in notes { lines.append("  - \(note)") }
+        }
+        lines.append("")
+        lines.append(report.headline)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,45 @@
+/// Number formats shared by the gate's renderers (locale-independent, see `DecimalText`).
+enum GateText {
+    static func ms(_ value: Double?) -> String { value.map { DecimalText.exact($0, fractionDigits: 1) } ?? "–" }
+
+    static func signedPercent(_ value: Double?) -> String {
+        guard let value else { return "–" }
+        let text = DecimalText.exact(value, fractionDigits: 1)
+        return (value >= 0 && !text.hasPrefix("-") ? "+" : "") + text + " %"
+    }
+
+    static func interval(_ low: Double?, _ high: Double?) -> String {
+        guard let low, let high else { return "" }
+        return "[\(signedPercent(low).dropLast(2)), \(signedPercent(high).dropLast(2))]"
+    }
+
+    static func pValue(_ p: Double?) -> String {
+        guard let p else { return "–" }
+        return p < 0.0001 ? "<0.0001" : DecimalText.exact(p, fractionDigits: 4)
+    }
+
+    static func side(_ side: GateSide) -> String {
+        let failed = side.failures > 0 ? ", \(side.failures) failed" : ""
+        return "\(ms(side.median)) (n=\(side.values.count)\(failed))"
+    }
+
+    static func verdict(_ verdict: GateVerdict) -> String {
+        switch verdict {
+        case .regression: return "REGRESSION"
+        case .improvement: return "improvement"
+        case .unchanged: return "unchanged"
+        case .insufficientData: return "insufficient data"
+        }
+    }
+
+    static func settingsLine(_ settings: GateSettings) -> String {
+        let level = DecimalText.fixed((1 - settings.alpha) * 100, maxFractionDigits: 1)
+        return "Threshold ±\(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % of the baseline median; "
+            + "two-sided Mann–Whitney U test at α = \(DecimalText.fixed(settings.alpha, maxFractionDigits: 3)); "
+            + "shift = Hodges–Lehmann estimate with its \(level) % interval; at least \(settings.minimumLaunches) launches per side."
+    }
+
+    static func device(_ entry: GateEntry) -> String {
+        entry.matchedBy == .udid ? entry.currentDevice.name : "\(entry.currentDevice.name) ≈ \(entry.baselineDevice.name)"
+    }
+}

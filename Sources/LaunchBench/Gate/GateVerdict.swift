@@ -1,0 +1,36 @@
+/// What the gate concludes for one device × launch kind × metric.
+public enum GateVerdict: String, Sendable, Hashable, Codable {
+    /// Slower by more than the threshold, and the Mann–Whitney test says it is not noise.
+    case regression
+    /// Faster by more than the threshold, and significant.
+    case improvement
+    /// Neither: within the threshold, or not significant.
+    case unchanged
+    /// Too few measured launches on one side to judge (too many failed, or too few were made).
+    case insufficientData = "insufficient-data"
+}
+
+/// The gate's settings.
+public struct GateSettings: Sendable, Hashable, Codable {
+    /// Relative change, in percent of the baseline median, that counts as a regression (5).
+    public var thresholdPercent: Double
+    /// Significance level of the two-sided test (0.05); the shift's interval is at `1 − alpha`.
+    public var alpha: Double
+    /// Fewest measured launches per side to judge at all (5).
+    public var minimumLaunches: Int
+    /// Metrics to compare; empty = the default choice per device and kind (see `GateMetricChoice`).
+    public var metrics: [Metric]
+
+    public init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {
+        self.thresholdPercent = thresholdPercent
+        self.alpha = alpha
+        self.minimumLaunches = minimumLaunches
+        self.metrics = metrics
+    }
+}
+
+/// The default metric of a comparison: `total_premain_ms` where both sides measured it (dyld's
+/// own figure, iOS ≤ 14), else `first_frame_ms` (the app's marker), else `wall_ms`.
+public enum GateMetricChoice {
+    public static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
+}

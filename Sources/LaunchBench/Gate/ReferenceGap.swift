@@ -1,0 +1,50 @@
+/// How far the app's launch is above a reference app's (typically an empty project) on the same
+/// device, measured interleaved in the same run (`--reference-app`): the seed talk's target is
+/// the empty project's time, so the gap is what the app's own work costs.
+public struct ReferenceGap: Sendable, Hashable {
+    public var device: DeviceIdentity
+    public var kind: LaunchKind
+    public var metric: Metric
+    public var appMedian: Double
+    public var referenceMedian: Double
+    /// Hodges–Lehmann shift app − reference, with its interval (ms).
+    public var shift: HodgesLehmannShift
+
+    /// `app − reference` medians, in ms.
+    public var gapMs: Double { appMedian - referenceMedian }
+
+    /// "412.3 ms above the empty app on this device (app 630.1 ms, reference 217.8 ms)".
+    public var sentence: String {
+        let gap = DecimalText.fixed(abs(gapMs), maxFractionDigits: 1)
+        let direction = gapMs >= 0 ? "above" : "below"
+        return "\(gap) ms \(direction) the reference app on \(device.name) (\(kind.rawValue) \(metric.rawValue): "
+            + "app \(DecimalText.fixed(appMedian, maxFractionDigits: 1)) ms, reference \(DecimalText.fixed(referenceMedian, maxFractionDigits: 1)) ms)"
+    }
+
+    /// The gaps per device × kind for the gate's metric choice.
+    /// - Parameters:
+    ///   - app: the main app's samples; `reference`: the reference app's samples of the same run.
+    public static func gaps(app: [Sample], reference: [Sample], metrics: [Metric] = []) -> [ReferenceGap] {
+        var result: [ReferenceGap] = []
+        for device in GateComparison.devices(of: app) {
+            let ofApp = app.filter { $0.deviceUDID == device.udid }
+            let ofReference = reference.filter { $0.deviceUDID == device.udid }
+            for kind in LaunchKind.allCases {
+                let a = ofApp.filter { $0.kind == kind }
+                let r = ofReference.filter { $0.kind == kind }
+                guard !a.isEmpty, !r.isEmpty else { continue }
+                let chosen = GateComparison.metrics(baseline: a, current: r, settings: GateSettings(metrics: metrics))
+                for metric in chosen {
+                    let appValues = GateComparison.side(a, metric).values
+                    let referenceValues = GateComparison.side(r, metric).values
+                    guard let am = LaunchesNeeded.median(appValues), let rm = LaunchesNeeded.median(referenceValues),
+                        let shift = HodgesLehmannShift(baseline: referenceValues, current: appValues)
+                    else { continue }
+                    result.append(
+                        ReferenceGap(device: device, kind: kind, metric: metric, appMedian: am, referenceMedian: rm, shift: shift))
+                }
+            }
+        }
+        return result
+    }
+}

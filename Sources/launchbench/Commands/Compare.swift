@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+
+/// `launchbench compare BASELINE CURRENT`: the CI gate over two results folders.
+struct Compare: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare a run with a baseline and fail when launch got slower (the CI gate).",
+        discussion: """
+            BASELINE and CURRENT are results folders of `launchbench run` (or their summary.json; the launches \
+            are read from the samples.jsonl next to it). Devices are matched by UDID, else by model and iOS \
+            version. For each matched device x launch kind x metric (default: total_premain_ms where measured, \
+            else first_frame_ms, else wall_ms) the gate compares the medians, runs a two-sided Mann-Whitney U \
+            test and estimates the Hodges-Lehmann shift with its 95 % interval. A regression is a shift above \
+            the threshold that is significant at 0.05; launch-to-launch noise alone does not fail the build.
+
+            Exit codes: 0 no regression, 2 regression (or an unlisted dylib with --allowed-dylibs), 3 could not \
+            judge (too many failed launches, too few launches, no matching device), 5 baseline not found, \
+            64 bad options.
+            """
+    )
+
+    @Argument(help: "The baseline results folder (or its summary.json).", completion: .file())
+    var baseline: String
+
+    @Argument(help: "The current results folder (or its summary.json).", completion: .file())
+    var current: String
+
+    @Option(help: ArgumentHelp("Relative change of the median launch time that counts, in percent.", valueName: "pct"))
+    var threshold: Double = 5
+
+    @Option(name: .customLong("metric"), help: ArgumentHelp("Metric to compare (repeatable): a samples.csv column such as total_premain_ms, first_frame_ms, wall_ms.", valueName: "name"))
+    var metrics: [String] = []
+
+    @Option(help: "Output format: table, markdown, json or junit.")
+    var format: GateFormat = .table
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to this file instead of stdout.", valueName: "file"), completion: .file())
+    var output: String?
+
+    @Option(help: ArgumentHelp("Also write JUnit XML to this file (for the CI's test report).", valueName: "file"), completion: .file())
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Also write Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"), completion: .file())
+    var markdown: String?
+
+    @Option(help: ArgumentHelp("Fail when the current run loaded (or embeds) an image from the app bundle this list does not name.", valueName: "file"), completion: .file())
+    var allowedDylibs: String?
+
+    func validate() throws {
+        guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
+            throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
+        }
+        for name in metrics where Metric(rawValue: name) == nil {
+            throw ValidationError(
+                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+    }
+
+    func run() async throws {
+        let report: GateReport
+        do {
+            let allowed = try allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
+            let baselineInput = try GateInput.load(path: baseline, role: "baseline")
+            let currentInput = try GateInput.load(path: current, role: "current")
+            let settings = GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+            report = GateReport(baseline: baselineInput, current: currentInput, settings: settings, allowed: allowed)
+        } catch let error as GateError {
+            Terminal.note("Error: \(error.localizedDescription)")
+            switch error {
+            case .baselineNotFound: throw ExitCode(5)
+            case .noLaunches(_, let role, _): throw ExitCode(role == "baseline" ? 5 : 3)
+            }
+        }
+        try GateOutput.write(report, format: format, to: output, junit: junit, markdown: markdown)
+        if report.outcome != .passed { throw ExitCode(report.outcome.exitCode) }
+    }
+}
+
+/// The gate's output formats.
+enum GateFormat: String, CaseIterable, ExpressibleByArgument {
+    case table, markdown, json, junit
+
+    func render(_ report: GateReport) -> String {
+        switch self {
+        case .table: return GateTableReport.render(report)
+        case .markdown: return GateMarkdownReport.render(report)
+        case .json: return GateJSONReport.render(report)
+        case .junit: return GateJUnitReport.render(report)
+        }
+    }
+}
+
+/// Prints or writes the gate's report (shared by `compare` and `run --baseline`).
+enum GateOutput {
+    static func write(_ report: GateReport, format: GateFormat, to output: String?, junit: String?, markdown: String?) throws {
+        if let output {
+            try save(format.render(report), to: output)
+            Terminal.note(report.headline)
+        } else {
+            FileHandle.standardOutput.write(Data(format.render(report).utf8))
+            if format != .table && format != .markdown { Terminal.note(report.headline) }
+        }
+        if let junit { try save(GateFormat.junit.render(report), to: junit) }
+        if let markdown { try save(GateFormat.markdown.render(report), to: markdown, append: true) }
+    }
+
+    /// `append` for `$GITHUB_STEP_SUMMARY`, which other steps write too.
+    private static func save(_ text: String, to path: String, append: Bool = false) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            if append, let handle = try? FileHandle(forWritingTo: url) {
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(text.utf8))
+            } else {
+                try Data(text.utf8).write(to: url, options: .atomic)
+            }
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
