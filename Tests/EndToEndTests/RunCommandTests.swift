@@ -84,3 +84,28 @@ import TestSupport
         #expect(child.standardError.contains(named))
     }
 }
+
+/// `launchbench demo` as a newcomer runs it.
+@Suite struct DemoCommandTests {
+    @Test(arguments: [false, true])
+    func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
+        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+        let output = EndToEnd.temporaryFolder("demo").appendingPathComponent("results")
+        let child = try ChildProcess(
+            executable: executable,
+            arguments: ["demo", "--iterations", "2", "--output", output.path] + (embeddedApp ? ["--embedded-app"] : []),
+            environment: ["NO_COLOR": "1"])
+        let status = try await child.waitForExit(timeout: .seconds(120))
+        #expect(status == 0, "stderr: \(child.standardError)")
+        let samples = try EndToEnd.samplesOnDisk(output)
+        #expect(samples.count == 16 && samples.allSatisfy { $0.status == .ok })
+        #expect(Set(samples.map(\.osVersion)) == ["10.3.4", "12.5.7", "14.8", "16.7"])
+        // dyld printed pre-main everywhere but on iOS 16 (dyld4), where the markers measure the launch.
+        for sample in samples {
+            #expect((sample[.totalPremainMs] != nil) == (sample.osVersion != "16.7"))
+            #expect(sample[.firstFrameMs] != nil)
+        }
+        #expect(child.standardOutput.contains("Results: \(output.path)"))
+        #expect(child.standardOutput.contains("first frame"))
+    }
+}

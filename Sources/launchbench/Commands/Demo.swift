@@ -26,6 +26,10 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
 
+    /// Measure the app written from the embedded description even when the fixture is there (tests).
+    @Flag(help: .hidden)
+    var embeddedApp = false
+
     func validate() throws {
         guard (1...1_000).contains(iterations) else {
             throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 10).")
@@ -36,7 +40,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let sample = try DemoApp.locate()
+        let sample = try embeddedApp ? DemoApp.writeEmbedded() : DemoApp.locate()
         defer { sample.cleanUp() }
         let app = try AppBundle(contentsOf: sample.url)
         let lab = try await DemoLab.start()
@@ -153,7 +157,8 @@ struct DemoApp {
             try Data("emulated executable\n".utf8).write(to: app.appendingPathComponent("Sample"))
             try Data("emulated framework\n".utf8).write(to: app.appendingPathComponent("Frameworks/SampleKit.framework/SampleKit"))
             try Data("emulated dylib\n".utf8).write(to: app.appendingPathComponent("Frameworks/libSampleAnalytics.dylib"))
-            try Data(embeddedProfile.utf8).write(to: app.appendingPathComponent("launchbench-emulator.json"))
+            _ = try AppProfile.decode(Data(embeddedProfile.utf8))  // the emulator must accept what we write
+            try Data(embeddedProfile.utf8).write(to: app.appendingPathComponent(AppProfile.fileName))
         } catch {
             throw LaunchBenchError.cannotWrite(path: app.path, reason: "the demo's sample app cannot be written (\(error.localizedDescription))")
         }

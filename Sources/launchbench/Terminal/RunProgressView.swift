@@ -32,9 +32,9 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
         defer { lock.unlock() }
         switch event {
         case .deviceNote(let device, let text):
-            printAbove("note: \(text)", for: device.udid)
+            printAbove("note: \(text)")
         case .deviceSkipped(let device, let text):
-            printAbove(paint("skipped: \(text)", "33"), for: device.udid)
+            printAbove(paint("skipped: \(text)", "33"))
         case .deviceStarted(let device, let iterations):
             var line = self.line(for: device)
             line.iterations = iterations
@@ -58,13 +58,13 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
                 Terminal.note(plainLine(sample, line))
             }
             if sample.status.isFailure, let message = sample.message, live {
-                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"), for: nil)
+                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"))
             }
         case .deviceFinished(let udid, let outcome, let message):
             guard var line = lines.first(where: { $0.device.udid == udid }) else { return }
             line.finished = outcome.rawValue
             update(line)
-            if let message { printAbove("\(label(line.device)): \(message)", for: nil) }
+            if let message { printAbove("\(label(line.device)): \(message)") }
             if !live { Terminal.note("\(label(line.device)): \(outcome.rawValue)") }
         }
     }
@@ -99,7 +99,7 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
     }
 
     /// Prints a message above the live block (or as a plain line), then redraws the block.
-    private func printAbove(_ message: String, for udid: String?) {
+    private func printAbove(_ message: String) {
         guard live else {
             Terminal.note(message)
             return
