@@ -216,12 +216,18 @@ public struct Faults: Codable, Sendable, Hashable {
     public var earlyExit: ExitFault?
     /// Random bytes (invalid UTF-8 included) written between the app's lines.
     public var garbage: GarbageFault?
+    /// dyld's 64-bit wrap artefact: `rebase/binding time: 411015771.6 seconds (…%)` (dyld 421–852).
+    public var dyldWrap: LaunchSelector?
 
-    public init(crash: CrashFault? = nil, hang: PointFault? = nil, earlyExit: ExitFault? = nil, garbage: GarbageFault? = nil) {
+    public init(
+        crash: CrashFault? = nil, hang: PointFault? = nil, earlyExit: ExitFault? = nil, garbage: GarbageFault? = nil,
+        dyldWrap: LaunchSelector? = nil
+    ) {
         self.crash = crash
         self.hang = hang
         self.earlyExit = earlyExit
         self.garbage = garbage
+        self.dyldWrap = dyldWrap
     }
 }
 

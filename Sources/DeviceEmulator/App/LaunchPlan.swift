@@ -83,10 +83,13 @@ public struct LaunchPlanner: Sendable {
         let initScale = nominal.initializerMs > 0 ? initializers / nominal.initializerMs : 1
         let list = (nominal.slowestInitializers ?? []).map { ($0.image, $0.ms * initScale) }
         var bookkeeping = random("dyld")
+        let wrap = profile.faults?.dyldWrap.map {
+            matches($0, kind: kind, launchNumber: launchNumber, random: random("dyldWrap"))
+        } ?? false
         let counters = DyldCounters.make(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list, bundleImageCount: app.bundleImages.count, legacy: osVersion.major <= 9,
-            random: &bookkeeping)
+            wrapRebaseBinding: wrap, random: &bookkeeping)
         let preMain = Double(counters.preMainUs) / 1000
 
         // After-main: the nominal gaps, noised, stacked on the noised pre-main so the order always holds.

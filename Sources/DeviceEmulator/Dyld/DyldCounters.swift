@@ -62,9 +62,11 @@ extension DyldCounters {
     ///     gets the ObjC setup added back, as dyld measures it.
     ///   - bundleImageCount: images loaded from the app bundle (not from the shared cache).
     ///   - legacy: dyld ≤ 360 (iOS ≤ 9), which had no debugger-pause or cache-rebind bookkeeping.
+    ///   - wrapRebaseBinding: produce dyld's unsigned-wrap artefact in the rebase/binding line.
     public static func make(
         dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
-        initializers: [(String, Double)], bundleImageCount: Int, legacy: Bool = false, random: inout SeededRandom
+        initializers: [(String, Double)], bundleImageCount: Int, legacy: Bool = false, wrapRebaseBinding: Bool = false,
+        random: inout SeededRandom
     ) -> DyldCounters {
         func us(_ ms: Double) -> UInt64 { UInt64(max(0, ms * 1000).rounded()) }
         let dylib = us(dylibLoadingMs)
@@ -74,8 +76,14 @@ extension DyldCounters {
         let pause = legacy ? 0 : UInt64(Double(dylib) * (0.01 + 0.02 * random.unit()))
         let rebase = rebaseBinding / 10
         let weak = rebaseBinding / 200
-        let rebind = legacy ? 0 : UInt64(Double(rebaseBinding) * (0.1 + 0.1 * random.unit()))
+        var rebind = legacy ? 0 : UInt64(Double(rebaseBinding) * (0.1 + 0.1 * random.unit()))
         let bind = rebaseBinding - rebase - weak + rebind
+        if wrapRebaseBinding && !legacy {
+            // dyld's artefact: more "redone" cache bindings than binding time, so the summary's
+            // rebase/binding goes below zero (and the total shrinks by as much).
+            // Real captures go below zero by less than ~150 ms, which prints as 411015771.5 or .6 s.
+            rebind = rebase + bind + weak + UInt64(min(Double(rebaseBinding) * (0.2 + 0.6 * random.unit()), 50_000)) + 1
+        }
         let raw = initializers.map { name, ms in
             (name: name, us: us(ms) + (name.hasPrefix("libSystem.") ? objc : 0))
         }

@@ -4,7 +4,22 @@ enum DyldTimeFormat {
     /// `<label>: <value> (<percent>%)` as dyld 421+ prints it: one, two or three spaces after the colon
     /// for values ≥ 100, ≥ 10 and < 10 ms; seconds never padded.
     static func line(_ label: String, _ us: UInt64, of totalUs: UInt64, padded: Bool = true) -> String {
-        "\(label):\(value(us, padded: padded)) (\(percent(us, of: totalUs))%)"
+        if us > UInt64(Int64.max) { return wrappedLine(label, us, of: totalUs) }
+        return "\(label):\(value(us, padded: padded)) (\(percent(us, of: totalUs))%)"
+    }
+
+    /// arm64 devices count in 24 MHz ticks.
+    static let ticksPerSecond: UInt64 = 24_000_000
+
+    /// A "negative" value (dyld subtracted unsigned counters and went below zero), printed the way dyld's
+    /// 64-bit arithmetic and 32-bit casts print it on arm64: `411015771.5/.6 seconds` and an absurd
+    /// percentage.
+    static func wrappedLine(_ label: String, _ us: UInt64, of totalUs: UInt64) -> String {
+        let ticks = us &* (ticksPerSecond / 1_000_000)
+        let totalTicks = max(1, totalUs &* (ticksPerSecond / 1_000_000))
+        let secondsTimesTen = UInt32(truncatingIfNeeded: (ticks &* 10) / ticksPerSecond)
+        let percentTimesTen = UInt32(truncatingIfNeeded: (ticks &* 1000) / totalTicks)
+        return "\(label): \(secondsTimesTen / 10).\(secondsTimesTen % 10) seconds (\(percentTimesTen / 10).\(percentTimesTen % 10)%)"
     }
 
     /// The value with its leading spaces, e.g. `  5.91 milliseconds` or ` 1.9 seconds`.
