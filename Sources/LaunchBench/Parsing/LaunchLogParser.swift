@@ -112,6 +112,8 @@ public struct LaunchLogParser: Sendable {
     // MARK: - Lines
 
     private mutating func feedBuffer(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let base = buffer.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
         let n = buffer.count
         var i = 0
         if pendingCR {
@@ -120,11 +122,16 @@ public struct LaunchLogParser: Sendable {
         }
         var start = i
         while i < n {
-            let byte = buffer[i]
-            if byte > 0x0D || (byte != 0x0A && byte != 0x0D) {
-                i += 1
-                continue
+            // Eight bytes at a time while none is below 0x0E (no LF, no CR): most of a log.
+            while i &+ 8 <= n {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if (word &- 0x0E0E_0E0E_0E0E_0E0E) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+                i &+= 8
             }
+            let limit = min(n, i &+ 8)
+            while i < limit, buffer[i] != 0x0A, buffer[i] != 0x0D { i &+= 1 }
+            guard i < limit else { continue }
+            let byte = buffer[i]
             if carry.isEmpty {
                 handleLine(LineBytes(buffer, start, i))
             } else {

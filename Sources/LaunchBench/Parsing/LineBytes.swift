@@ -51,7 +51,7 @@ struct LineBytes {
         return indent
     }
 
-    func hasPrefix(_ literal: StaticString, at offset: Int = 0) -> Bool {
+    @inline(__always) func hasPrefix(_ literal: StaticString, at offset: Int = 0) -> Bool {
         let n = literal.utf8CodeUnitCount
         guard offset >= 0, count - offset >= n else { return false }
         let p = literal.utf8Start

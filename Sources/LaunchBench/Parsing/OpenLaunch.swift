@@ -22,11 +22,11 @@ struct OpenLaunch {
         var record = LaunchRecord(loadedLibraries: libraries, markers: markers, done: done)
         var warnings = self.warnings
         if let summary {
-            record.totalPremainMs = summary.times[.total]?.value
-            record.dylibLoadingMs = summary.times[.dylibLoading]?.value
-            record.rebaseBindingMs = summary.times[.rebaseBinding]?.value
-            record.objcSetupMs = summary.times[.objcSetup]?.value
-            record.initializerMs = summary.times[.initializer]?.value
+            record.totalPremainMs = summary.total
+            record.dylibLoadingMs = summary.dylibLoading
+            record.rebaseBindingMs = summary.rebaseBinding
+            record.objcSetupMs = summary.objcSetup
+            record.initializerMs = summary.initializer
             record.slowestInitializers = summary.slowest
             let missing = summary.missing
             if !missing.isEmpty {
@@ -68,7 +68,7 @@ struct OpenLaunch {
         record.objcSetupMs = d.objcLoadTimeMs
         record.initializerMs = d.initializerTimeMs
         // A total printed in seconds has one decimal; the parts (plus the DOF time the summary leaves out) are finer.
-        if block.times[.totalTime]?.inSeconds == true, let dylib = record.dylibLoadingMs,
+        if block.totalInSeconds, let dylib = record.dylibLoadingMs,
             let rebase = record.rebaseBindingMs, let objc = record.objcSetupMs, let initializer = record.initializerMs,
             let dof = d.dtraceDOFRegistrationTimeMs
         {

@@ -33,14 +33,29 @@ public enum ParseReport {
 
     /// RFC 4180: a header, then one row per launch: `file`, `launch` (1-based within the file), the metric columns.
     public static func csv(_ logs: [ParsedLog]) -> String {
-        var rows: [[String]] = []
+        var text = CSVWriter.line(["file", "launch"] + csvMetrics.map(\.rawValue))
         for log in logs {
+            let file = log.file == "-" ? "-" : CSVWriter.escape(log.file)  // stdin, not a formula
             for (index, record) in log.launches.enumerated() {
-                let metrics = record.metrics
-                rows.append([log.file, String(index + 1)] + csvMetrics.map { metrics[$0].map(number) ?? "" })
+                text += file
+                text += ","
+                text += String(index + 1)
+                for value in metricValues(record) {
+                    text += ","
+                    if let value { text += number(value) }
+                }
+                text += "\r\n"
             }
         }
-        return CSVWriter.document(header: ["file", "launch"] + csvMetrics.map(\.rawValue), rows: rows)
+        return text
+    }
+
+    /// The `csvMetrics` of a record, in order (no dictionary: this runs once per launch of a big log).
+    static func metricValues(_ record: LaunchRecord) -> [Double?] {
+        [
+            record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs, record.initializerMs,
+            record.markers["main"], record.markers["didFinishLaunching"], record.markers["firstFrame"],
+        ]
     }
 
     /// Columns for people: one row per launch (`-` = not printed), then the warnings, each naming its launch.
@@ -51,8 +66,7 @@ public enum ParseReport {
         var notes: [String] = []
         for log in logs {
             for (index, record) in log.launches.enumerated() {
-                let metrics = record.metrics
-                let values = csvMetrics.map { metrics[$0].map(number) ?? "-" }
+                let values = metricValues(record).map { $0.map(number) ?? "-" }
                 table.append([log.file, String(index + 1)] + values + [String(record.loadedLibraries.count)])
                 notes += record.warnings.map { "\(log.file) #\(index + 1): \($0)" }
             }
@@ -170,12 +184,19 @@ private struct JSONText {
         }
     }
 
+    private static let indents = (0..<8).map { String(repeating: "  ", count: $0) }
+
     private mutating func pad(_ level: Int) {
-        text += String(repeating: "  ", count: level)
+        text += level < Self.indents.count ? Self.indents[level] : String(repeating: "  ", count: level)
     }
 
     private mutating func writeString(_ string: String) {
         text += "\""
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) {
+            text += string
+            text += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

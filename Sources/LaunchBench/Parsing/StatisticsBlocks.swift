@@ -2,7 +2,12 @@
 struct SummaryBlock {
     var seen: UInt8 = 0
     var last: SummaryLine?
-    var times: [SummaryLine: DyldTime] = [:]
+    /// The five values, in `SummaryLine` order; `nil` when not printed or not a measurement.
+    var total: Double?
+    var dylibLoading: Double?
+    var rebaseBinding: Double?
+    var objcSetup: Double?
+    var initializer: Double?
     var slowest: [InitializerTime] = []
     var listOpen = false
     /// dyld's empty line after the block was seen.
@@ -18,7 +23,15 @@ struct SummaryBlock {
     mutating func add(_ line: SummaryLine, _ time: DyldTime?) {
         seen |= line.bit
         last = line
-        if let time { times[line] = time }
+        let value = time?.value
+        switch line {
+        case .total: total = value
+        case .dylibLoading: dylibLoading = value
+        case .rebaseBinding: rebaseBinding = value
+        case .objcSetup: objcSetup = value
+        case .initializer: initializer = value
+        case .slowestHeader: break
+        }
         listOpen = line == .slowestHeader
     }
 
@@ -35,7 +48,8 @@ struct SummaryBlock {
 struct TotalsBlock {
     var seen: UInt32 = 0
     var last: TotalsLine?
-    var times: [TotalsLine: DyldTime] = [:]
+    /// `total time` was printed in seconds (one decimal).
+    var totalInSeconds = false
     var details = DyldDetails()
     var listOpen = false
     /// Wording only one kind prints was seen.
@@ -68,7 +82,7 @@ struct TotalsBlock {
         listOpen = line == .initializerTime
         switch value {
         case .time(let time):
-            times[line] = time
+            if line == .totalTime { totalInSeconds = time.inSeconds }
             store(line, time: time.value)
             return Self.problem(line.label, time)
         case .counts(let counts):

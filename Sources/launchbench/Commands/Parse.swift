@@ -31,10 +31,7 @@ struct Parse: ParsableCommand {
     func run() throws {
         var parsed: [ParsedLog] = []
         for path in logs {
-            let data = try read(path)
-            var parser = LaunchLogParser()
-            data.withUnsafeBytes { parser.feed($0) }
-            let launches = parser.finish()
+            let launches = try parse(path)
             if launches.isEmpty {
                 Terminal.note("\(path): no launch found (no dyld statistics, loaded libraries or [launchbench] markers).")
             }
@@ -49,8 +46,23 @@ struct Parse: ParsableCommand {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    private func read(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    /// Streams the file through the parser in 1 MiB reads: big logs never sit in memory whole.
+    private func parse(_ path: String) throws -> [LaunchRecord] {
+        let handle = try open(path)
+        var parser = LaunchLogParser()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                chunk.withUnsafeBytes { parser.feed($0.bindMemory(to: UInt8.self)) }
+            }
+        } catch {
+            Terminal.note("Error: cannot read log file \(path): \(error.localizedDescription). Check that it is a readable file.")
+            throw ExitCode.failure
+        }
+        return parser.finish()
+    }
+
+    private func open(_ path: String) throws -> FileHandle {
+        if path == "-" { return FileHandle.standardInput }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             Terminal.note("Error: log file not found: \(path). Check the path.")
@@ -60,11 +72,10 @@ struct Parse: ParsableCommand {
             Terminal.note("Error: \(path) is a folder, not a log file. Name the log files inside it, e.g. \(path)/logs/*/*.log.")
             throw ExitCode.failure
         }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-        } catch {
-            Terminal.note("Error: cannot read log file \(path): \(error.localizedDescription). Check its permissions.")
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            Terminal.note("Error: cannot open log file \(path). Check its permissions.")
             throw ExitCode.failure
         }
+        return handle
     }
 }
