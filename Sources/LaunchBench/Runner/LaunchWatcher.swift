@@ -50,6 +50,11 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
         }
     }
 
+    /// When the launch became complete (the end-of-launch rule), `nil` while it is not.
+    var completedAt: ContinuousClock.Instant? {
+        lock.critical { completeAt }
+    }
+
     /// Makes the next `shouldEnd` answer `.cancelled` (Ctrl-C).
     func cancel() {
         lock.critical { cancelled = true }
