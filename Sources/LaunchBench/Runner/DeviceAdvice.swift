@@ -31,7 +31,9 @@ public enum DeviceAdvice: Sendable, Hashable {
         case .onlyWithOverride:
             return .measure(notes: [
                 "\(label), iOS \(version): dyld3 prints pre-main statistics only when an override variable such as "
-                    + "DYLD_INSERT_LIBRARIES is set (pass one with --env NAME=VALUE); "
+                    + "DYLD_INSERT_LIBRARIES is set (as Xcode sets it for its Main Thread Checker: --env "
+                    + "DYLD_INSERT_LIBRARIES=/Developer/usr/lib/libMainThreadChecker.dylib, with the developer disk image "
+                    + "mounted); "
                     + "after-main comes from the app's [launchbench] markers."
             ])
         case .never:
