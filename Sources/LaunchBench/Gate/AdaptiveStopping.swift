@@ -38,6 +38,14 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
         return .continue
     }
 
+    /// The values the rule watches: the cold launches' gate metric (`total_premain_ms` where
+    /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
+    public static func coldValues(_ samples: [Sample]) -> [Double] {
+        let cold = samples.filter { $0.kind == .cold && !$0.status.isFailure }
+        guard let metric = GateMetricChoice.defaultOrder.first(where: { m in cold.contains { $0[m] != nil } }) else { return [] }
+        return cold.compactMap { $0[metric] }.filter(\.isFinite)
+    }
+
     /// The larger distance from the median to an end of its 95 % interval, in % of the median;
     /// `nil` when there is no interval (fewer than 6 values) or the median is not positive.
     public static func halfWidthPercent(_ values: [Double]) -> Double? {

@@ -120,7 +120,7 @@ extension GateComparison {
     }
 
     /// One identity per UDID, in the order the samples first name it, with the latest sample's details.
-    static func devices(of samples: [Sample]) -> [DeviceIdentity] {
+    public static func devices(of samples: [Sample]) -> [DeviceIdentity] {
         var order: [String] = []
         var latest: [String: Sample] = [:]
         for sample in samples {
@@ -191,17 +191,18 @@ extension GateComparison {
             return (.insufficientData, "No values to compare.")
         }
         let threshold = settings.thresholdPercent
-        let p = DecimalText.fixed(test.pValue, maxFractionDigits: 4)
+        let formatted = GateText.pValue(test.pValue)
+        let p = formatted.hasPrefix("<") ? "p " + formatted : "p = " + formatted
         let shiftText = Self.signedPercent(shift)
         let significant = test.pValue < settings.alpha
         if significant && shift > threshold {
-            return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), p = \(p).")
+            return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), \(p).")
         }
         if significant && shift < -threshold {
-            return (.improvement, "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), p = \(p).")
+            return (.improvement, "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), \(p).")
         }
         if !significant {
-            var text = "No significant change (\(shiftText), p = \(p))."
+            var text = "No significant change (\(shiftText), \(p))."
             if let low = entry.shiftLowPercent, let high = entry.shiftHighPercent, high > threshold || low < -threshold,
                 let n = entry.launchesNeeded, n > min(entry.baseline.values.count, entry.current.values.count)
             {
@@ -209,7 +210,7 @@ extension GateComparison {
             }
             return (.unchanged, text)
         }
-        return (.unchanged, "Change of \(shiftText) is significant (p = \(p)) but within the threshold of ±\(Self.plainPercent(threshold)).")
+        return (.unchanged, "Change of \(shiftText) is significant (\(p)) but within the threshold of ±\(Self.plainPercent(threshold)).")
     }
 
     static func signedPercent(_ value: Double) -> String {

@@ -106,7 +106,8 @@ public struct BenchmarkRunner: Sendable {
         return RunManifest.Options(
             iterations: plan.iterations, cold: plan.coldMode.rawValue, warm: plan.warmLaunches,
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
-            environment: plan.environment.map(\.assignment), other: other)
+            environment: plan.environment.map(\.assignment), targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
+            maxIterations: plan.stopping?.maxIterations, other: other)
     }
 }
 

@@ -28,7 +28,7 @@ struct DeviceSession: Sendable {
     }
 
     func run() async throws -> Result {
-        reporter.report(.deviceStarted(device, iterations: plan.iterations))
+        reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
         var samples: [Sample] = []
         func finish(_ outcome: RunManifest.DeviceOutcome.Outcome, _ note: String? = nil) -> Result {
             reporter.report(.deviceFinished(udid: device.udid, outcome: outcome, message: note))
@@ -49,7 +49,8 @@ struct DeviceSession: Sendable {
 
         var refusalsInARow = 0
         var installFailuresInARow = 0
-        for iteration in 1...max(1, plan.iterations) {
+        var stoppedNote: String?
+        for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return finish(.interrupted) }
             switch try await prepareColdLaunch(iteration: iteration) {
             case .cancelled: return finish(.interrupted)
@@ -81,8 +82,16 @@ struct DeviceSession: Sendable {
                     refusalsInARow = 0
                 }
             }
+            // --target-precision: stop as soon as the cold median is known well enough (Gate/AdaptiveStopping).
+            if let stopping = plan.stopping {
+                let decision = stopping.decide(iterations: iteration, coldValues: AdaptiveStopping.coldValues(samples))
+                if decision != .continue {
+                    stoppedNote = AdaptiveStopping.describe(decision, target: stopping.targetPrecisionPercent)
+                    break
+                }
+            }
         }
-        return finish(.measured)
+        return finish(.measured, stoppedNote)
     }
 
     /// Makes the next launch cold; returns a failure sample for the cold launch, `.cancelled`, or `nil` when ready.

@@ -30,6 +30,12 @@ public struct RunPlan: Sendable {
     public var installTimeout: Duration
     /// The longest a restart may take until the device is attached again.
     public var restartTimeout: Duration
+    /// `--target-precision`: stop each device once its cold median is known well enough (then
+    /// `iterations` is ignored and `stopping.maxIterations` bounds the run); `nil` = fixed `iterations`.
+    public var stopping: AdaptiveStopping? = nil
+
+    /// The most iterations a device may run.
+    public var iterationLimit: Int { stopping?.maxIterations ?? iterations }
 
     public init(
         app: AppBundle, deviceUDIDs: [String] = [], iterations: Int = 10, coldMode: ColdMode = .reinstall,

@@ -18,8 +18,14 @@ struct Run: AsyncParsableCommand {
             measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
             launched through libimobiledevice and are skipped with advice.
 
+            CI gate: --baseline compares the run with an earlier results folder when it ends (see `launchbench \
+            compare`); --allowed-dylibs fails on any image from the app bundle the list does not name (checked \
+            in Frameworks/ before launching and, with DYLD_PRINT_LIBRARIES=1, at every launch); \
+            --target-precision keeps launching until the cold median is known within ±PCT %.
+
             Exit codes: 0 all launches measured, 3 a launch failed or a device was skipped or lost, \
-            130 interrupted, 64 bad options.
+            130 interrupted, 64 bad options. With --baseline the gate decides: 0 no regression, 2 regression \
+            (or an unlisted dylib), 3 too many failed launches to judge, 5 baseline not found.
             """
     )
 
@@ -55,6 +61,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup(title: "CI gate") var gate: GateOptions
+
     func validate() throws {
         guard (1...100_000).contains(iterations) else {
             throw ValidationError("--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
@@ -86,12 +94,13 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let bundle = try AppBundle(contentsOf: URL(fileURLWithPath: app))
-        let plan = RunPlan(
+        let runGate = try RunGate(options: gate, app: bundle)
+        let plan = runGate.adjust(RunPlan(
             app: bundle, deviceUDIDs: devices, iterations: iterations, coldMode: cold, warmLaunches: warm,
             environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
-            grace: Self.duration(grace), settle: Self.duration(settle))
+            grace: Self.duration(grace), settle: Self.duration(settle)))
         connection.apply()
-        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output)
+        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output, gate: runGate)
         if code != .success { throw code }
     }
 

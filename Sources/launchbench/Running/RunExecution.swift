@@ -10,7 +10,7 @@ enum RunExecution {
     /// 0 every launch measured, 3 a launch failed or a device was skipped or lost, 128+signal when interrupted.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, unusable
     ///   `--output`, a results write error).
-    static func execute(_ plan: RunPlan, driver: any DeviceDriver, output: String?) async throws -> ExitCode {
+    static func execute(_ plan: RunPlan, driver: any DeviceDriver, output: String?, gate: RunGate? = nil) async throws -> ExitCode {
         let progress = RunProgressView()
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
@@ -36,6 +36,7 @@ enum RunExecution {
         print("Results: \(folder.path)")
         if let signal = interruption.received { return ExitCode(128 + signal) }
         if result.interrupted { return ExitCode(130) }
+        if let gate, let code = try gate.evaluate(result) { return code }
         return result.failedLaunches.isEmpty && result.devicesNotFullyMeasured.isEmpty ? .success : ExitCode(3)
     }
 

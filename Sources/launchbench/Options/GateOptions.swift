@@ -1,0 +1,71 @@
+import ArgumentParser
+import LaunchBench
+
+/// The CI-gate options of `run`: baseline comparison, dylib guard, adaptive sample size.
+struct GateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Compare with this results folder (or its summary.json) when the run ends; exit 2 on a regression.", valueName: "path"), completion: .file())
+    var baseline: String?
+
+    @Option(help: ArgumentHelp("With --baseline: the relative change of the median that counts, in percent.", valueName: "pct"))
+    var threshold: Double = 5
+
+    @Option(name: .customLong("metric"), help: ArgumentHelp("With --baseline: metric to compare (repeatable; default total_premain_ms, else first_frame_ms, else wall_ms).", valueName: "name"))
+    var metrics: [String] = []
+
+    @Option(help: ArgumentHelp("With --baseline: also write the gate's JUnit XML to this file.", valueName: "file"), completion: .file())
+    var junit: String?
+
+    @Option(help: ArgumentHelp("With --baseline: also append the gate's Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"), completion: .file())
+    var markdown: String?
+
+    @Option(help: ArgumentHelp("Dylib guard: fail when an image from the app bundle that this list (one name or glob per line, # comments) does not name is embedded or loads at launch.", valueName: "file"), completion: .file())
+    var allowedDylibs: String?
+
+    @Option(help: ArgumentHelp("Record the app bundle's images (embedded Frameworks/ and those loaded at launch) as an allow list in this file.", valueName: "file"), completion: .file())
+    var writeAllowedDylibs: String?
+
+    @Option(help: ArgumentHelp("Keep launching on each device until the 95 % interval of the cold median is within ±PCT % of it (at least 5 iterations).", valueName: "pct"))
+    var targetPrecision: Double?
+
+    @Option(help: ArgumentHelp("With --target-precision: the most iterations per device (default 50).", valueName: "n"))
+    var maxIterations: Int?
+
+    func validate() throws {
+        guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
+            throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
+        }
+        for name in metrics where Metric(rawValue: name) == nil {
+            throw ValidationError(
+                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        if baseline == nil {
+            for (given, name) in [(!metrics.isEmpty, "--metric"), (junit != nil, "--junit"), (markdown != nil, "--markdown")] where given {
+                throw ValidationError("\(name) only applies with --baseline PATH (the run to compare with).")
+            }
+        }
+        if allowedDylibs != nil && writeAllowedDylibs != nil {
+            throw ValidationError("Use either --allowed-dylibs (check) or --write-allowed-dylibs (record), not both.")
+        }
+        if let targetPrecision {
+            guard targetPrecision.isFinite, targetPrecision > 0, targetPrecision < 100 else {
+                throw ValidationError("--target-precision \(targetPrecision) must be a percentage above 0 and below 100, e.g. --target-precision 3.")
+            }
+        }
+        if let maxIterations {
+            guard targetPrecision != nil else {
+                throw ValidationError("--max-iterations only applies with --target-precision PCT; for a fixed count use --iterations.")
+            }
+            guard (5...100_000).contains(maxIterations) else {
+                throw ValidationError("--max-iterations \(maxIterations) must be from 5 (the minimum) to 100000.")
+            }
+        }
+    }
+
+    var settings: GateSettings {
+        GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+    }
+
+    var stopping: AdaptiveStopping? {
+        targetPrecision.map { AdaptiveStopping(targetPrecisionPercent: $0, maxIterations: maxIterations ?? 50) }
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+
+/// The CI gate around a run: checks made before anything is launched (baseline present, embedded
+/// frameworks allowed), the plan's additions (DYLD_PRINT_LIBRARIES, adaptive stopping), and the
+/// verdict when the run ends.
+struct RunGate {
+    var options: GateOptions
+    var app: AppBundle
+    var baseline: GateInput?
+    var allowed: AllowedDylibs?
+
+    /// Reads the baseline and the allow list and checks the embedded frameworks, before any launch.
+    /// - Throws: `ExitCode(5)` when the baseline is missing or has no launches, `ExitCode(2)` when the
+    ///   bundle embeds an unlisted framework (both after saying so), file errors otherwise.
+    init(options: GateOptions, app: AppBundle) throws {
+        self.options = options
+        self.app = app
+        do {
+            baseline = try options.baseline.map { try GateInput.load(path: $0, role: "baseline") }
+        } catch let error as GateError {
+            Terminal.note("Error: \(error.localizedDescription)")
+            throw ExitCode(5)
+        }
+        allowed = try options.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
+        if let allowed {
+            let violations = DylibGuard(allowed: allowed, executable: app.executable).check(embeddedFrameworks: app.frameworks)
+            if !violations.isEmpty {
+                let report = GateReport(dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
+                try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
+                throw ExitCode(2)
+            }
+        }
+    }
+
+    /// The plan with what the gate needs: images printed at every launch, the stopping rule.
+    func adjust(_ plan: RunPlan) -> RunPlan {
+        var plan = plan
+        if options.allowedDylibs != nil || options.writeAllowedDylibs != nil,
+            !plan.environment.contains(where: { $0.name == "DYLD_PRINT_LIBRARIES" })
+        {
+            plan.environment.append(EnvironmentVariable(name: "DYLD_PRINT_LIBRARIES", value: "1"))
+        }
+        if let stopping = options.stopping { plan.stopping = stopping }
+        return plan
+    }
+
+    /// Judges the finished run; returns the exit code the command should end with, or `nil` when
+    /// the gate has nothing to say about it (no baseline, no guard).
+    func evaluate(_ result: RunResult) throws -> ExitCode? {
+        if let path = options.writeAllowedDylibs {
+            let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
+                .currentImages(embeddedFrameworks: app.frameworks, samples: result.samples)
+            let text = AllowedDylibs.render(
+                images: images, comment: "Images of \(app.bundleID) \(app.versionDescription) recorded by `launchbench run --write-allowed-dylibs`.")
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: path, reason: error.localizedDescription)
+            }
+            Terminal.note("Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
+        }
+        let sampleSizes = options.stopping.map { Self.sampleSizes(result.samples, rule: $0) } ?? []
+        guard baseline != nil || allowed != nil || !sampleSizes.isEmpty else { return nil }
+
+        var report = GateReport(sampleSizes: sampleSizes)
+        if let baseline {
+            let current: GateInput
+            do {
+                current = try GateInput.load(path: result.folder.path, role: "current")
+            } catch let error as GateError {
+                Terminal.note("Error: \(error.localizedDescription)")
+                return ExitCode(3)
+            }
+            report = GateReport(baseline: baseline, current: current, settings: options.settings)
+            report.sampleSizes = sampleSizes
+        }
+        if let allowed {
+            report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(samples: result.samples)
+        }
+        print("")
+        try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
+        if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
+        return ExitCode(report.outcome.exitCode)
+    }
+
+    /// Per device: how many iterations the adaptive rule took, in words.
+    static func sampleSizes(_ samples: [Sample], rule: AdaptiveStopping) -> [String] {
+        GateComparison.devices(of: samples).map { device in
+            let cold = samples.filter { $0.deviceUDID == device.udid && $0.kind == .cold }
+            let iterations = Set(cold.map(\.iteration)).count
+            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(cold))
+            let text: String
+            if case .continue = decision {
+                text = "\(iterations) iterations (stopped early: the device was lost, stopped or the run interrupted)"
+            } else {
+                text = AdaptiveStopping.describe(decision, target: rule.targetPrecisionPercent)
+            }
+            return "\(device.name) (\(device.udid)): \(text)"
+        }
+    }
+}

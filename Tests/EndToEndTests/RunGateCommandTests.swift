@@ -1,0 +1,136 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import Testing
+import TestSupport
+
+/// The CI gate options of `launchbench run` (--baseline, --allowed-dylibs, --write-allowed-dylibs,
+/// --target-precision): the built binary as a subprocess against a private emulated lab.
+@Suite struct RunGateCommandTests {
+    typealias E = EndToEnd
+
+    struct Outcome {
+        var exitStatus: Int32?
+        var standardOutput: String
+        var standardError: String
+    }
+
+    private func run(_ arguments: [String], lab: EmulatedLab) async throws -> Outcome {
+        let child = try ChildProcess(
+            executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
+            arguments: ["run"] + arguments + ["--timeout", "20", "--grace", "0.05", "--warm", "0"],
+            environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
+        let status = try await child.waitForExit(timeout: .seconds(180))
+        return Outcome(exitStatus: status, standardOutput: child.standardOutput, standardError: child.standardError)
+    }
+
+    /// The default profile with every figure scaled.
+    private func profile(scaledBy factor: Double) -> AppProfile {
+        var profile = E.profile()
+        for (model, timings) in profile.models ?? [:] {
+            var cold = timings.cold!
+            cold.dylibLoadingMs *= factor
+            cold.rebaseBindingMs *= factor
+            cold.objcSetupMs *= factor
+            cold.initializerMs *= factor
+            cold.mainMs = cold.mainMs.map { $0 * factor }
+            cold.didFinishLaunchingMs = cold.didFinishLaunchingMs.map { $0 * factor }
+            cold.firstFrameMs = cold.firstFrameMs.map { $0 * factor }
+            profile.models?[model] = ModelTimings(cold: cold, warm: timings.warm)
+        }
+        return profile
+    }
+
+    @Test func baselineComparisonPassesTheSameAppAndFailsASlowerOne() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("gate")
+            let app = try E.makeApp("Gate", profile: E.profile())
+            let baseline = folder.appendingPathComponent("baseline")
+            let first = try await run([app.url.path, "--iterations", "8", "--output", baseline.path], lab: lab)
+            #expect(first.exitStatus == 0, "\(first.standardError)")
+
+            let same = try await run(
+                [app.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("same").path, "--baseline", baseline.path],
+                lab: lab)
+            #expect(same.exitStatus == 0, "\(same.standardOutput)\(same.standardError)")
+            #expect(same.standardOutput.contains("Gate: PASSED — 2 unchanged"))
+
+            let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3))
+            let junit = folder.appendingPathComponent("gate.xml")
+            let slower = try await run(
+                [slow.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("slow").path, "--baseline", baseline.path,
+                 "--junit", junit.path],
+                lab: lab)
+            #expect(slower.exitStatus == 2, "\(slower.standardOutput)\(slower.standardError)")
+            #expect(slower.standardOutput.contains("Gate: FAILED — 2 regressions"))
+            #expect(try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "type=\"regression\"").count == 3)
+
+            // No baseline: exit 5 before anything is launched.
+            let missing = folder.appendingPathComponent("no-such-baseline")
+            let noBaseline = try await run(
+                [app.url.path, "--output", folder.appendingPathComponent("never").path, "--baseline", missing.path], lab: lab)
+            #expect(noBaseline.exitStatus == 5)
+            #expect(noBaseline.standardError.contains("Baseline not found at \(missing.path)"))
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("never").path))
+        }
+    }
+
+    @Test func dylibGuardRecordsChecksAndNamesAnAddedFramework() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("dylibs")
+            let list = folder.appendingPathComponent("allowed-dylibs.txt")
+            let app = try E.makeApp("Guarded", profile: E.profile(), frameworks: ["SampleKit.framework"])
+            let record = try await run(
+                [app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("record").path,
+                 "--write-allowed-dylibs", list.path], lab: lab)
+            #expect(record.exitStatus == 0, "\(record.standardError)")
+            let text = try String(contentsOf: list, encoding: .utf8)
+            #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["SampleKit.framework"])
+            // DYLD_PRINT_LIBRARIES was on: the launches saw the framework load.
+            let recorded = try E.samplesOnDisk(folder.appendingPathComponent("record"))
+            #expect(recorded.allSatisfy { $0.bundleImages.contains("Frameworks/SampleKit.framework/SampleKit") })
+
+            let passing = try await run(
+                [app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("ok").path, "--allowed-dylibs", list.path],
+                lab: lab)
+            #expect(passing.exitStatus == 0, "\(passing.standardOutput)\(passing.standardError)")
+            #expect(passing.standardOutput.contains("Dylib guard: every image loaded from the app bundle is in the allowed list."))
+
+            // A dylib added to the app's Frameworks: the gate fails before launching and names it.
+            let grown = try E.makeApp("Guarded", profile: E.profile(), frameworks: ["SampleKit.framework", "Tracker.framework"])
+            let failing = try await run(
+                [grown.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("grown").path, "--allowed-dylibs", list.path],
+                lab: lab)
+            #expect(failing.exitStatus == 2, "\(failing.standardOutput)\(failing.standardError)")
+            #expect(failing.standardOutput.contains("Frameworks/Tracker.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."))
+
+            // An image loaded at launch from elsewhere in the bundle: named with device and launch.
+            var hidden = E.profile()
+            hidden.bundleImages = ["Frameworks/SampleKit.framework/SampleKit", "PlugIns/libHidden.dylib"]
+            let sneaky = try E.makeApp("Guarded", profile: hidden, frameworks: ["SampleKit.framework"])
+            let loaded = try await run(
+                [sneaky.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("sneaky").path, "--allowed-dylibs", list.path],
+                lab: lab)
+            #expect(loaded.exitStatus == 2, "\(loaded.standardOutput)\(loaded.standardError)")
+            #expect(loaded.standardOutput.contains(
+                "PlugIns/libHidden.dylib loaded at launch on \(lab.devices[0].name) (\(lab.devices[0].udid)), cold launch, iteration 1"))
+        }
+    }
+
+    @Test func targetPrecisionStopsEachDeviceAndSaysWhen() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("adaptive")
+            let app = try E.makeApp("Adaptive", profile: E.profile())
+            let output = folder.appendingPathComponent("results")
+            let child = try await run(
+                [app.url.path, "--output", output.path, "--target-precision", "3", "--max-iterations", "25"], lab: lab)
+            #expect(child.exitStatus == 0, "\(child.standardError)")
+            let cold = try E.samplesOnDisk(output).filter { $0.kind == .cold }
+            #expect(cold.count >= 6 && cold.count <= 25)
+            #expect(child.standardOutput.contains("\(cold.count) iterations"))
+            let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+            #expect(manifest.options?.targetPrecisionPercent == 3)
+            #expect(manifest.options?.maxIterations == 25)
+        }
+    }
+}
