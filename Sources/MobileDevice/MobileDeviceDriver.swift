@@ -21,32 +21,13 @@ public final class MobileDeviceDriver: DeviceDriver {
     /// while it is being read is left out.
     /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
     public func listDevices() async throws -> [DeviceInfo] {
-        let entries = try await usbmux.entries()
-        return try await withThrowingTaskGroup(of: (Int, DeviceInfo?).self) { group in
-            for (index, entry) in entries.enumerated() {
-                let session = session(for: entry.udid)
-                group.addTask {
-                    do {
-                        return (index, try await session.info(connection: entry.connection))
-                    } catch DeviceError.deviceLost, DeviceError.deviceNotFound {
-                        return (index, nil)
-                    }
-                }
-            }
-            var found: [(Int, DeviceInfo)] = []
-            for try await case (let index, let info?) in group { found.append((index, info)) }
-            return found.sorted { $0.0 < $1.0 }.map(\.1)
-        }
+        try await usbmux.devices()
     }
 
     /// One device's values.
     /// - Throws: `DeviceError.deviceNotFound` (listing the attached UDIDs) and the other `DeviceError`s.
     public func deviceInfo(udid: String) async throws -> DeviceInfo {
-        let entries = try await usbmux.entries()
-        guard let entry = entries.first(where: { $0.udid == udid }) else {
-            throw DeviceError.deviceNotFound(udid: udid, attached: entries.map(\.udid))
-        }
-        return try await session(for: udid).info(connection: entry.connection)
+        try await usbmux.device(udid: udid)
     }
 
     /// Attach and detach events until the consumer stops iterating. The stream begins with an
@@ -104,14 +85,49 @@ public final class MobileDeviceDriver: DeviceDriver {
     }
 }
 
-/// usbmuxd-wide calls (listing, subscribing), on their own serial queue.
+/// usbmuxd-wide calls (listing, reading device values, subscribing) on their own serial queue, so
+/// that listing never waits behind a long launch on a device's queue (lockdown takes several
+/// connections at once).
 actor USBMuxSession {
     private let executor = DeviceQueueExecutor(label: "launchbench.usbmuxd")
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func entries() throws -> [USBMuxDeviceList.Entry] {
-        try USBMuxDeviceList.entries()
+    func devices() throws -> [DeviceInfo] {
+        try USBMuxDeviceList.entries().compactMap { entry in
+            do {
+                return try Self.info(udid: entry.udid, connection: entry.connection)
+            } catch DeviceError.deviceLost, DeviceError.deviceNotFound {
+                return nil  // left while being read
+            }
+        }
+    }
+
+    func device(udid: String) throws -> DeviceInfo {
+        let entries = try USBMuxDeviceList.entries()
+        guard let entry = entries.first(where: { $0.udid == udid }) else {
+            throw DeviceError.deviceNotFound(udid: udid, attached: entries.map(\.udid))
+        }
+        return try Self.info(udid: udid, connection: entry.connection)
+    }
+
+    /// Name, model and iOS version from lockdown, without a session: works on devices that do not
+    /// trust this computer yet.
+    private static func info(udid: String, connection: DeviceInfo.Connection) throws -> DeviceInfo {
+        do {
+            let device = try DeviceHandle(udid: udid)
+            let lockdown = try LockdownClient(device: device, handshake: false)
+            return DeviceInfo(
+                udid: udid, name: try lockdown.string(forKey: "DeviceName"),
+                productType: try lockdown.string(forKey: "ProductType"),
+                osVersion: try lockdown.string(forKey: "ProductVersion"),
+                buildVersion: try lockdown.string(forKey: "BuildVersion"), connection: connection)
+        } catch let error as DeviceError {
+            guard let call = error.call, call.isConnectionFailure,
+                (try? USBMuxDeviceList.entries().contains { $0.udid == udid }) != true
+            else { throw error }
+            throw DeviceError.deviceLost(udid: udid, operation: "reading device values")
+        }
     }
 
     func events() throws -> AsyncStream<DeviceEvent> {

@@ -60,6 +60,7 @@ struct LaunchRun {
         for variable in environment {
             try expectOK(client.setEnvironment(variable.assignment), for: "QEnvironmentHexEncoded \(variable.name)")
         }
+        if cancellation.isCancelled { throw CancellationError() }
         processMayExist = true
         // Spawning can take a while on a real device; the library's own wait is 1 s.
         let spawn = try client.setArguments([executable] + arguments, timeout: .seconds(60))

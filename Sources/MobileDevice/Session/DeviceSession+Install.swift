@@ -5,6 +5,7 @@ extension DeviceSession {
     /// Removes the app; succeeds when it is not installed.
     func uninstall(bundleID: String, timeout: Duration, cancellation: CancellationFlag) throws {
         let deadline = ContinuousClock.now + timeout
+        try checkNotCancelled(cancellation)
         try detectingLoss(during: "uninstall of \(bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
@@ -24,6 +25,7 @@ extension DeviceSession {
     /// Uploads the app to PublicStaging and installs it; returns when installd says Complete.
     func install(_ app: AppBundle, timeout: Duration, cancellation: CancellationFlag) throws {
         let deadline = ContinuousClock.now + timeout
+        try checkNotCancelled(cancellation)
         try detectingLoss(during: "install of \(app.bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }

@@ -6,7 +6,8 @@ extension DeviceSession {
     func launch(
         _ request: LaunchRequest, observer: any LaunchObserver, cancellation: CancellationFlag
     ) throws -> LaunchTermination {
-        try detectingLoss(during: "launch of \(request.bundleID)") {
+        try checkNotCancelled(cancellation)
+        return try detectingLoss(during: "launch of \(request.bundleID)") {
             let device = try DeviceHandle(udid: udid)
             let (app, debugService) = try prepareLaunch(of: request.bundleID, on: device)
             var run = LaunchRun(

@@ -6,6 +6,7 @@ extension DeviceSession {
     /// come back (the caller then waits its settle time).
     func restart(timeout: Duration, cancellation: CancellationFlag) throws {
         let deadline = ContinuousClock.now + timeout
+        try checkNotCancelled(cancellation)
         let events = try DeviceEventLog()
         defer { events.stop() }
         // A new listener first hears about every present device: once this device is reported the

@@ -15,22 +15,14 @@ actor DeviceSession {
         self.executor = DeviceQueueExecutor(label: "launchbench.device.\(udid)")
     }
 
-    /// Name, model and iOS version from lockdown; works on devices that do not trust this computer yet.
-    func info(connection: DeviceInfo.Connection) throws -> DeviceInfo {
-        try detectingLoss(during: "reading device values") {
-            let device = try DeviceHandle(udid: udid)
-            let lockdown = try LockdownClient(device: device, handshake: false)
-            return DeviceInfo(
-                udid: udid, name: try lockdown.string(forKey: "DeviceName"),
-                productType: try lockdown.string(forKey: "ProductType"),
-                osVersion: try lockdown.string(forKey: "ProductVersion"),
-                buildVersion: try lockdown.string(forKey: "BuildVersion"), connection: connection)
-        }
-    }
-
     /// Whether usbmuxd lists the device now (`false` also when usbmuxd itself is gone).
     nonisolated func isAttached() -> Bool {
         (try? USBMuxDeviceList.entries().contains { $0.udid == udid }) ?? false
+    }
+
+    /// Throws `CancellationError` when the task was cancelled while this operation waited its turn.
+    func checkNotCancelled(_ cancellation: CancellationFlag) throws {
+        if cancellation.isCancelled { throw CancellationError() }
     }
 
     /// Runs `body`; a broken connection while the device is no longer listed becomes `.deviceLost`.
