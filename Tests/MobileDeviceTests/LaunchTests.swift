@@ -1,0 +1,190 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import Testing
+import TestSupport
+
+@testable import MobileDevice
+
+/// Launches over debugserver, real libimobiledevice against the shared emulated lab.
+@Suite struct LaunchTests {
+    /// Installs `app` on a fresh device of the shared lab and runs `body`.
+    func withInstalled(
+        _ app: AppBundle, osVersion: String = "12.5.7", productType: String = "iPhone10,3",
+        _ body: (EmulatedDevice, MobileDeviceDriver) async throws -> Void
+    ) async throws {
+        defer { TestApps.remove(app) }
+        try await SharedTestLab.withDevice(productType: productType, osVersion: osVersion) { device in
+            let driver = MobileDeviceDriver()
+            try await driver.install(app, on: device.udid, timeout: .seconds(60))
+            try await body(device, driver)
+        }
+    }
+
+    @Test func runsToTheEndAndStreamsDyldAndMarkers() async throws {
+        try await withInstalled(try TestApps.app()) { device, driver in
+            let observer = RecordingObserver()
+            let request = LaunchRequest(
+                bundleID: "com.example.launchbench.sample",
+                environment: [EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1")])
+            let end = try await driver.launch(request, on: device.udid, observer: observer)
+            #expect(end == .exited(status: 0))
+            #expect(observer.wasLaunched)
+            #expect(observer.text.contains("Total pre-main time"))  // the variable reached the emulated dyld
+            #expect(observer.text.contains("[launchbench] mark=firstFrame"))
+            #expect(observer.text.contains("[launchbench] done"))
+        }
+    }
+
+    @Test func environmentValuesWithEqualsSpacesAndUnicodeDoNotBreakTheLaunch() async throws {
+        try await withInstalled(try TestApps.app()) { device, driver in
+            let observer = RecordingObserver()
+            let request = LaunchRequest(
+                bundleID: "com.example.launchbench.sample", arguments: ["--flag", "a b", "ünï ✓"],
+                environment: [
+                    EnvironmentVariable(name: "LB_EQUALS", value: "a=b=c"),
+                    EnvironmentVariable(name: "LB_SPACES", value: "  two  spaces "),
+                    EnvironmentVariable(name: "LB_UNICODE", value: "Grüße, 日本, ✓"),
+                    EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1"),
+                ])
+            let end = try await driver.launch(request, on: device.udid, observer: observer)
+            #expect(end == .exited(status: 0))
+            #expect(observer.text.contains("Total pre-main time"))
+        }
+    }
+
+    @Test func aCrashIsReportedAsCrashed() async throws {
+        let profile = AppProfile(
+            faults: Faults(crash: CrashFault(when: LaunchSelector(launches: [1]), after: "main", signal: 11)))
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            let observer = RecordingObserver()
+            let end = try await driver.launch(
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
+            #expect(end == .crashed(signal: 11))
+            #expect(observer.text.contains("mark=main"))
+            #expect(!observer.text.contains("mark=firstFrame"))
+        }
+    }
+
+    @Test func aHangIsEndedByTheObserverAndTheAppIsGone() async throws {
+        let profile = AppProfile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main")))
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            // Ends the launch half a second after it started.
+            let observer = RecordingObserver { _, launched, now in now - launched > .milliseconds(500) ? .timeout : nil }
+            let end = try await driver.launch(
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
+            #expect(end == .endedByHarness(.timeout))
+            #expect(observer.text.contains("mark=main"))
+            // Asked often while the app was silent (every poll), not once per second.
+            #expect(observer.timesAsked >= 5)
+            // The app is gone: the next launch works (a second one would be refused or mixed up otherwise).
+            let again = RecordingObserver()
+            let next = try await driver.launch(
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: again)
+            #expect(next == .exited(status: 0))
+        }
+    }
+
+    @Test func theObserverEndsALaunchOnceTheExpectedOutputArrived() async throws {
+        let profile = AppProfile(exitAfterDone: false)
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            let observer = RecordingObserver { text, _, _ in text.contains("[launchbench] done") ? .complete : nil }
+            let end = try await driver.launch(
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
+            #expect(end == .endedByHarness(.complete))
+        }
+    }
+
+    @Test func cancellingTheTaskKillsTheApp() async throws {
+        let profile = AppProfile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1]))))
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            let observer = RecordingObserver()
+            let task = Task {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
+            }
+            while !observer.wasLaunched { try await Task.sleep(for: .milliseconds(20)) }
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+            let next = try await driver.launch(
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: RecordingObserver())
+            #expect(next == .exited(status: 0))
+        }
+    }
+
+    @Test func aDeviceUnpluggedMidLaunchIsDeviceLost() async throws {
+        let profile = AppProfile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1]))))
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            let lab = try await SharedTestLab.lab()
+            let observer = RecordingObserver()
+            let task = Task {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
+            }
+            while !observer.wasLaunched { try await Task.sleep(for: .milliseconds(20)) }
+            try lab.detach(udid: device.udid)
+            await #expect {
+                try await task.value
+            } throws: { error in
+                (error as? DeviceError)?.failureKind == .deviceLost
+            }
+            try lab.attach(udid: device.udid)
+        }
+    }
+
+    @Test func anAppNotSignedForDevelopmentIsRefusedWithTheReason() async throws {
+        try await withInstalled(try TestApps.app(profile: AppProfile(developmentSigned: false))) { device, driver in
+            await #expect {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                    observer: RecordingObserver())
+            } throws: { error in
+                guard let error = error as? DeviceError, case .launchRefused(_, _, .notSignedForDevelopment, _) = error
+                else { return false }
+                return error.failureKind == .launchRefused && (error.errorDescription ?? "").contains("get-task-allow")
+            }
+        }
+    }
+
+    @Test func aLockedDeviceIsRefusedWithTheReason() async throws {
+        try await withInstalled(try TestApps.app()) { device, driver in
+            device.services.isLocked = true
+            await #expect {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                    observer: RecordingObserver())
+            } throws: { error in
+                guard case DeviceError.launchRefused(_, _, .deviceLocked, _) = error else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test func iOS17SaysLockdownNoLongerOffersDebugserver() async throws {
+        try await withInstalled(try TestApps.app(), osVersion: "17.5", productType: "iPhone15,4") { device, driver in
+            await #expect {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                    observer: RecordingObserver())
+            } throws: { error in
+                guard let error = error as? DeviceError, case .debugserverUnavailable(let udid, _, "17.5", _) = error
+                else { return false }
+                let message = error.errorDescription ?? ""
+                return udid == device.udid && message.contains("no longer offers debugserver")
+                    && message.contains(device.name) && error.failureKind == .launchRefused
+            }
+        }
+    }
+
+    @Test func anAppThatIsNotInstalledIsNamed() async throws {
+        try await SharedTestLab.withDevice(osVersion: "14.8") { device in
+            await #expect {
+                try await MobileDeviceDriver().launch(
+                    LaunchRequest(bundleID: "com.example.missing"), on: device.udid, observer: RecordingObserver())
+            } throws: { error in
+                guard case DeviceError.appNotInstalled("com.example.missing", device.udid) = error else { return false }
+                return true
+            }
+        }
+    }
+}
