@@ -16,7 +16,8 @@ import Testing
         (-8, "failed"), (-7, "failed"), (-256, "failed"),
     ])
     func lockdownCodesMapToTheRightCase(code: Int32, expected: String) {
-        let error = DeviceError.mapped(lockdown: code, operation: "lockdownd_client_new_with_handshake", udid: udid, service: "com.apple.afc")
+        let error = DeviceError.mapped(
+            lockdown: code, operation: "lockdownd_client_new_with_handshake", udid: udid, service: "com.apple.afc")
         let name: String
         switch error {
         case .passcodeLocked: name = "passcodeLocked"

@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 @testable import MobileDevice
 

@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
 /// address goes to the child only; this process's environment is never changed).
@@ -84,7 +84,9 @@ import TestSupport
         try await PrivateLab.with(devices: []) { lab in
             let (status, output, errors) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])
             #expect(status == 0)
-            #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            #expect(
+                output.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
+                    || output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
             #expect(errors.contains("No devices attached"))
         }
     }

@@ -7,7 +7,9 @@ import Testing
         #expect(String(decoding: GDBRemote.frame("c"), as: UTF8.self) == "$c#63")
         #expect(String(decoding: GDBRemote.frame("k"), as: UTF8.self) == "$k#6B")
         // PROTOCOLS §7.2: the argument "1024" hex-encoded, checksum 63.
-        #expect(String(decoding: GDBRemote.frame("QSetMaxPacketSize:31303234"), as: UTF8.self) == "$QSetMaxPacketSize:31303234#63")
+        #expect(
+            String(decoding: GDBRemote.frame("QSetMaxPacketSize:31303234"), as: UTF8.self)
+                == "$QSetMaxPacketSize:31303234#63")
     }
 
     @Test func hexRoundTripsAnyBytes() {

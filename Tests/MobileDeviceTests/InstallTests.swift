@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 @testable import MobileDevice
 
@@ -58,7 +58,10 @@ import TestSupport
     }
 
     @Test func installdsErrorReachesTheUserVerbatim() async throws {
-        let description = "Failed to verify code signature of /private/var/installd/Library/Caches/com.apple.mobile.installd.staging/temp.x/extracted/Payload/Sample.app : 0xe8008015 (A valid provisioning profile for this executable was not found.)"
+        let description =
+            "Failed to verify code signature of /private/var/installd/Library/Caches/com.apple.mobile.installd.staging/"
+            + "temp.x/extracted/Payload/Sample.app : 0xe8008015 (A valid provisioning profile for this executable was "
+            + "not found.)"
         let app = try TestApps.app(
             profile: AppProfile(
                 install: InstallBehaviour(

@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 @testable import MobileDevice
 
@@ -70,7 +70,8 @@ import TestSupport
         let profile = AppProfile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main")))
         try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
             // Ends the launch half a second after it started.
-            let observer = RecordingObserver { _, launched, now in now - launched > .milliseconds(500) ? .timeout : nil }
+            let observer = RecordingObserver { _, launched, now in now - launched > .milliseconds(500) ? .timeout : nil
+            }
             let end = try await driver.launch(
                 LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
             #expect(end == .endedByHarness(.timeout))
@@ -107,7 +108,8 @@ import TestSupport
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             let next = try await driver.launch(
-                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: RecordingObserver())
+                LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                observer: RecordingObserver())
             #expect(next == .exited(status: 0))
         }
     }

@@ -67,7 +67,9 @@ import Testing
         failing.receive([
             "Error": "ApplicationVerificationFailed", "ErrorDescription": "bad signature", "ErrorDetail": 0xE800_8015,
         ])
-        #expect(failing.outcome == .failed(error: "ApplicationVerificationFailed", description: "bad signature", detail: 0xE800_8015))
+        #expect(
+            failing.outcome
+                == .failed(error: "ApplicationVerificationFailed", description: "bad signature", detail: 0xE800_8015))
 
         // A message without Status ends the command (the library's loop stops there too).
         let bare = InstallProgress()

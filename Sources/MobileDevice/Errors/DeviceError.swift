@@ -56,8 +56,10 @@ public enum LaunchRefusal: String, Sendable, Hashable {
         let text = reply.lowercased()
         if text.contains("locked") {
             self = .deviceLocked
-        } else if ["task for process", "get-task-allow", "security policy", "not permitted", "codesign", "signature",
-                   "entitlement"].contains(where: text.contains) {
+        } else if [
+            "task for process", "get-task-allow", "security policy", "not permitted", "codesign", "signature",
+            "entitlement",
+        ].contains(where: text.contains) {
             self = .notSignedForDevelopment
         } else {
             self = .other
@@ -130,7 +132,8 @@ extension DeviceError: LocalizedError {
                     + "get-task-allow entitlement) for debugserver to launch it. Re-sign it with a development "
                     + "identity and a profile that includes this device."
             case .deviceLocked:
-                return what + " The device is locked: unlock it and keep it unlocked (Auto-Lock: Never) while benchmarking."
+                return what
+                    + " The device is locked: unlock it and keep it unlocked (Auto-Lock: Never) while benchmarking."
             case .other:
                 return what + " Check that the app runs when started by hand on the device, that it is signed for "
                     + "development, and that the device is unlocked."
@@ -140,7 +143,8 @@ extension DeviceError: LocalizedError {
             var text = "\(verb) \(bundleID) on \(name) (\(udid)) failed: \(error)"
             if let description, !description.isEmpty { text += ": \(description)" }
             if let detail { text += " (detail 0x\(String(detail & 0xFFFF_FFFF, radix: 16, uppercase: false)))" }
-            return text + ". Check the app's signature and provisioning profile for this device, and the device's free space."
+            return text
+                + ". Check the app's signature and provisioning profile for this device, and the device's free space."
         case .uploadFailed(let path, let udid, let call):
             return "Copying \(path) to device \(udid) failed. Check the device's free space, unlock it, and retry."
                 + Self.suffix(call)
@@ -151,7 +155,8 @@ extension DeviceError: LocalizedError {
             return "Device \(udid) answered \(operation) unexpectedly: \(detail). Restart the device and retry."
         case .failed(let udid, let call):
             let subject = udid.map { "on device \($0) " } ?? ""
-            return "\(call.operation) failed \(subject)with \(call.text) (\(call.library.rawValue) error \(call.code)). "
+            return
+                "\(call.operation) failed \(subject)with \(call.text) (\(call.library.rawValue) error \(call.code)). "
                 + "Unlock the device, reconnect it and retry; if it persists, restart the device."
         }
     }

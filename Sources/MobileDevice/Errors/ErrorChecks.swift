@@ -53,7 +53,8 @@ extension LibraryCall {
             -5: "Operation failed", -6: "Receive timeout", -256: "Unknown error",
         ]
         return LibraryCall(
-            library: .installationProxy, code: code, text: texts[code] ?? "installd error \(code)", operation: operation)
+            library: .installationProxy, code: code, text: texts[code] ?? "installd error \(code)", operation: operation
+        )
     }
 
     static func afc(_ code: Int32, operation: String) -> LibraryCall {

@@ -1,6 +1,6 @@
+internal import CIMobileDevice
 import Dispatch
 import LaunchBench
-internal import CIMobileDevice
 
 /// One listener on libusbmuxd's hot-plug events.
 ///
@@ -20,18 +20,20 @@ final class USBMuxEventSubscription: @unchecked Sendable {
         receiver = Receiver(handler: handler)
         let userData = Unmanaged.passRetained(receiver).toOpaque()
         var context: usbmuxd_subscription_context_t?
-        let code = usbmuxd_events_subscribe(&context, { event, userData in
-            guard let event, let userData else { return }
-            let receiver = Unmanaged<Receiver>.fromOpaque(userData).takeUnretainedValue()
-            let udid = withUnsafeBytes(of: event.pointee.device.udid) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            switch event.pointee.event {
-            case Int32(UE_DEVICE_ADD.rawValue): receiver.deliver(.attached(udid: udid))
-            case Int32(UE_DEVICE_REMOVE.rawValue): receiver.deliver(.detached(udid: udid))
-            default: break
-            }
-        }, userData)
+        let code = usbmuxd_events_subscribe(
+            &context,
+            { event, userData in
+                guard let event, let userData else { return }
+                let receiver = Unmanaged<Receiver>.fromOpaque(userData).takeUnretainedValue()
+                let udid = withUnsafeBytes(of: event.pointee.device.udid) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                switch event.pointee.event {
+                case Int32(UE_DEVICE_ADD.rawValue): receiver.deliver(.attached(udid: udid))
+                case Int32(UE_DEVICE_REMOVE.rawValue): receiver.deliver(.detached(udid: udid))
+                default: break
+                }
+            }, userData)
         guard code == 0, let context else {
             Unmanaged<Receiver>.fromOpaque(userData).release()
             throw DeviceError.failed(

@@ -53,7 +53,8 @@ final class AFCClient {
     /// Writes a file from `chunks` (each at most `maximumWrite` bytes), truncating what was there.
     func writeFile(_ path: String, chunks: () throws -> [UInt8]?) throws {
         var file: UInt64 = 0
-        try check(afc_file_open(handle, path, AFC_FOPEN_WRONLY, &file), operation: "afc_file_open", udid: udid, path: path)
+        try check(
+            afc_file_open(handle, path, AFC_FOPEN_WRONLY, &file), operation: "afc_file_open", udid: udid, path: path)
         var closed = false
         defer { if !closed { afc_file_close(handle, file) } }
         while let chunk = try chunks(), !chunk.isEmpty {
@@ -62,7 +63,8 @@ final class AFCClient {
                 var written: UInt32 = 0
                 let code = chunk.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { bytes in
-                        afc_file_write(handle, file, bytes.baseAddress! + offset, UInt32(bytes.count - offset), &written)
+                        afc_file_write(
+                            handle, file, bytes.baseAddress! + offset, UInt32(bytes.count - offset), &written)
                     }
                 }
                 try check(code, operation: "afc_file_write", udid: udid, path: path)

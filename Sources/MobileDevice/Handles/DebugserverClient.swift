@@ -1,5 +1,5 @@
-import Foundation
 internal import CIMobileDevice
+import Foundation
 
 /// Owns a `debugserver_client_t` and frees it in `deinit` (closing the connection, after which a
 /// real debugserver kills an app it launched and did not detach from).
@@ -39,7 +39,8 @@ final class DebugserverClient {
         if let argument {
             try argument.withCString { argument in
                 var argv: [UnsafeMutablePointer<CChar>?] = [UnsafeMutablePointer(mutating: argument), nil]
-                try check(debugserver_command_new(name, 1, &argv, &command), operation: "debugserver_command_new", udid: udid)
+                try check(
+                    debugserver_command_new(name, 1, &argv, &command), operation: "debugserver_command_new", udid: udid)
             }
         } else {
             try check(debugserver_command_new(name, 0, nil, &command), operation: "debugserver_command_new", udid: udid)

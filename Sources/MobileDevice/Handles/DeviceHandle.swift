@@ -1,5 +1,5 @@
-import LaunchBench
 internal import CIMobileDevice
+import LaunchBench
 
 /// Owns an `idevice_t` (one attached device as usbmuxd knows it) and frees it in `deinit`.
 /// Made fresh per operation: the handle caches usbmuxd's device id, which changes across a reboot.

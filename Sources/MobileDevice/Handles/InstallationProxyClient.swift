@@ -1,5 +1,5 @@
-import Foundation
 internal import CIMobileDevice
+import Foundation
 
 /// Owns an `instproxy_client_t` (installd). `deinit` frees it, which abandons any command still
 /// running: callers wait for `InstallProgress.outcome` first (PROTOCOLS §5.4).

@@ -73,7 +73,8 @@ struct LaunchRun {
     private func refuse(_ reply: String) throws -> Never {
         let text = reply.hasPrefix("E") ? String(reply.dropFirst()) : reply
         throw DeviceError.launchRefused(
-            bundleID: bundleID, udid: udid, reason: LaunchRefusal(reply: text), reply: text.isEmpty ? "no reason given" : text)
+            bundleID: bundleID, udid: udid, reason: LaunchRefusal(reply: text),
+            reply: text.isEmpty ? "no reason given" : text)
     }
 
     private func expectOK(_ reply: String, for command: String) throws {

@@ -1,5 +1,5 @@
-import Foundation
 internal import CIMobileDevice
+import Foundation
 
 #if canImport(Glibc)
 import Glibc

@@ -53,6 +53,7 @@ extension DeviceSession {
                 refusal = call
             }
         }
-        throw DeviceError.debugserverUnavailable(udid: udid, deviceName: deviceName, osVersion: osVersion, call: refusal)
+        throw DeviceError.debugserverUnavailable(
+            udid: udid, deviceName: deviceName, osVersion: osVersion, call: refusal)
     }
 }

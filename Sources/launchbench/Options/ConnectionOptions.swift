@@ -7,7 +7,8 @@ struct ConnectionOptions: ParsableArguments {
         name: .customLong("usbmuxd"),
         help: ArgumentHelp(
             "usbmuxd to use: UNIX:/path/to/socket or host:port (a device lab elsewhere, [v6addr]:port for IPv6).",
-            discussion: "Default: the environment's USBMUXD_SOCKET_ADDRESS, else the system usbmuxd at /var/run/usbmuxd.",
+            discussion:
+                "Default: the environment's USBMUXD_SOCKET_ADDRESS, else the system usbmuxd at /var/run/usbmuxd.",
             valueName: "address"))
     var usbmuxd: String?
 

@@ -23,7 +23,8 @@ enum TestApps {
         }
         if symlink {
             try FileManager.default.createSymbolicLink(
-                atPath: app.appendingPathComponent("Frameworks/Current").path, withDestinationPath: "SampleKit.framework")
+                atPath: app.appendingPathComponent("Frameworks/Current").path,
+                withDestinationPath: "SampleKit.framework")
         }
         return try AppBundle(contentsOf: app)
     }
@@ -58,9 +59,11 @@ final class RecordingObserver: LaunchObserver, @unchecked Sendable {
     private let decide: @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop?
 
     /// - Parameter decide: given the output so far, the launch instant and now: `nil` to keep running.
-    init(decide: @escaping @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop? = {
-        _, _, _ in nil
-    }) {
+    init(
+        decide: @escaping @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop? = {
+            _, _, _ in nil
+        }
+    ) {
         self.decide = decide
     }
 
