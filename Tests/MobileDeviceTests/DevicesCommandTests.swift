@@ -84,10 +84,20 @@ import Testing
         try await PrivateLab.with(devices: []) { lab in
             let (status, output, errors) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])
             #expect(status == 0)
-            #expect(
-                output.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
-                    || output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+            #expect(output == "[]\n")
             #expect(errors.contains("No devices attached"))
         }
+    }
+
+    /// Only with a real iPhone attached: `LAUNCHBENCH_DEVICE_UDID=<udid> swift test --filter realDevice`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["LAUNCHBENCH_DEVICE_UDID"] != nil))
+    func realDeviceIsListedThroughTheSystemUsbmuxd() async throws {
+        let udid = try #require(ProcessInfo.processInfo.environment["LAUNCHBENCH_DEVICE_UDID"])
+        // The system daemon, explicitly: this test process's environment points at the shared lab.
+        let (status, output, errors) = try await run(["devices", "--json", "--usbmuxd", "UNIX:/var/run/usbmuxd"])
+        #expect(status == 0, "\(errors)")
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
+        let device = try #require(objects.first { $0["udid"] == udid })
+        #expect(device["osVersion"]?.isEmpty == false)
     }
 }

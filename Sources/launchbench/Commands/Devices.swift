@@ -16,7 +16,9 @@ struct Devices: AsyncParsableCommand {
     func run() async throws {
         connection.apply()
         let devices = try await MobileDeviceDriver().listDevices()
-        if json {
+        if json, devices.isEmpty {
+            print("[]")
+        } else if json {
             let data = try JSONCoding.encoder(pretty: true).encode(devices.map(DeviceRow.init))
             print(String(decoding: data, as: UTF8.self))
         } else {
