@@ -84,3 +84,41 @@ import Testing
         }
     }
 }
+
+/// installd's asynchronous completion: waiting ends early on detach and at the time limit.
+@Suite struct InstallWaitTests {
+    /// An install that takes 10 real seconds in the shared lab (its time scale is 0.01).
+    static let slowInstall = AppProfile(install: InstallBehaviour(delayMs: 1_000_000))
+
+    @Test func aDetachDuringTheInstallEndsTheWaitAsDeviceLost() async throws {
+        let app = try TestApps.app(profile: Self.slowInstall)
+        defer { TestApps.remove(app) }
+        try await SharedTestLab.withDevice { device in
+            let lab = try await SharedTestLab.lab()
+            let install = Task { try await MobileDeviceDriver().install(app, on: device.udid, timeout: .seconds(60)) }
+            try await Task.sleep(for: .seconds(1))
+            try lab.detach(udid: device.udid)
+            await #expect {
+                try await install.value
+            } throws: { error in
+                (error as? DeviceError)?.failureKind == .deviceLost
+            }
+            // The wait stopped at the detach, before installd could have completed.
+            #expect(device.services.app(app.bundleID) == nil)
+            try lab.attach(udid: device.udid)
+        }
+    }
+
+    @Test func aSlowInstallTimesOutNamingTheLastStep() async throws {
+        let app = try TestApps.app(profile: Self.slowInstall)
+        defer { TestApps.remove(app) }
+        try await SharedTestLab.withDevice { device in
+            await #expect {
+                try await MobileDeviceDriver().install(app, on: device.udid, timeout: .seconds(2))
+            } throws: { error in
+                guard case DeviceError.timedOut(let operation, let udid, let seconds) = error else { return false }
+                return udid == device.udid && operation.contains("install of \(app.bundleID)") && seconds == 2
+            }
+        }
+    }
+}
