@@ -61,7 +61,13 @@ let package = Package(
                 "DeviceEmulator", "LaunchBench", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "MobileDeviceTests", dependencies: ["MobileDevice", "DeviceEmulator", "LaunchBench", "TestSupport"]),
+        .testTarget(
+            name: "MobileDeviceTests",
+            dependencies: [
+                "MobileDevice", "DeviceEmulator", "LaunchBench", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,7 +36,41 @@ import Testing
         }
     }
 
-    @Test func environmentValuesWithEqualsSpacesAndUnicodeDoNotBreakTheLaunch() async throws {
+    @Test func environmentAndArgumentsArriveIntact() async throws {
+        try await withInstalled(try TestApps.app(), osVersion: "14.8", productType: "iPhone12,1") { device, driver in
+            try await RecordingDebugserver.shared.enable(for: device.udid)
+            let environment = [
+                EnvironmentVariable(name: "LB_EQUALS", value: "a=b=c"),
+                EnvironmentVariable(name: "LB_SPACES", value: "  two  spaces "),
+                EnvironmentVariable(name: "LB_UNICODE", value: "Grüße, 日本, ✓"),
+                EnvironmentVariable(name: "LB_EMPTY", value: ""),
+                EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1"),
+            ]
+            let observer = RecordingObserver()
+            let request = LaunchRequest(
+                bundleID: "com.example.launchbench.sample", arguments: ["--flag", "a b", "ünï ✓"],
+                environment: environment)
+            let end = try await driver.launch(request, on: device.udid, observer: observer)
+            #expect(end == .exited(status: 0))
+            #expect(observer.text == "recorded\n")
+
+            let launch = try #require(RecordingDebugserver.shared.launch(on: device.udid))
+            #expect(launch.environment == environment.map(\.assignment))
+            let installed = try #require(device.services.app("com.example.launchbench.sample"))
+            #expect(launch.arguments == [installed.executablePath, "--flag", "a b", "ünï ✓"])
+            #expect(launch.workingDirectory == installed.container)
+            // The order the library and idevicedebug use, and no OK acknowledgements after `c`.
+            let kinds = launch.packets.map { $0.hasPrefix("A") ? "A" : String($0.prefix(while: { $0 != ":" })) }
+            #expect(
+                kinds
+                    == ["QSetMaxPacketSize", "QSetWorkingDir"]
+                    + Array(repeating: "QEnvironmentHexEncoded", count: environment.count)
+                    + ["A", "qLaunchSuccess", "Hc0", "c"])
+            #expect(!launch.packets.contains("OK"))
+        }
+    }
+
+    @Test func environmentValuesWithEqualsSpacesAndUnicodeWorkWithTheLabsDebugserver() async throws {
         try await withInstalled(try TestApps.app()) { device, driver in
             let observer = RecordingObserver()
             let request = LaunchRequest(
