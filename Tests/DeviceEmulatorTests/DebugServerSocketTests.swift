@@ -143,3 +143,34 @@ import Testing
         }
     }
 }
+
+@Suite struct DeviceSwitchTests {
+    @Test func aWedgedDebugserverNeverAnswers() async throws {
+        try await DebugServerSocketTests.withInstalledApp(ios: "14.8") { lab, device, app in
+            device.services.isDebugserverWedged = true
+            let client = try DebugServerSocketTests.GDBClient(lab: lab, device: device)
+            try client.send("QSetMaxPacketSize:31303234")
+            #expect(throws: RawSocketError.self) { _ = try client.mux.socket.receive(exactly: 1, timeout: 1.5) }
+        }
+    }
+
+    @Test func theLabSeedReachesTheApp() async throws {
+        func firstOutput(seed: UInt64) async throws -> String {
+            let spec = EmulatedDeviceSpec.numbered(700, productType: "iPhone12,1", osVersion: "12.5.7")
+            return try await PrivateLab.with(devices: [spec], services: BuiltInServices.all(seed: seed)) { lab in
+                let device = try #require(lab.device(udid: spec.udid))
+                let app = try AppBundleLoader.loadFolder(FixturePaths.sampleApp)
+                device.services.install(app)
+                let client = try DebugServerSocketTests.GDBClient(lab: lab, device: device)
+                _ = try DebugServerSocketTests.launch(client, app: app, env: ["DYLD_PRINT_STATISTICS=1"])
+                return try DebugServerSocketTests.run(client).output
+            }
+        }
+        let a = try await firstOutput(seed: 1)
+        let b = try await firstOutput(seed: 1)
+        let c = try await firstOutput(seed: 2)
+        #expect(a.hasPrefix("Total pre-main time"))
+        #expect(a == b)
+        #expect(a != c)
+    }
+}

@@ -109,6 +109,17 @@ import Testing
         #expect(Self.run(engine, request).last?["Error"] as? String == "InstallProhibited")
     }
 
+    @Test func aSlowDeviceSpreadsItsDelayOverTheStatuses() throws {
+        let state = try Self.stagedState(profile: #"{"install": {"delayMs": 1200}}"#)
+        defer { try? FileManager.default.removeItem(at: state.mediaRoot) }
+        state.installDelayMs = 2400
+        let steps = InstallationProxyEngine(state: state).handle([
+            "Command": "Install", "ClientOptions": ["PackageType": "Developer"], "PackagePath": "PublicStaging/Sample.app",
+        ])
+        let total = steps.map(\.delayMs).reduce(0, +)
+        #expect(abs(total - (13 * InstallationProxyEngine.stepMs + 3600 * 13 / 12)) < 0.001)
+    }
+
     @Test func missingPackagesAndCommandsFail() throws {
         let state = try Self.stagedState()
         defer { try? FileManager.default.removeItem(at: state.mediaRoot) }

@@ -2,7 +2,11 @@
 /// Add a service here once it is implemented.
 public enum BuiltInServices {
     /// The default service set: installation_proxy, AFC, debugserver, diagnostics_relay.
-    public static var all: [any EmulatedService] {
-        [InstallationProxyService(), AFCService(), DebugServerService(), DiagnosticsRelayService()]
+    public static var all: [any EmulatedService] { all(seed: 0) }
+
+    /// The default service set with a lab-wide seed for the emulated apps' noise and faults (an app
+    /// profile's `seed` and a device's `services.seed` take precedence).
+    public static func all(seed: UInt64) -> [any EmulatedService] {
+        [InstallationProxyService(), AFCService(), DebugServerService(seed: seed), DiagnosticsRelayService()]
     }
 }

@@ -13,6 +13,8 @@ public final class DeviceServiceState: @unchecked Sendable {
     private var _bootSeconds: Double = 3
     private var _seed: UInt64?
     private var _installFailure: InstallFailure?
+    private var _installDelayMs: Double = 0
+    private var _isDebugserverWedged = false
     private var launches: [EmulatedLaunch] = []
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
@@ -54,6 +56,20 @@ public final class DeviceServiceState: @unchecked Sendable {
     public var installFailure: InstallFailure? {
         get { locked { _installFailure } }
         set { locked { _installFailure = newValue } }
+    }
+
+    /// Extra emulated ms spread over every install's status messages on this device (a slow device),
+    /// added to the app profile's `install.delayMs`. Default 0.
+    public var installDelayMs: Double {
+        get { locked { _installDelayMs } }
+        set { locked { _installDelayMs = max(0, newValue) } }
+    }
+
+    /// A wedged debugserver: lockdown still starts it and the connection opens, but it never answers a
+    /// packet (the client's 1-s receive ticks see nothing, forever). Default false.
+    public var isDebugserverWedged: Bool {
+        get { locked { _isDebugserverWedged } }
+        set { locked { _isDebugserverWedged = newValue } }
     }
 
     // MARK: - Apps

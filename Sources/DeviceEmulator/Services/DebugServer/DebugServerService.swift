@@ -56,6 +56,7 @@ final class DebugServerHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
+        if device.services.isDebugserverWedged { return }  // reads everything, answers nothing
         perform(session.receive(Array(buffer.readableBytesView)), context: context)
     }
 

@@ -67,7 +67,8 @@ struct InstallationProxyEngine {
                 + [error("PackageInspectionFailed", "Bundle identifier \(app.bundleID) does not match \(expected)")]
         }
         let number = state.nextInstallNumber(app.bundleID)
-        let stepMs = Self.stepMs + (app.profile.install?.delayMs ?? 0) / Double(Self.installStatuses.count)
+        let extraMs = (app.profile.install?.delayMs ?? 0) + state.installDelayMs
+        let stepMs = Self.stepMs + extraMs / Double(Self.installStatuses.count)
         if let failure = failure(for: app, installNumber: number) {
             return Array(statusSteps(upTo: 40, stepMs: stepMs)) + [failure]
         }
