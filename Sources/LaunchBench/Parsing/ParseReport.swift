@@ -18,10 +18,18 @@ public enum ParseReport {
     /// A JSON array, one object per launch: `file`, the five pre-main values, `slowestInitializers`,
     /// `details` (object or null), `loadedLibraries`, `markers`, `warnings`. Ends with a newline.
     public static func json(_ logs: [ParsedLog]) -> String {
+        // One launch at a time: a big log's records never exist twice (as values and as text).
         var out = JSONText()
-        let objects = logs.flatMap { log in log.launches.map { jsonValue($0, file: log.file) } }
-        out.write(.array(objects), indent: 0)
-        return out.text + "\n"
+        var first = true
+        for log in logs {
+            for record in log.launches {
+                out.text += first ? "[\n  " : ",\n  "
+                first = false
+                out.write(jsonValue(record, file: log.file), indent: 1)
+            }
+        }
+        out.text += first ? "[]\n" : "\n]\n"
+        return out.text
     }
 
     /// One launch as the JSON object `parse` prints (without `file` when `file` is nil).
