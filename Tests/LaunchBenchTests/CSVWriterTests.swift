@@ -94,12 +94,23 @@ import Testing
         while let c = chars.popFirst() {
             if quoted {
                 if c == "\"" {
-                    if chars.first == "\"" { chars.removeFirst(); field.unicodeScalars.append("\"") } else { quoted = false }
-                } else { field.unicodeScalars.append(c) }
-            } else if c == "\"" { quoted = true }
-            else if c == "," { row.append(field); field = "" }
-            else if c == "\r" && chars.first == "\n" { chars.removeFirst(); row.append(field); rows.append(row); row = []; field = "" }
-            else { field.unicodeScalars.append(c) }
+                    if chars.first == "\"" {
+                        chars.removeFirst(); field.unicodeScalars.append("\"")
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(c)
+                }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                row.append(field); field = ""
+            } else if c == "\r" && chars.first == "\n" {
+                chars.removeFirst(); row.append(field); rows.append(row); row = []; field = ""
+            } else {
+                field.unicodeScalars.append(c)
+            }
         }
         return rows
     }

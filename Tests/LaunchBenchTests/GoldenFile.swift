@@ -12,7 +12,8 @@ enum GoldenFile {
         let url = root.appendingPathComponent(name)
         let record = ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1"
         if record || !FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try actual.write(to: url)
             Issue.record("recorded golden file \(name); check it and run again", sourceLocation: sourceLocation)
             return
@@ -24,9 +25,12 @@ enum GoldenFile {
             let expectedLines = expectedText.components(separatedBy: "\n")
             let actualLines = actualText.components(separatedBy: "\n")
             let firstDifference = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }
-            let where_ = firstDifference.map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
+            let where_ =
+                firstDifference.map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
                 ?? "line counts differ (\(expectedLines.count) vs \(actualLines.count))"
-            Issue.record("\(name) differs from its golden file at \(where_)\n(RECORD_GOLDEN=1 to re-record)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(name) differs from its golden file at \(where_)\n(RECORD_GOLDEN=1 to re-record)",
+                sourceLocation: sourceLocation)
         }
     }
 }

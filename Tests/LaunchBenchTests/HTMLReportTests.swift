@@ -3,7 +3,7 @@ import LaunchBench
 import Testing
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 @Suite struct HTMLReportTests {
@@ -12,7 +12,10 @@ import FoundationXML
         var text = ""
         var elements: [String] = []
         var error: (any Error)?
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             elements.append(name)
         }
         func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
@@ -38,7 +41,9 @@ import FoundationXML
         #expect(checker.elements.filter { $0 == "svg" }.count == 4, "phase bars and strip plot for each of 2 devices")
         #expect(!checker.elements.contains("script"), "no scripts at all")
         #expect(!checker.elements.contains("link") && !checker.elements.contains("img"))
-        #expect(!html.contains("http://") || !html.replacingOccurrences(of: "http://www.w3.org/", with: "").contains("http://"))
+        #expect(
+            !html.contains("http://")
+                || !html.replacingOccurrences(of: "http://www.w3.org/", with: "").contains("http://"))
         #expect(!html.contains("https://"))
     }
 
@@ -83,7 +88,8 @@ import FoundationXML
             runID: "r", deviceUDID: "U", deviceName: "evil\u{1B}[31m\u{0}\"'&<>]]>", productType: "iPhone12,1",
             osVersion: "14.8", appBundleID: "x&y", appVersion: "1", iteration: 1, kind: .cold, status: .ok,
             metrics: [.totalPremainMs: 400, .firstFrameMs: 700], startedAt: Date())
-        let folder = ResultsFolder(url: URL(fileURLWithPath: "/tmp"), manifest: nil, samples: [sample], notes: ["<b>note</b>"])
+        let folder = ResultsFolder(
+            url: URL(fileURLWithPath: "/tmp"), manifest: nil, samples: [sample], notes: ["<b>note</b>"])
         let html = HTMLReport.render(folder, summary: folder.summary)
         let parser = XMLParser(data: Data(html.utf8))
         #expect(parser.parse())

@@ -13,7 +13,8 @@ import TestSupport
 
     static func binary() throws -> URL {
         guard let path = BuiltProducts.launchbench else {
-            throw LaunchBenchError.fileNotFound(path: ".build", what: "The launchbench binary (run `swift build --build-tests` first)")
+            throw LaunchBenchError.fileNotFound(
+                path: ".build", what: "The launchbench binary (run `swift build --build-tests` first)")
         }
         return URL(fileURLWithPath: path)
     }
@@ -26,8 +27,10 @@ import TestSupport
         environment["NO_COLOR"] = "1"
         process.environment = environment
         // Files, not pipes: nothing can fill up and stall the child.
-        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-out-\(UUID().uuidString)")
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-err-\(UUID().uuidString)")
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-out-\(UUID().uuidString)")
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {

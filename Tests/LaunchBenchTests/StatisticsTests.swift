@@ -164,15 +164,24 @@ import Testing
             sample([.mainMs: 120, .didFinishLaunchingMs: 260, .firstFrameMs: 330]),
             sample([.mainMs: 110]),
         ])
-        #expect(breakdown.phases.map(\.name) == ["pre-main (start → main)", "main → didFinishLaunching", "didFinishLaunching → first frame"])
+        #expect(
+            breakdown.phases.map(\.name) == [
+                "pre-main (start → main)", "main → didFinishLaunching", "didFinishLaunching → first frame",
+            ])
         #expect(breakdown.phases.map(\.medianMs) == [110, 145, 60])
         #expect(breakdown.phases.map(\.n) == [3, 2, 2])
 
         // With dyld's phases, the marker stretch before main is only what dyld did not itemise.
         let itemised = PhaseBreakdown(samples: [
-            sample([.dylibLoadingMs: 50, .rebaseBindingMs: 10, .objcSetupMs: 5, .initializerMs: 25, .totalPremainMs: 90, .mainMs: 104])
+            sample([
+                .dylibLoadingMs: 50, .rebaseBindingMs: 10, .objcSetupMs: 5, .initializerMs: 25, .totalPremainMs: 90,
+                .mainMs: 104,
+            ])
         ])
-        #expect(itemised.phases.map(\.name) == ["dylib loading", "rebase/binding", "ObjC setup", "initializers", "other pre-main (not itemised)"])
+        #expect(
+            itemised.phases.map(\.name) == [
+                "dylib loading", "rebase/binding", "ObjC setup", "initializers", "other pre-main (not itemised)",
+            ])
         #expect(itemised.phases.last?.medianMs == 14)
         #expect(itemised.totalMs == 104)
     }

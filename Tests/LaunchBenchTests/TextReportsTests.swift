@@ -39,7 +39,9 @@ import Testing
         let markdown = MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes)
         #expect(markdown.hasPrefix("### Launch times of com.example.sample 2.3 (41)\n"))
         #expect(markdown.contains("**\\<script\\>alert(1)\\</script\\>** (iPhone 13 (iPhone14,5), iOS 16.7.2)"))
-        #expect(markdown.contains("| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
+        #expect(
+            markdown.contains(
+                "| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
         #expect(markdown.contains("| cold | `first_frame_ms` | 4 | 0 | 502.8 |"))
         #expect(markdown.contains("n < 6"))
         #expect(markdown.contains("- cold: 1 of 7 launches failed (1 timeout)"))
@@ -90,7 +92,9 @@ import Testing
         let (summary, folder) = try fixtureSummary()
         let table = SummaryTextReport.render(summary, notes: folder.notes)
         #expect(table.hasPrefix("note: samples.jsonl line 32 is cut off"))
-        #expect(table.contains("not measured: total_premain_ms, dylib_loading_ms, rebase_binding_ms, objc_setup_ms, initializer_ms"))
+        #expect(
+            table.contains(
+                "not measured: total_premain_ms, dylib_loading_ms, rebase_binding_ms, objc_setup_ms, initializer_ms"))
         #expect(table.contains("cold: 1 of 5 launches printed no timing (no-metrics)"))
     }
 }

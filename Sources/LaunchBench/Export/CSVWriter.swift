@@ -74,7 +74,9 @@ public struct CSVWriter: Sendable {
         if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(value) {
             value = "'" + value
         }
-        let needsQuotes = value.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let needsQuotes = value.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+        }
         guard needsQuotes else { return value }
         var quoted = "\""
         for character in value {
@@ -87,7 +89,9 @@ public struct CSVWriter: Sendable {
     /// `-12`, `+3.5`, `-0.25`: digits with at most one point after an optional sign.
     private static func isPlainNumber(_ text: String) -> Bool {
         var bytes = Substring(text).utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            bytes = bytes.dropFirst()
+        }
         guard !bytes.isEmpty else { return false }
         var points = 0
         var digits = 0

@@ -45,7 +45,9 @@ public enum DecimalText {
     public static func exact(_ value: Double, fractionDigits: Int) -> String {
         let text = fixed(value, maxFractionDigits: fractionDigits)
         guard fractionDigits > 0, !text.contains("e") else { return text }
-        guard let point = text.firstIndex(of: ".") else { return text + "." + String(repeating: "0", count: fractionDigits) }
+        guard let point = text.firstIndex(of: ".") else {
+            return text + "." + String(repeating: "0", count: fractionDigits)
+        }
         let present = text.distance(from: text.index(after: point), to: text.endIndex)
         return text + String(repeating: "0", count: fractionDigits - present)
     }

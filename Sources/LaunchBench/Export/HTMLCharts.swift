@@ -4,13 +4,14 @@ import Foundation
 /// Every number goes through `DecimalText` (locale-independent) and every text through `HTMLText`.
 enum HTMLCharts {
     static let width = 1000.0
+    /// Room on the left for the row labels (`cold`, `warm`).
     static let labelWidth = 56.0
 
-    /// The phase colours, in phase order (Okabe–Ito: distinguishable with colour-vision deficiencies).
+    /// Phase colours (Okabe–Ito: distinguishable with colour-vision deficiencies).
     static let phaseColors: [String: String] = [
         "dylib loading": "#0072B2", "rebase/binding": "#56B4E9", "ObjC setup": "#009E73", "initializers": "#E69F00",
-        PhaseBreakdown.otherPreMain: "#9A9A9A", PhaseBreakdown.wholePreMain: "#9A9A9A", "main → didFinishLaunching": "#CC79A7",
-        "didFinishLaunching → first frame": "#D55E00",
+        PhaseBreakdown.otherPreMain: "#9A9A9A", PhaseBreakdown.wholePreMain: "#9A9A9A",
+        "main → didFinishLaunching": "#CC79A7", "didFinishLaunching → first frame": "#D55E00",
     ]
     static let kindColors: [LaunchKind: String] = [.cold: "#0072B2", .warm: "#D55E00"]
 
@@ -18,8 +19,7 @@ enum HTMLCharts {
     static func phaseBars(_ device: DeviceSummary) -> String? {
         let bars = device.kinds.map { ($0.kind, PhaseBreakdown(samples: $0.samples)) }.filter { !$0.1.phases.isEmpty }
         guard !bars.isEmpty else { return nil }
-        let rightWidth = 96.0
-        let barArea = width - labelWidth - rightWidth
+        let barArea = width - labelWidth - 96  // 96: the total's label after the bar
         let longest = bars.map(\.1.totalMs).max() ?? 0
         let scale = longest > 0 ? barArea / longest : 0
         let rowHeight = 26.0, rowGap = 12.0, top = 4.0
@@ -27,50 +27,56 @@ enum HTMLCharts {
         var body = ""
         for (row, (kind, breakdown)) in bars.enumerated() {
             let y = top + Double(row) * (rowHeight + rowGap)
-            body += text(kind.rawValue, x: 0, y: y + rowHeight / 2 + 4, className: "axis-label")
+            let baseline = y + rowHeight / 2 + 4
+            body += text(kind.rawValue, x: 0, y: baseline, className: "axis-label")
             var x = labelWidth
             for phase in breakdown.phases {
                 let w = phase.medianMs * scale
-                let tip = "\(kind.rawValue), \(phase.name): \(ReportText.ms(phase.medianMs)) ms (median of \(phase.n) launches)"
-                body += "<rect x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(w))\" height=\"\(n(rowHeight))\" fill=\"\(phaseColors[phase.name] ?? "#777777")\">"
-                body += "<title>\(HTMLText.escape(tip))</title></rect>"
+                let tip =
+                    "\(kind.rawValue), \(phase.name): \(ReportText.ms(phase.medianMs)) ms"
+                    + " (median of \(phase.n) launches)"
+                let rect: KeyValuePairs = [
+                    "x": n(x), "y": n(y), "width": n(w), "height": n(rowHeight), "fill": color(of: phase.name),
+                ]
+                body += HTMLText.element("rect", rect, HTMLText.text("title", tip))
+                // Only segments wide enough to hold their number get one.
                 let label = DecimalText.fixed(phase.medianMs, maxFractionDigits: phase.medianMs < 10 ? 1 : 0)
-                // Only label segments wide enough to hold the number.
                 if w >= Double(label.count) * 7 + 8 {
-                    body += text(label, x: x + w / 2, y: y + rowHeight / 2 + 4, className: "bar-value", anchor: "middle")
+                    body += text(label, x: x + w / 2, y: baseline, className: "bar-value", anchor: "middle")
                 }
                 x += w
             }
-            body += text("\(ReportText.ms(breakdown.totalMs)) ms", x: x + 6, y: y + rowHeight / 2 + 4, className: "bar-total")
+            body += text("\(ReportText.ms(breakdown.totalMs)) ms", x: x + 6, y: baseline, className: "bar-total")
         }
-        var height = top + Double(bars.count) * (rowHeight + rowGap)
 
         // Legend: the phases that appear, wrapped into lines.
-        let names = phaseOrder.filter { name in bars.contains { $0.1.phases.contains { $0.name == name } } }
-        var lx = labelWidth, ly = height + 6
+        let names = PhaseBreakdown.names.filter { name in bars.contains { $0.1.phases.contains { $0.name == name } } }
+        var lx = labelWidth, ly = top + Double(bars.count) * (rowHeight + rowGap) + 6
         for name in names {
-            let itemWidth = 18 + Double(name.count) * 6.6 + 18
-            if lx + itemWidth > width { lx = labelWidth; ly += 20 }
-            body += "<rect x=\"\(n(lx))\" y=\"\(n(ly))\" width=\"12\" height=\"12\" fill=\"\(phaseColors[name] ?? "#777777")\"/>"
+            let itemWidth = 36 + Double(name.count) * 6.6
+            if lx + itemWidth > width { (lx, ly) = (labelWidth, ly + 20) }
+            body += HTMLText.empty(
+                "rect", ["x": n(lx), "y": n(ly), "width": "12", "height": "12", "fill": color(of: name)])
             body += text(name, x: lx + 17, y: ly + 10, className: "legend")
             lx += itemWidth
         }
-        height = ly + 20
-        return svg(height: height, label: "Median launch phases, cold and warm", body: body)
+        return svg(height: ly + 20, label: "Median launch phases, cold and warm", body: body)
     }
 
     /// Every launch's value of `metric` as a dot, one row per kind, jittered vertically; the box
-    /// marks p25–p75 and the line the median.
+    /// marks p25–p75 and the line the median. The axis spans the values (it need not start at 0).
     static func stripPlot(_ device: DeviceSummary, metric: Metric) -> String? {
         let rows = device.kinds.compactMap { kind in kind.metrics[metric].map { (kind, $0) } }.filter { $0.1.n > 0 }
         guard !rows.isEmpty else { return nil }
         let all = rows.flatMap(\.1.values)
         var low = all.min() ?? 0, high = all.max() ?? 1
-        if high - low < 1e-9 { low -= 1; high += 1 }
+        if high - low < 1e-9 { (low, high) = (low - 1, high + 1) }
         let ticks = niceTicks(low: low, high: high)
-        let domainLow = Swift.min(ticks.first ?? low, low), domainHigh = Swift.max(ticks.last ?? high, high)
+        let domain = (Swift.min(ticks.first ?? low, low), Swift.max(ticks.last ?? high, high))
         let plotLeft = labelWidth, plotRight = width - 24
-        func xOf(_ v: Double) -> Double { plotLeft + (v - domainLow) / (domainHigh - domainLow) * (plotRight - plotLeft) }
+        func xOf(_ v: Double) -> Double {
+            plotLeft + (v - domain.0) / (domain.1 - domain.0) * (plotRight - plotLeft)
+        }
         let rowHeight = 44.0, top = 4.0
 
         var body = ""
@@ -78,39 +84,46 @@ enum HTMLCharts {
             let center = top + Double(row) * rowHeight + rowHeight / 2
             body += text(kind.kind.rawValue, x: 0, y: center + 4, className: "axis-label")
             if let p25 = stats.p25, let p75 = stats.p75 {
-                body += "<rect x=\"\(n(xOf(p25)))\" y=\"\(n(center - 16))\" width=\"\(n(Swift.max(1, xOf(p75) - xOf(p25))))\" height=\"32\" class=\"iqr\"/>"
+                let width = Swift.max(1, xOf(p75) - xOf(p25))
+                body += HTMLText.empty(
+                    "rect", ["x": n(xOf(p25)), "y": n(center - 16), "width": n(width), "height": "32", "class": "iqr"])
             }
-            let color = kindColors[kind.kind] ?? "#333333"
             let measured = kind.samples.filter { !$0.status.isFailure && $0[metric]?.isFinite == true }
             for (index, sample) in measured.enumerated() {
                 guard let value = sample[metric] else { continue }
                 // Golden-ratio jitter: deterministic (the same file every time) and evenly spread.
                 let jitter = ((Double(index) * 0.618033988749895).truncatingRemainder(dividingBy: 1) - 0.5) * 26
-                let tip = "\(kind.kind.rawValue) #\(sample.iteration)\(sample.launchIndex > 0 ? ".\(sample.launchIndex)" : ""): \(ReportText.ms(value)) ms"
-                body += "<circle cx=\"\(n(xOf(value)))\" cy=\"\(n(center + jitter))\" r=\"3.5\" fill=\"\(color)\" fill-opacity=\"0.6\">"
-                body += "<title>\(HTMLText.escape(tip))</title></circle>"
+                let launch =
+                    sample.launchIndex > 0 ? "\(sample.iteration).\(sample.launchIndex)" : "\(sample.iteration)"
+                let tip = "\(kind.kind.rawValue) #\(launch): \(ReportText.ms(value)) ms"
+                let dot: KeyValuePairs = [
+                    "cx": n(xOf(value)), "cy": n(center + jitter), "r": "3.5",
+                    "fill": kindColors[kind.kind] ?? "#333333",
+                    "fill-opacity": "0.6",
+                ]
+                body += HTMLText.element("circle", dot, HTMLText.text("title", tip))
             }
             if let median = stats.median {
-                let x = xOf(median)
-                body += "<line x1=\"\(n(x))\" y1=\"\(n(center - 18))\" x2=\"\(n(x))\" y2=\"\(n(center + 18))\" class=\"median\"/>"
+                body += line(xOf(median), center - 18, xOf(median), center + 18, className: "median")
             }
         }
         let axisY = top + Double(rows.count) * rowHeight + 4
-        body += "<line x1=\"\(n(plotLeft))\" y1=\"\(n(axisY))\" x2=\"\(n(plotRight))\" y2=\"\(n(axisY))\" class=\"axis\"/>"
+        body += line(plotLeft, axisY, plotRight, axisY, className: "axis")
         for tick in ticks {
-            let x = xOf(tick)
-            body += "<line x1=\"\(n(x))\" y1=\"\(n(axisY))\" x2=\"\(n(x))\" y2=\"\(n(axisY + 5))\" class=\"axis\"/>"
-            body += text(DecimalText.fixed(tick, maxFractionDigits: 3), x: x, y: axisY + 18, className: "tick", anchor: "middle")
+            body += line(xOf(tick), axisY, xOf(tick), axisY + 5, className: "axis")
+            let label = DecimalText.fixed(tick, maxFractionDigits: 3)
+            body += text(label, x: xOf(tick), y: axisY + 18, className: "tick", anchor: "middle")
         }
-        body += text("\(metric.title) (ms)", x: (plotLeft + plotRight) / 2, y: axisY + 36, className: "axis-title", anchor: "middle")
+        let title = "\(metric.title) (ms)"
+        body += text(title, x: (plotLeft + plotRight) / 2, y: axisY + 36, className: "axis-title", anchor: "middle")
         return svg(height: axisY + 44, label: "Every launch's \(metric.title), cold and warm", body: body)
     }
 
-    /// About five round tick values (1, 2 or 5 × 10ᵏ apart) covering `low…high`.
+    /// About five round tick values (1, 2 or 5 × 10ᵏ apart) from at or below `low` to at or above `high`.
     static func niceTicks(low: Double, high: Double, count: Int = 5) -> [Double] {
         let raw = (high - low) / Double(count)
         guard raw > 0, raw.isFinite else { return [low] }
-        let magnitude = pow(10, (log10(raw)).rounded(.down))
+        let magnitude = pow(10, log10(raw).rounded(.down))
         let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
         var value = (low / step).rounded(.down) * step
         var ticks: [Double] = []
@@ -122,18 +135,24 @@ enum HTMLCharts {
         return ticks
     }
 
-    private static let phaseOrder = [
-        "dylib loading", "rebase/binding", "ObjC setup", "initializers", PhaseBreakdown.otherPreMain,
-        PhaseBreakdown.wholePreMain, "main → didFinishLaunching", "didFinishLaunching → first frame",
-    ]
+    private static func color(of phase: String) -> String { phaseColors[phase] ?? "#777777" }
 
     private static func svg(height: Double, label: String, body: String) -> String {
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 \(n(width)) \(n(height))\" width=\"\(n(width))\" height=\"\(n(height))\" role=\"img\" aria-label=\"\(HTMLText.escape(label))\">"
-            + body + "</svg>"
+        let attributes: KeyValuePairs = [
+            "xmlns": "http://www.w3.org/2000/svg", "class": "chart", "viewBox": "0 0 \(n(width)) \(n(height))",
+            "width": n(width), "height": n(height), "role": "img", "aria-label": label,
+        ]
+        return HTMLText.element("svg", attributes, body)
     }
 
-    private static func text(_ content: String, x: Double, y: Double, className: String, anchor: String = "start") -> String {
-        "<text x=\"\(n(x))\" y=\"\(n(y))\" class=\"\(className)\" text-anchor=\"\(anchor)\">\(HTMLText.escape(content))</text>"
+    private static func text(_ content: String, x: Double, y: Double, className: String, anchor: String = "start")
+        -> String
+    {
+        HTMLText.text("text", ["x": n(x), "y": n(y), "class": className, "text-anchor": anchor], content)
+    }
+
+    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, className: String) -> String {
+        HTMLText.empty("line", ["x1": n(x1), "y1": n(y1), "x2": n(x2), "y2": n(y2), "class": className])
     }
 
     /// A coordinate: two decimals at most, `.` always.

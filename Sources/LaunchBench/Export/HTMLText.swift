@@ -1,5 +1,5 @@
-/// Escaping for the HTML report, which is also well-formed XML (XHTML syntax), so any XML
-/// parser can check it and nothing a device or app says can become markup.
+/// Escaping and element building for the HTML report, which is also well-formed XML (XHTML
+/// syntax), so any XML parser can check it and nothing a device or app says can become markup.
 public enum HTMLText {
     /// `text` safe as element content and inside `"…"` or `'…'` attribute values: `& < > " '`
     /// become character references, and characters XML forbids (most C0 controls, U+FFFE,
@@ -19,6 +19,30 @@ public enum HTMLText {
             }
         }
         return result
+    }
+
+    /// `<name a="v">content</name>`, attribute values escaped; `content` is markup (escape text first).
+    static func element(_ name: String, _ attributes: KeyValuePairs<String, String>, _ content: String) -> String {
+        "<\(name)\(attributeText(attributes))>\(content)</\(name)>"
+    }
+
+    /// `<name a="v"/>`, for elements without content (SVG shapes, `meta`).
+    static func empty(_ name: String, _ attributes: KeyValuePairs<String, String>) -> String {
+        "<\(name)\(attributeText(attributes))/>"
+    }
+
+    /// An element whose content is plain text, escaped.
+    static func text(_ name: String, _ attributes: KeyValuePairs<String, String>, _ text: String) -> String {
+        element(name, attributes, escape(text))
+    }
+
+    /// An element without attributes whose content is plain text, escaped.
+    static func text(_ name: String, _ text: String) -> String {
+        element(name, [:], escape(text))
+    }
+
+    private static func attributeText(_ attributes: KeyValuePairs<String, String>) -> String {
+        attributes.map { " \($0.key)=\"\(escape($0.value))\"" }.joined()
     }
 
     /// XML 1.0's `Char` production.

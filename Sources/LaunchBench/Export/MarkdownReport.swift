@@ -33,17 +33,15 @@ public enum MarkdownReport {
             if rows.isEmpty {
                 lines.append("Nothing was measured on this device.")
             } else {
-                lines.append("| Kind | Metric | n | Failures | Median (ms) | p90 (ms) | Min (ms) | Max (ms) | CV % | 95% CI of median (ms) |")
+                let titles = [
+                    "Kind", "Metric", "n", "Failures", "Median (ms)", "p90 (ms)", "Min (ms)", "Max (ms)", "CV %",
+                    "95% CI of median (ms)",
+                ]
+                lines.append("| " + titles.joined(separator: " | ") + " |")
                 lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
                 lines += rows
             }
-            var remarks: [String] = []
-            for kind in device.kinds where kind.failures > 0 {
-                remarks.append("- \(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))")
-            }
-            for kind in device.kinds where kind.withoutMetrics > 0 {
-                remarks.append("- \(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)")
-            }
+            var remarks = ReportText.launchRemarks(device).map { "- " + $0.text }
             if !unmeasured.isEmpty, !rows.isEmpty {
                 remarks.append("- not measured: " + unmeasured.map { "`\($0)`" }.joined(separator: ", "))
             }
@@ -52,7 +50,10 @@ public enum MarkdownReport {
         }
         lines += notes.map { "> " + escape($0) + "  " }
         if !notes.isEmpty { lines.append("") }
-        lines.append("<sub>Percentiles interpolate linearly between sorted values (numpy's default); the 95% CI of the median is distribution-free (order statistics), none for n < 6. Failed launches are counted, never averaged in.</sub>")
+        lines.append(
+            "<sub>Percentiles interpolate linearly between sorted values (numpy's default); the 95% CI of the median"
+                + " is distribution-free (order statistics), none for n < 6. Failed launches are counted, never"
+                + " averaged in.</sub>")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -64,7 +65,9 @@ public enum MarkdownReport {
         title += " of " + escape(app)
         var version = manifest?.app?.version ?? ""
         if let build = manifest?.app?.build, !build.isEmpty { version += version.isEmpty ? build : " (\(build))" }
-        if version.isEmpty, manifest == nil { version = summary.devices.first?.kinds.first?.samples.first?.appVersion ?? "" }
+        if version.isEmpty, manifest == nil {
+            version = summary.devices.first?.kinds.first?.samples.first?.appVersion ?? ""
+        }
         return version.isEmpty ? title : title + " " + escape(version)
     }
 
@@ -79,5 +82,7 @@ public enum MarkdownReport {
         return result
     }
 
-    private static let specials: Set<Character> = ["\\", "|", "`", "*", "_", "[", "]", "<", ">", "&", "~", "$", "#", "!"]
+    private static let specials: Set<Character> = [
+        "\\", "|", "`", "*", "_", "[", "]", "<", ">", "&", "~", "$", "#", "!",
+    ]
 }

@@ -38,6 +38,25 @@ enum ReportText {
         return parts.joined(separator: " · ")
     }
 
+    /// `cold: 2 of 7 launches failed (1 timeout, 1 crashed)`, or `nil` when none failed.
+    static func failureLine(_ kind: KindSummary) -> String? {
+        guard kind.failures > 0 else { return nil }
+        return "\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(failureBreakdown(kind)))"
+    }
+
+    /// `cold: 1 of 5 launches printed no timing (no-metrics)`, or `nil` when all did.
+    static func noMetricsLine(_ kind: KindSummary) -> String? {
+        guard kind.withoutMetrics > 0 else { return nil }
+        return
+            "\(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)"
+    }
+
+    /// The failure and no-metrics lines of a device, in kind order.
+    static func launchRemarks(_ device: DeviceSummary) -> [(text: String, isFailure: Bool)] {
+        device.kinds.compactMap { failureLine($0) }.map { ($0, true) }
+            + device.kinds.compactMap { noMetricsLine($0) }.map { ($0, false) }
+    }
+
     /// `1 timeout, 2 crashed`, in status order.
     static func failureBreakdown(_ kind: KindSummary) -> String {
         SampleStatus.allCases.compactMap { status in

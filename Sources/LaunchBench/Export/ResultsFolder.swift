@@ -38,7 +38,8 @@ public struct ResultsFolder: Sendable {
     public static func load(_ url: URL) throws -> ResultsFolder {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw LaunchBenchError.fileNotFound(path: url.path, what: "Results folder (the --output of `launchbench run`)")
+            throw LaunchBenchError.fileNotFound(
+                path: url.path, what: "Results folder (the --output of `launchbench run`)")
         }
         var notes: [String] = []
         let manifestURL = url.appendingPathComponent(FileName.manifest)
@@ -47,7 +48,8 @@ public struct ResultsFolder: Sendable {
             do {
                 manifest = try RunManifest.read(from: manifestURL)
             } catch {
-                notes.append("run.json could not be read (\(error.localizedDescription)); reporting from the samples alone.")
+                notes.append(
+                    "run.json could not be read (\(error.localizedDescription)); reporting from the samples alone.")
             }
         } else {
             notes.append("run.json is missing; reporting from samples.jsonl alone (no app, host or option details).")
@@ -71,7 +73,9 @@ public struct ResultsFolder: Sendable {
             if manifest.interrupted == true {
                 notes.append("The run was interrupted before every launch was made; these are the launches measured.")
             } else if manifest.endedAt == nil {
-                notes.append("run.json has no end time: the run was interrupted or is still going; these are the launches measured so far.")
+                notes.append(
+                    "run.json has no end time: the run was interrupted or is still going; these are the launches"
+                        + " measured so far.")
             }
             notes += deviceNotes(manifest, measured: Set(samples.map(\.deviceUDID)))
         }
@@ -90,7 +94,9 @@ public struct ResultsFolder: Sendable {
             case .stopped: what = "was given up early"
             case .interrupted: what = "was not finished (run interrupted)"
             }
-            let name = manifest.devices.first { $0.udid == outcome.udid }.map { "\($0.name) (\(outcome.udid))" } ?? outcome.udid
+            let name =
+                manifest.devices.first { $0.udid == outcome.udid }.map { "\($0.name) (\(outcome.udid))" }
+                ?? outcome.udid
             let why = outcome.notes.isEmpty ? "" : ": " + outcome.notes.joined(separator: " ")
             return "\(name) \(what)\(why)"
         }
@@ -111,9 +117,11 @@ public struct ResultsFolder: Sendable {
                 samples.append(try decoder.decode(Sample.self, from: Data(line)))
             } catch {
                 if isLast && !endsWithNewline {
-                    notes.append("samples.jsonl line \(index + 1) is cut off (the run was stopped while writing it); skipped.")
+                    notes.append(
+                        "samples.jsonl line \(index + 1) is cut off (the run was stopped while writing it); skipped.")
                 } else {
-                    notes.append("samples.jsonl line \(index + 1) is not a launch sample (\(describe(error))); skipped.")
+                    notes.append(
+                        "samples.jsonl line \(index + 1) is not a launch sample (\(describe(error))); skipped.")
                 }
             }
         }

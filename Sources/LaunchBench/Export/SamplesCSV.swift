@@ -4,8 +4,10 @@ import Foundation
 public enum SamplesCSV {
     /// The exact header (the results folder's stable interface).
     public static let header: [String] =
-        ["run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
-         "iteration", "launch_kind", "status"] + Metric.allCases.map(\.rawValue) + ["started_at"]
+        [
+            "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
+            "iteration", "launch_kind", "status",
+        ] + Metric.allCases.map(\.rawValue) + ["started_at"]
 
     /// The CSV of `samples`, in the order given. Unmeasured metrics are empty cells; values are
     /// written as measured (shortest exact form).

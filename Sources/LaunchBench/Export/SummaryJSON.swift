@@ -150,14 +150,20 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
             Device(
                 udid: device.device.udid, name: device.device.name, productType: device.device.productType,
                 osVersion: device.device.osVersion,
-                launchKinds: Dictionary(uniqueKeysWithValues: device.kinds.map { kind in
-                    (kind.kind.rawValue, Kind(
-                        launches: kind.launches, failures: kind.failures, noMetrics: kind.withoutMetrics,
-                        failuresByStatus: Dictionary(uniqueKeysWithValues: kind.failuresByStatus.map { ($0.key.rawValue, $0.value) }),
-                        metrics: Dictionary(uniqueKeysWithValues: summary.metrics.compactMap { metric in
-                            kind.metrics[metric].map { (metric.rawValue, Statistics($0)) }
-                        })))
-                }))
+                launchKinds: Dictionary(
+                    uniqueKeysWithValues: device.kinds.map { kind in
+                        (
+                            kind.kind.rawValue,
+                            Kind(
+                                launches: kind.launches, failures: kind.failures, noMetrics: kind.withoutMetrics,
+                                failuresByStatus: Dictionary(
+                                    uniqueKeysWithValues: kind.failuresByStatus.map { ($0.key.rawValue, $0.value) }),
+                                metrics: Dictionary(
+                                    uniqueKeysWithValues: summary.metrics.compactMap { metric in
+                                        kind.metrics[metric].map { (metric.rawValue, Statistics($0)) }
+                                    }))
+                        )
+                    }))
         }
     }
 

@@ -4,11 +4,14 @@ public enum SummaryTextReport {
     ///   - summary: the statistics.
     ///   - notes: the reader's notes (shown first, so nobody misses a skipped line).
     public static func render(_ summary: RunSummary, notes: [String] = []) -> String {
-        var blocks: [String] = notes.isEmpty ? [] : [notes.map { "note: \(ReportText.printable($0))" }.joined(separator: "\n")]
+        var blocks: [String] =
+            notes.isEmpty ? [] : [notes.map { "note: \(ReportText.printable($0))" }.joined(separator: "\n")]
         if summary.devices.isEmpty { blocks.append("No launches to report.") }
         for device in summary.devices {
             var table = TextTable(
-                headers: ["kind", "metric", "n", "fail", "min", "p25", "median", "p75", "p90", "max", "cv %", "95% CI median"],
+                headers: [
+                    "kind", "metric", "n", "fail", "min", "p25", "median", "p75", "p90", "max", "cv %", "95% CI median",
+                ],
                 alignments: [.left, .left] + Array(repeating: .right, count: 9) + [.left])
             var unmeasured: [String] = []
             for kind in device.kinds {
@@ -25,21 +28,19 @@ public enum SummaryTextReport {
                     ])
                 }
             }
-            var block = "\(ReportText.printable(device.device.name)) — \(ReportText.printable(ReportText.deviceLine(device.device)))\n"
+            let heading = device.device.name + " — " + ReportText.deviceLine(device.device)
+            var block = ReportText.printable(heading) + "\n"
             for remark in device.remarks { block += ReportText.printable(remark) + "\n" }
             block += table.rows.isEmpty ? "Nothing was measured on this device." : table.render()
             if !unmeasured.isEmpty, !table.rows.isEmpty {
                 block += "\nnot measured: " + unmeasured.joined(separator: ", ")
             }
-            for kind in device.kinds where kind.failures > 0 {
-                block += "\n\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))"
-            }
-            for kind in device.kinds where kind.withoutMetrics > 0 {
-                block += "\n\(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)"
-            }
+            for remark in ReportText.launchRemarks(device) { block += "\n" + remark.text }
             blocks.append(block)
         }
-        blocks.append("Times in ms. Percentiles interpolate linearly between sorted values; the 95% CI of the median is distribution-free (order statistics), none for n < 6.")
+        blocks.append(
+            "Times in ms. Percentiles interpolate linearly between sorted values; the 95% CI of the median is"
+                + " distribution-free (order statistics), none for n < 6.")
         return blocks.joined(separator: "\n\n") + "\n"
     }
 }

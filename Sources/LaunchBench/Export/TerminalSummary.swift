@@ -8,12 +8,15 @@ public enum TerminalSummary {
     ///     `NO_COLOR` is set; the executable's `Terminal.colorEnabled(for:)` decides.
     ///   - notes: the reader's notes, printed after the tables.
     /// - Returns: lines ending in `\n`, for stdout.
-    public static func render(_ summary: RunSummary, color: Bool, notes: [String] = [], noisyCVPercent: Double = 10) -> String {
+    public static func render(_ summary: RunSummary, color: Bool, notes: [String] = [], noisyCVPercent: Double = 10)
+        -> String
+    {
         let style = Style(enabled: color)
         var out = ""
         if summary.devices.isEmpty { out += "No launches were measured.\n" }
         for device in summary.devices {
-            out += style.bold(ReportText.printable(device.device.name)) + "  "
+            out +=
+                style.bold(ReportText.printable(device.device.name)) + "  "
                 + style.dim(ReportText.printable(ReportText.deviceLine(device.device))) + "\n"
             for remark in device.remarks { out += "  " + ReportText.printable(remark) + "\n" }
             let metrics = headlineMetrics(device, among: summary.metrics)
@@ -43,11 +46,8 @@ public enum TerminalSummary {
                 out += "  " + style.dim(lines[0]) + "\n"
                 for (line, paint) in zip(lines.dropFirst(), rowStyles) { out += "  " + paint(line) + "\n" }
             }
-            for kind in device.kinds where kind.failures > 0 {
-                out += "  " + style.red("\(kind.kind.rawValue): \(kind.failures) of \(kind.launches) launches failed (\(ReportText.failureBreakdown(kind)))") + "\n"
-            }
-            for kind in device.kinds where kind.withoutMetrics > 0 {
-                out += "  \(kind.kind.rawValue): \(kind.withoutMetrics) of \(kind.launches) launches printed no timing (no-metrics)\n"
+            for remark in ReportText.launchRemarks(device) {
+                out += "  " + (remark.isFailure ? style.red(remark.text) : remark.text) + "\n"
             }
             out += "\n"
         }

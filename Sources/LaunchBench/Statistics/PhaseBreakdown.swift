@@ -30,12 +30,16 @@ public struct PhaseBreakdown: Sendable, Hashable {
             ("rebase/binding", { $0[.rebaseBindingMs] }),
             ("ObjC setup", { $0[.objcSetupMs] }),
             ("initializers", { $0[.initializerMs] }),
-            (itemised ? Self.otherPreMain : Self.wholePreMain, { s in
-                guard let main = s[.mainMs] else { return nil }
-                // Without dyld statistics (iOS 15+) the whole start → main stretch is this phase.
-                guard let premain = s[.totalPremainMs] else { return main }
-                return main - premain
-            }),
+            (
+                itemised ? Self.otherPreMain : Self.wholePreMain,
+                { s in
+                    guard let main = s[.mainMs] else { return nil }
+                    // Without dyld statistics (iOS 15+) the whole start → main stretch is this phase;
+                    // with them, a launch that lacks dyld's total cannot tell its rest apart.
+                    guard let premain = s[.totalPremainMs] else { return itemised ? nil : main }
+                    return main - premain
+                }
+            ),
             ("main → didFinishLaunching", { s in Self.difference(s[.didFinishLaunchingMs], s[.mainMs]) }),
             ("didFinishLaunching → first frame", { s in Self.difference(s[.firstFrameMs], s[.didFinishLaunchingMs]) }),
         ]
@@ -43,7 +47,8 @@ public struct PhaseBreakdown: Sendable, Hashable {
             let values = measured.compactMap(length).filter(\.isFinite).sorted()
             guard !values.isEmpty else { return nil }
             // A negative stretch (markers racing dyld's rounding) is drawn as 0 wide, never backwards.
-            return Phase(name: name, medianMs: Swift.max(0, Percentile.of(sorted: values, fraction: 0.5)), n: values.count)
+            return Phase(
+                name: name, medianMs: Swift.max(0, Percentile.of(sorted: values, fraction: 0.5)), n: values.count)
         }
     }
 
@@ -51,6 +56,12 @@ public struct PhaseBreakdown: Sendable, Hashable {
     public static let otherPreMain = "other pre-main (not itemised)"
     /// Process start → `main`, when dyld printed no phases (iOS 15+).
     public static let wholePreMain = "pre-main (start → main)"
+
+    /// Every phase name in launch order (for legends).
+    public static let names = [
+        "dylib loading", "rebase/binding", "ObjC setup", "initializers", otherPreMain, wholePreMain,
+        "main → didFinishLaunching", "didFinishLaunching → first frame",
+    ]
 
     /// The sum of the phase medians (the bar's length).
     public var totalMs: Double { phases.reduce(0) { $0 + $1.medianMs } }

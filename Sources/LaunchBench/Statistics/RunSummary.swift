@@ -39,7 +39,9 @@ public struct RunSummary: Sendable, Hashable {
         devices.flatMap { device in
             device.kinds.flatMap { kind in
                 metrics.compactMap { metric in
-                    kind.metrics[metric].map { SummaryEntry(device: device.device, kind: kind.kind, metric: metric, statistics: $0) }
+                    kind.metrics[metric].map {
+                        SummaryEntry(device: device.device, kind: kind.kind, metric: metric, statistics: $0)
+                    }
                 }
             }
         }
@@ -146,7 +148,9 @@ public struct SummaryEntry: Sendable, Hashable {
 
 extension Metric {
     /// Metrics in the order they best describe a whole launch (see `DeviceSummary.headlineMetric`).
-    public static let headlineOrder: [Metric] = [.firstFrameMs, .totalPremainMs, .didFinishLaunchingMs, .mainMs, .wallMs]
+    public static let headlineOrder: [Metric] = [
+        .firstFrameMs, .totalPremainMs, .didFinishLaunchingMs, .mainMs, .wallMs,
+    ]
 
     /// A short human name for charts and tables.
     public var title: String {

@@ -40,10 +40,14 @@ struct Report: AsyncParsableCommand {
             do {
                 outcome = try ResultExports.writeAll(folder)
             } catch {
-                Terminal.note("report: the exports could not be rewritten; pass --print-only to report a folder you cannot write to.")
+                Terminal.note(
+                    "report: the exports could not be rewritten; pass --print-only to report a folder you cannot"
+                        + " write to.")
                 throw error
             }
-            Terminal.note("report: wrote \(outcome.written.map(\.lastPathComponent).joined(separator: ", ")) in \(folderURL.path)")
+            Terminal.note(
+                "report: wrote \(outcome.written.map(\.lastPathComponent).joined(separator: ", ")) in \(folderURL.path)"
+            )
         }
         // The table carries the notes itself; other formats keep them in the document or, for CSV, nowhere.
         if format != .table {

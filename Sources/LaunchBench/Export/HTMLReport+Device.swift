@@ -1,0 +1,118 @@
+/// One device's part of `report.html`: remarks, headline cards, phase bars, strip plot, table.
+struct DeviceSection {
+    var device: DeviceSummary
+    var metrics: [Metric]
+
+    func render(id: String) -> String {
+        var html = HTMLText.text("h2", device.device.name.isEmpty ? device.device.udid : device.device.name)
+        html += HTMLText.text("p", ["class": "device-line"], ReportText.deviceLine(device.device))
+        html += remarks()
+        if let headline = device.headlineMetric {
+            html += cards(headline) + phases() + spread(headline) + table()
+        } else {
+            html += HTMLText.text("p", ["class": "empty"], "Nothing was measured on this device.")
+        }
+        return HTMLText.element("section", ["class": "device", "id": id], html) + "\n"
+    }
+
+    /// `run.json`'s notes on the device, then its failed and unmeasured launches.
+    private func remarks() -> String {
+        var html = device.remarks.map { HTMLText.text("p", ["class": "remark"], $0) }.joined()
+        for remark in ReportText.launchRemarks(device) {
+            html += HTMLText.text("p", ["class": remark.isFailure ? "remark bad" : "remark"], remark.text)
+        }
+        return html
+    }
+
+    /// The headline metric's median, p90, CV and n per launch kind.
+    private func cards(_ headline: Metric) -> String {
+        let cards = device.kinds.compactMap { kind -> String? in
+            guard let s = kind.metrics[headline] else { return nil }
+            var detail = HTMLText.escape(
+                "p90 \(ReportText.ms(s.p90)) ms · CV \(ReportText.percent(s.cvPercent)) % · n = \(s.n)")
+            if kind.failures > 0 {
+                detail += " · " + HTMLText.text("span", ["class": "bad"], "\(kind.failures) failed")
+            }
+            return HTMLText.element(
+                "div", ["class": "card \(kind.kind.rawValue)"],
+                HTMLText.text("div", ["class": "card-kind"], "\(kind.kind.rawValue) · \(headline.title)")
+                    + HTMLText.element(
+                        "div", ["class": "card-value"], ReportText.ms(s.median) + " <small>ms median</small>")
+                    + HTMLText.element("div", ["class": "card-detail"], detail))
+        }
+        return HTMLText.element("div", ["class": "cards"], cards.joined()) + "\n"
+    }
+
+    private func phases() -> String {
+        var html = "<h3>Where the time goes</h3>"
+        if let bars = HTMLCharts.phaseBars(device) {
+            let caption =
+                "Each segment is the median of that phase over the launches that measured it; medians"
+                + " of the parts need not add up to the median of the whole."
+            html += HTMLText.element("figure", [:], bars + HTMLText.text("figcaption", caption))
+        } else {
+            let text = "No phase timings were measured on this device (no dyld statistics and no app markers)."
+            html += HTMLText.text("p", ["class": "empty"], text)
+        }
+        return html + "\n"
+    }
+
+    private func spread(_ headline: Metric) -> String {
+        guard let strip = HTMLCharts.stripPlot(device, metric: headline) else { return "" }
+        let caption =
+            "One dot per measured launch of \(headline.title); the shaded box spans p25–p75, the line is"
+            + " the median. Failed launches have no value to show."
+        return "<h3>Every launch</h3>" + HTMLText.element("figure", [:], strip + HTMLText.text("figcaption", caption))
+            + "\n"
+    }
+
+    /// Every measured metric's statistics; metrics nobody measured on this device are named below.
+    private func table() -> String {
+        var rows: [String] = []
+        var unmeasured: [String] = []
+        for kind in device.kinds {
+            for metric in metrics {
+                guard let s = kind.metrics[metric] else { continue }
+                // Rows with nothing measured (pre-main on iOS 15+) stay in summary.csv but not here.
+                guard s.n > 0 else {
+                    if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
+                    continue
+                }
+                rows.append(HTMLText.element("tr", [:], cells(kind.kind, metric, s)))
+            }
+        }
+        let titles = [
+            "kind", "metric", "n", "failures", "min", "p25", "median", "mean", "p75", "p90", "max", "stddev", "CV %",
+            "95% CI of median",
+        ]
+        let head = "<thead><tr>" + titles.map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
+        var html = "<h3>Summary</h3>"
+        html += HTMLText.element(
+            "div", ["class": "scroll"],
+            HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>"))
+        if !unmeasured.isEmpty {
+            let names = unmeasured.map { HTMLText.text("code", $0) }.joined(separator: ", ")
+            html += HTMLText.element("p", ["class": "empty"], "Not measured on this device: \(names).")
+        }
+        return html + "\n"
+    }
+
+    private func cells(_ kind: LaunchKind, _ metric: Metric, _ s: MetricStatistics) -> String {
+        var html =
+            HTMLText.text("td", kind.rawValue) + HTMLText.element("td", [:], HTMLText.text("code", metric.rawValue))
+        html += HTMLText.text("td", String(s.n))
+        html += HTMLText.text("td", s.failures > 0 ? ["class": "bad"] : [:], String(s.failures))
+        for value in [s.min, s.p25, s.median, s.mean, s.p75, s.p90, s.max, s.stddev] {
+            html += HTMLText.text("td", ReportText.ms(value))
+        }
+        html += HTMLText.text("td", ReportText.percent(s.cvPercent))
+        if let ci = s.ci95 {
+            let coverage = DecimalText.exact(ci.coverage * 100, fractionDigits: 1)
+            let tip = "x(\(ci.lowerRank)) to x(\(ci.upperRank)) of \(s.n): \(coverage) % coverage"
+            html += HTMLText.text("td", ["title": tip], "\(ReportText.ms(ci.low))–\(ReportText.ms(ci.high))")
+        } else {
+            html += HTMLText.text("td", ["class": "muted"], "n < 6")
+        }
+        return html
+    }
+}
