@@ -40,8 +40,8 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
         case .restart(afterDisconnect: true), .shutdown(afterDisconnect: true):
             onDisconnect = effect
         case .restart(afterDisconnect: false), .shutdown(afterDisconnect: false):
-            let device = self.device, lab = self.lab
-            flushed.futureResult.whenComplete { _ in Self.perform(effect, device: device, lab: lab) }
+            let device = self.device, lab = self.lab, loop = context.eventLoop
+            flushed.futureResult.whenComplete { _ in Self.perform(effect, device: device, lab: lab, on: loop) }
         case .none, .goodbye:
             break
         }
@@ -50,7 +50,7 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         let effect = onDisconnect
         onDisconnect = .none
-        Self.perform(effect, device: device, lab: lab)
+        Self.perform(effect, device: device, lab: lab, on: context.eventLoop)
         context.fireChannelInactive()
     }
 
@@ -58,13 +58,24 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    static func perform(_ effect: DiagnosticsRelayEngine.Effect, device: EmulatedDevice, lab: EmulatedLab) {
+    /// Detaches right away (no task hop: a busy cooperative pool must not delay it) and re-attaches
+    /// after the boot delay on an event-loop timer.
+    static func perform(
+        _ effect: DiagnosticsRelayEngine.Effect, device: EmulatedDevice, lab: EmulatedLab, on loop: any EventLoop
+    ) {
         let udid = device.udid
         switch effect {
         case .restart:
             device.services.didRestart()
-            let boot = device.services.bootSeconds
-            Task { try? await lab.reboot(udid: udid, bootSeconds: boot) }
+            guard (try? lab.detach(udid: udid)) != nil else { return }
+            let boot = lab.realDuration(ofEmulatedSeconds: device.services.bootSeconds)
+            let (seconds, attoseconds) = boot.components
+            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            loop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                // Gone for good if the lab stopped or the device was removed meanwhile.
+                guard lab.device(udid: udid) != nil else { return }
+                try? lab.attach(udid: udid)
+            }
         case .shutdown:
             device.services.didRestart()
             try? lab.detach(udid: udid)
