@@ -117,6 +117,37 @@ import TestSupport
         }
     }
 
+    @Test func referenceAppIsInterleavedAndTheGapReported() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("reference")
+            let app = try E.makeApp("Main", profile: E.profile())
+            let empty = try E.makeApp("Empty", profile: profile(scaledBy: 0.5), frameworks: [])
+            let output = folder.appendingPathComponent("results")
+            let child = try await run(
+                [app.url.path, "--iterations", "6", "--output", output.path, "--reference-app", empty.url.path], lab: lab)
+            #expect(child.exitStatus == 0, "\(child.standardError)")
+            let main = try E.samplesOnDisk(output)
+            let reference = try E.samplesOnDisk(output.appendingPathComponent("reference"))
+            #expect(main.count == 6 && main.allSatisfy { $0.appBundleID == app.bundleID })
+            #expect(reference.count == 6 && reference.allSatisfy { $0.appBundleID == empty.bundleID && $0.status == .ok })
+            // Interleaved: each reference launch comes after its iteration's main launch and before the next one.
+            for (index, sample) in reference.enumerated() {
+                #expect(sample.startedAt > main[index].startedAt)
+                if index + 1 < main.count { #expect(sample.startedAt < main[index + 1].startedAt) }
+            }
+            // Nominal pre-main 280 ms vs 140 ms: the gap is about 140 ms.
+            let line = try #require(child.standardOutput.split(separator: "\n").first { $0.contains("above the reference app") })
+            let gap = try #require(Double(line.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]))
+            #expect(gap > 100 && gap < 180, "\(line)")
+            // compare reads the reference launches of the current folder too.
+            let compare = try ChildProcess(
+                executable: try #require(BuiltProducts.launchbench), arguments: ["compare", output.path, output.path],
+                environment: ["NO_COLOR": "1"])
+            #expect(try await compare.waitForExit(timeout: .seconds(60)) == 0)
+            #expect(compare.standardOutput.contains("above the reference app"))
+        }
+    }
+
     @Test func targetPrecisionStopsEachDeviceAndSaysWhen() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let folder = E.temporaryFolder("adaptive")

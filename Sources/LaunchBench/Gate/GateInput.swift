@@ -65,9 +65,17 @@ public struct GateInput: Sendable {
         }
         let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(folder.samples)
         let ofApp = folder.samples.filter { $0.appBundleID == appBundleID }
+        var reference = ofApp.isEmpty ? [] : folder.samples.filter { $0.appBundleID != appBundleID }
+        // `--reference-app` runs keep the reference app's launches in DIR/reference/.
+        let referenceURL = folderURL.appendingPathComponent(RunManifest.referenceFolderName)
+        if FileManager.default.fileExists(atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
+            let referenceFolder = try? ResultsFolder.load(referenceURL)
+        {
+            reference += referenceFolder.samples
+        }
         return GateInput(
             path: path, folder: folder, appBundleID: appBundleID, samples: ofApp.isEmpty ? folder.samples : ofApp,
-            referenceSamples: ofApp.isEmpty ? [] : folder.samples.filter { $0.appBundleID != appBundleID })
+            referenceSamples: reference)
     }
 
     static func mostFrequentApp(_ samples: [Sample]) -> String? {

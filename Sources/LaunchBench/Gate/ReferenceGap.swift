@@ -13,12 +13,12 @@ public struct ReferenceGap: Sendable, Hashable {
     /// `app − reference` medians, in ms.
     public var gapMs: Double { appMedian - referenceMedian }
 
-    /// "412.3 ms above the empty app on this device (app 630.1 ms, reference 217.8 ms)".
+    /// "412.3 ms above the reference app on Lab iPhone (cold total_premain_ms: app 630.1 ms, reference 217.8 ms)".
     public var sentence: String {
-        let gap = DecimalText.fixed(abs(gapMs), maxFractionDigits: 1)
+        let gap = GateText.ms(abs(gapMs))
         let direction = gapMs >= 0 ? "above" : "below"
         return "\(gap) ms \(direction) the reference app on \(device.name) (\(kind.rawValue) \(metric.rawValue): "
-            + "app \(DecimalText.fixed(appMedian, maxFractionDigits: 1)) ms, reference \(DecimalText.fixed(referenceMedian, maxFractionDigits: 1)) ms)"
+            + "app \(GateText.ms(appMedian)) ms, reference \(GateText.ms(referenceMedian)) ms)"
     }
 
     /// The gaps per device × kind for the gate's metric choice.
@@ -47,4 +47,9 @@ public struct ReferenceGap: Sendable, Hashable {
         }
         return result
     }
+}
+
+extension RunManifest {
+    /// The subfolder of a results folder that holds the reference app's launches (`--reference-app`).
+    public static let referenceFolderName = "reference"
 }

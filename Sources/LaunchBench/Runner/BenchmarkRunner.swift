@@ -65,13 +65,15 @@ public struct BenchmarkRunner: Sendable {
         }
         manifest.deviceOutcomes = outcomes
         try await store.writeManifest(manifest)
+        let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
 
         var samplesByDevice: [Int: [Sample]] = [:]
         var failure: (any Error)?
         await withTaskGroup(of: (Int, Result<DeviceSession.Result, any Error>).self) { group in
             for index in measured {
                 let session = DeviceSession(
-                    driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter)
+                    driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter,
+                    referenceStore: reference?.store)
                 group.addTask {
                     do { return (index, .success(try await session.run())) } catch { return (index, .failure(error)) }
                 }
@@ -94,15 +96,43 @@ public struct BenchmarkRunner: Sendable {
         manifest.interrupted = Task.isCancelled || outcomes.contains { $0.outcome == .interrupted }
         try await store.writeManifest(manifest)
         await store.close()
+        if let reference {
+            var referenceManifest = reference.manifest
+            referenceManifest.endedAt = manifest.endedAt
+            referenceManifest.deviceOutcomes = manifest.deviceOutcomes
+            referenceManifest.interrupted = manifest.interrupted
+            try await reference.store.writeManifest(referenceManifest)
+            await reference.store.close()
+        }
         if let failure { throw failure }
         let samples = measured.flatMap { samplesByDevice[$0] ?? [] }
         return RunResult(folder: store.folder, manifest: manifest, samples: samples)
+    }
+
+    /// With `--reference-app`: the results folder `DIR/reference/` for its launches (a results folder of
+    /// its own, so `launchbench report DIR/reference` works and DIR's exports hold the main app only).
+    static func openReference(_ plan: RunPlan, manifest: RunManifest, folder: URL) async throws
+        -> (store: ResultsStore, manifest: RunManifest)?
+    {
+        guard let referencePlan = plan.referencePlan else { return nil }
+        let url = folder.appendingPathComponent(RunManifest.referenceFolderName)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+        let store = try ResultsStore(folder: url)
+        var referenceManifest = manifest
+        referenceManifest.app = RunManifest.App(referencePlan.app)
+        try await store.writeManifest(referenceManifest)
+        return (store, referenceManifest)
     }
 
     static func options(_ plan: RunPlan) -> RunManifest.Options {
         var other = ["grace (s)": LaunchVerdict.formatSeconds(plan.grace)]
         if plan.coldMode == .reboot { other["settle (s)"] = LaunchVerdict.formatSeconds(plan.settle) }
         if !plan.arguments.isEmpty { other["arguments"] = plan.arguments.joined(separator: " ") }
+        if let reference = plan.referenceApp { other["reference app"] = "\(reference.bundleID) \(reference.versionDescription)" }
         return RunManifest.Options(
             iterations: plan.iterations, cold: plan.coldMode.rawValue, warm: plan.warmLaunches,
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,

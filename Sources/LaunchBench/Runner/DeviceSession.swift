@@ -11,6 +11,8 @@ struct DeviceSession: Sendable {
     let runID: String
     let store: ResultsStore
     let reporter: any RunReporter
+    /// Where the reference app's launches are recorded (`--reference-app`), `nil` without one.
+    var referenceStore: ResultsStore? = nil
 
     /// Refused launches (or failed installs) in a row after which the device is given up: signing,
     /// a locked device or a full disk do not get better by themselves.
@@ -82,6 +84,14 @@ struct DeviceSession: Sendable {
                     refusalsInARow = 0
                 }
             }
+            // --reference-app: the reference app's launches of this iteration, interleaved with the main app's.
+            if let referenceStore, let referencePlan = plan.referencePlan {
+                let reference = DeviceSession(
+                    driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
+                    reporter: SilentRunReporter())
+                guard let lost = try await reference.referenceIteration(iteration) else { return finish(.interrupted) }
+                if lost { return finish(.lost, "The device disappeared during the reference app's launches.") }
+            }
             // --target-precision: stop as soon as the cold median is known well enough (Gate/AdaptiveStopping).
             if let stopping = plan.stopping {
                 let decision = stopping.decide(iterations: iteration, coldValues: AdaptiveStopping.coldValues(samples))
@@ -92,6 +102,24 @@ struct DeviceSession: Sendable {
             }
         }
         return finish(.measured, stoppedNote)
+    }
+
+    /// One iteration of the reference app: make it cold, launch it cold and warm. Returns whether the
+    /// device was lost, or `nil` when cancelled. Failures are recorded like the main app's.
+    private func referenceIteration(_ iteration: Int) async throws -> Bool? {
+        let prepared = plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration)
+        switch prepared {
+        case .cancelled: return nil
+        case .recorded(let failure)?: return failure.status == .deviceLost
+        case nil: break
+        }
+        for launchIndex in 0...max(0, plan.warmLaunches) {
+            if Task.isCancelled { return nil }
+            guard case .recorded(let sample) = try await launch(iteration: iteration, kind: launchIndex == 0 ? .cold : .warm, index: launchIndex)
+            else { return nil }
+            if sample.status == .deviceLost { return true }
+        }
+        return false
     }
 
     /// Makes the next launch cold; returns a failure sample for the cold launch, `.cancelled`, or `nil` when ready.

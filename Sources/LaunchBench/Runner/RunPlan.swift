@@ -34,6 +34,22 @@ public struct RunPlan: Sendable {
     /// `iterations` is ignored and `stopping.maxIterations` bounds the run); `nil` = fixed `iterations`.
     public var stopping: AdaptiveStopping? = nil
 
+    /// `--reference-app`: a second app (e.g. an empty project) launched the same way right after the
+    /// main app in every iteration, on the same device; its samples go to `DIR/reference/`.
+    public var referenceApp: AppBundle? = nil
+
+    /// The plan for the reference app's launches: same settings, its own app, a reinstall as its cold
+    /// start (a reboot per app would double a reboot run's length), no adaptive stopping of its own.
+    public var referencePlan: RunPlan? {
+        guard let referenceApp else { return nil }
+        var plan = self
+        plan.app = referenceApp
+        plan.referenceApp = nil
+        plan.stopping = nil
+        if plan.coldMode == .reboot { plan.coldMode = .reinstall }
+        return plan
+    }
+
     /// The most iterations a device may run.
     public var iterationLimit: Int { stopping?.maxIterations ?? iterations }
 

@@ -24,6 +24,9 @@ struct GateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Record the app bundle's images (embedded Frameworks/ and those loaded at launch) as an allow list in this file.", valueName: "file"), completion: .file())
     var writeAllowedDylibs: String?
 
+    @Option(help: ArgumentHelp("Also benchmark this app (e.g. an empty project), interleaved with the main one on the same devices, and report the gap.", valueName: "app"), completion: .file())
+    var referenceApp: String?
+
     @Option(help: ArgumentHelp("Keep launching on each device until the 95 % interval of the cold median is within ±PCT % of it (at least 5 iterations).", valueName: "pct"))
     var targetPrecision: Double?
 

@@ -10,6 +10,7 @@ struct RunGate {
     var app: AppBundle
     var baseline: GateInput?
     var allowed: AllowedDylibs?
+    var referenceApp: AppBundle?
 
     /// Reads the baseline and the allow list and checks the embedded frameworks, before any launch.
     /// - Throws: `ExitCode(5)` when the baseline is missing or has no launches, `ExitCode(2)` when the
@@ -22,6 +23,11 @@ struct RunGate {
         } catch let error as GateError {
             Terminal.note("Error: \(error.localizedDescription)")
             throw ExitCode(5)
+        }
+        referenceApp = try options.referenceApp.map { try AppBundle(contentsOf: URL(fileURLWithPath: $0)) }
+        if let referenceApp, referenceApp.bundleID == app.bundleID {
+            throw ValidationError(
+                "--reference-app has the same bundle id as the app (\(app.bundleID)). Pass a different app, e.g. an empty project.")
         }
         allowed = try options.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         if let allowed {
@@ -43,6 +49,7 @@ struct RunGate {
             plan.environment.append(EnvironmentVariable(name: "DYLD_PRINT_LIBRARIES", value: "1"))
         }
         if let stopping = options.stopping { plan.stopping = stopping }
+        plan.referenceApp = referenceApp
         return plan
     }
 
@@ -62,9 +69,10 @@ struct RunGate {
             Terminal.note("Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
         }
         let sampleSizes = options.stopping.map { Self.sampleSizes(result.samples, rule: $0) } ?? []
-        guard baseline != nil || allowed != nil || !sampleSizes.isEmpty else { return nil }
+        let gaps = referenceApp == nil ? [] : Self.referenceGaps(result, metrics: options.settings.metrics)
+        guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
 
-        var report = GateReport(sampleSizes: sampleSizes)
+        var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
         if let baseline {
             let current: GateInput
             do {
@@ -75,6 +83,7 @@ struct RunGate {
             }
             report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
+            report.referenceGaps = gaps
         }
         if let allowed {
             report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(samples: result.samples)
@@ -83,6 +92,16 @@ struct RunGate {
         try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
         if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
         return ExitCode(report.outcome.exitCode)
+    }
+
+    /// The main app's distance to the reference app, per device and kind (read from DIR/reference/).
+    static func referenceGaps(_ result: RunResult, metrics: [Metric]) -> [ReferenceGap] {
+        let url = result.folder.appendingPathComponent(RunManifest.referenceFolderName)
+        guard let reference = try? ResultsFolder.load(url) else {
+            Terminal.note("The reference app's launches could not be read from \(url.path).")
+            return []
+        }
+        return ReferenceGap.gaps(app: result.samples, reference: reference.samples, metrics: metrics)
     }
 
     /// Per device: how many iterations the adaptive rule took, in words.
