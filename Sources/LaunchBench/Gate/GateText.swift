@@ -15,7 +15,7 @@ enum GateText {
 
     static func pValue(_ p: Double?) -> String {
         guard let p else { return "–" }
-        return p < 0.0001 ? "<0.0001" : DecimalText.exact(p, fractionDigits: 4)
+        return p < 0.0001 ? "< 0.0001" : DecimalText.exact(p, fractionDigits: 4)
     }
 
     static func side(_ side: GateSide) -> String {
