@@ -40,6 +40,8 @@ import Testing
         #expect(checker.elements.first == "html")
         #expect(checker.elements.filter { $0 == "svg" }.count == 4, "phase bars and strip plot for each of 2 devices")
         #expect(!checker.elements.contains("script"), "no scripts at all")
+        #expect(checker.text.contains("Overview"), "two devices get an overview table")
+        #expect(html.contains("href=\"#device-2\""))
         #expect(!checker.elements.contains("link") && !checker.elements.contains("img"))
         #expect(
             !html.contains("http://")

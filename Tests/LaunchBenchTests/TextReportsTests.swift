@@ -23,28 +23,33 @@ import Testing
             appBundleID: "x", appVersion: "1", iteration: 1, kind: .cold, status: .ok,
             metrics: [.totalPremainMs: 400, .firstFrameMs: 700], startedAt: Date())
         let markdown = MarkdownReport.render(RunSummary(samples: [sample]))
-        #expect(markdown.contains("**Team \\| QA**"))
+        func unescapedPipes(_ row: Substring) -> Int {
+            let characters = Array(row)
+            return characters.indices.filter { characters[$0] == "|" && ($0 == 0 || characters[$0 - 1] != "\\") }.count
+        }
+        // The overview: 8 columns → 9 unescaped pipes, the name's pipe escaped.
+        let overview = markdown.split(separator: "\n").filter { $0.hasPrefix("| Team") }
+        #expect(overview.count == 2)
+        #expect(overview.allSatisfy { unescapedPipes($0) == 9 })
+        #expect(overview[0].hasPrefix("| Team \\| QA (iPhone 11, iOS 14.8) | cold | total pre-main | 400.0 |"))
+        // The details: 10 columns → 11 unescaped pipes.
         let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| cold") }
         #expect(rows.count == 2)
-        for row in rows {
-            // 10 columns → 11 unescaped pipes.
-            let pipes = row.enumerated().filter { i, c in c == "|" && (i == 0 || Array(row)[i - 1] != "\\") }
-            #expect(pipes.count == 11)
-        }
-        #expect(rows[0].contains("| 400.0 |"))
+        #expect(rows.allSatisfy { unescapedPipes($0) == 11 })
+        #expect(markdown.contains("<summary>All metrics: Team | QA (iPhone 11 (iPhone12,1), iOS 14.8)</summary>"))
     }
 
     @Test func markdownOfTheFixture() throws {
         let (summary, folder) = try fixtureSummary()
         let markdown = MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes)
         #expect(markdown.hasPrefix("### Launch times of com.example.sample 2.3 (41)\n"))
-        #expect(markdown.contains("**\\<script\\>alert(1)\\</script\\>** (iPhone 13 (iPhone14,5), iOS 16.7.2)"))
-        #expect(
-            markdown.contains(
-                "| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
+        #expect(markdown.contains("| Ana's iPhone (iPhone 11, iOS 14.8) | cold | first frame | 616.9 | 647.7 | 4.3 | 6 | 1 |"))
+        #expect(markdown.contains("| \\<script\\>alert(1)\\</script\\> (iPhone 13, iOS 16.7.2) | warm | first frame | 228.4 |"))
+        #expect(markdown.contains("<summary>All metrics: &lt;script&gt;alert(1)&lt;/script&gt; (iPhone 13 (iPhone14,5), iOS 16.7.2)</summary>"))
+        #expect(markdown.contains("| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
         #expect(markdown.contains("| cold | `first_frame_ms` | 4 | 0 | 502.8 |"))
         #expect(markdown.contains("n < 6"))
-        #expect(markdown.contains("- cold: 1 of 7 launches failed (1 timeout)"))
+        #expect(markdown.contains("- Ana's iPhone, cold: 1 of 7 launches failed (1 timeout)"))
         #expect(!markdown.contains("<script>"))
     }
 

@@ -32,6 +32,9 @@ extension HTMLReport {
         table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}
         table.summary th,table.summary td{padding:4px 7px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
         table.summary th:nth-child(-n+2),table.summary td:nth-child(-n+2),table.summary td.text{text-align:left}
+        table.overview th:nth-child(-n+5),table.overview td:nth-child(-n+5){text-align:left}
+        section.overview{margin-top:20px}section.overview h2{margin-bottom:8px}
+        a{color:#0063c7;text-decoration:none}a:hover{text-decoration:underline}
         table.summary thead th{color:var(--muted);font-weight:600}
         .muted{color:#aeaeb2}
         table.meta th{text-align:left;padding:3px 16px 3px 0;color:var(--muted);font-weight:500;vertical-align:top}

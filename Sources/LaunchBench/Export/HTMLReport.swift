@@ -21,6 +21,7 @@ public enum HTMLReport {
             body += "\n"
         }
         if summary.devices.isEmpty { body += HTMLText.text("p", ["class": "empty"], "No launches to report.") + "\n" }
+        if summary.devices.count > 1 { body += overview(summary) }
         for (index, device) in summary.devices.enumerated() {
             body += DeviceSection(device: device, metrics: summary.metrics).render(id: "device-\(index + 1)")
         }
@@ -39,6 +40,39 @@ public enum HTMLReport {
             </html>
 
             """
+    }
+
+    /// The key numbers of every device in one table, each device linking to its section.
+    private static func overview(_ summary: RunSummary) -> String {
+        var rows: [String] = []
+        for (index, device) in summary.devices.enumerated() {
+            let name = device.device.name.isEmpty ? device.device.udid : device.device.name
+            let link = HTMLText.element("a", ["href": "#device-\(index + 1)"], HTMLText.escape(name))
+            let model = DeviceModels.marketingName(for: device.device.productType)
+            let lead = HTMLText.element("td", ["class": "text"], link) + HTMLText.text("td", ["class": "text"], model)
+                + HTMLText.text("td", ["class": "text"], device.device.osVersion)
+            let failures = device.kinds.reduce(0) { $0 + $1.failures }
+            if device.keyMetrics.isEmpty {
+                let cells = ["–", "nothing measured", "–", "–", "–", "0", String(failures)]
+                rows.append(HTMLText.element("tr", [:], lead + cells.map { HTMLText.text("td", $0) }.joined()))
+            }
+            for kind in device.kinds {
+                for metric in device.keyMetrics {
+                    guard let s = kind.metrics[metric] else { continue }
+                    var cells = HTMLText.text("td", kind.kind.rawValue) + HTMLText.text("td", metric.title)
+                    cells += HTMLText.text("td", ReportText.ms(s.median)) + HTMLText.text("td", ReportText.ms(s.p90))
+                    cells += HTMLText.text("td", ReportText.percent(s.cvPercent)) + HTMLText.text("td", String(s.n))
+                    cells += HTMLText.text("td", s.failures > 0 ? ["class": "bad"] : [:], String(s.failures))
+                    rows.append(HTMLText.element("tr", [:], lead + cells))
+                }
+            }
+        }
+        let titles = ["device", "model", "iOS", "kind", "metric", "median ms", "p90 ms", "CV %", "n", "failures"]
+        let head = "<thead><tr>" + titles.map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
+        let table = HTMLText.element(
+            "div", ["class": "scroll"],
+            HTMLText.element("table", ["class": "summary overview"], head + "<tbody>" + rows.joined() + "</tbody>"))
+        return HTMLText.element("section", ["class": "overview"], "<h2>Overview</h2>" + table) + "\n"
     }
 
     /// `com.example.app 2.3 (41)`.

@@ -1,5 +1,7 @@
 /// The summary as GitHub-flavoured Markdown, for a pull-request comment or a CI job summary
-/// (`$GITHUB_STEP_SUMMARY`): a heading, then per device a line naming it and one table.
+/// (`$GITHUB_STEP_SUMMARY`): a heading, one short table of the key numbers of every device (median,
+/// p90, CV, n, failures of total pre-main and first frame), the failures, then per device every
+/// metric in a collapsed `<details>` block so the comment stays short.
 public enum MarkdownReport {
     /// - Parameters:
     ///   - summary: the statistics.
@@ -8,53 +10,99 @@ public enum MarkdownReport {
     public static func render(_ summary: RunSummary, manifest: RunManifest? = nil, notes: [String] = []) -> String {
         var lines: [String] = [title(summary, manifest), ""]
         if summary.devices.isEmpty { lines += ["No launches to report.", ""] }
-        for device in summary.devices {
-            let os = device.device.osVersion.isEmpty ? "" : ", iOS \(escape(device.device.osVersion))"
-            lines.append("**\(escape(device.device.name))** (\(escape(device.device.modelDescription))\(os))")
-            lines.append("")
-            for remark in device.remarks { lines += ["> " + escape(remark), ""] }
-            var rows: [String] = []
-            var unmeasured: [String] = []
-            for kind in device.kinds {
-                for metric in summary.metrics {
-                    guard let s = kind.metrics[metric] else { continue }
-                    guard s.n > 0 else {
-                        if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
-                        continue
-                    }
-                    let cells: [String] = [
-                        kind.kind.rawValue, "`\(metric.rawValue)`", String(s.n), String(s.failures),
-                        ReportText.ms(s.median), ReportText.ms(s.p90), ReportText.ms(s.min), ReportText.ms(s.max),
-                        ReportText.percent(s.cvPercent), ReportText.interval(s),
-                    ]
-                    rows.append("| " + cells.joined(separator: " | ") + " |")
-                }
-            }
-            if rows.isEmpty {
-                lines.append("Nothing was measured on this device.")
-            } else {
-                let titles = [
-                    "Kind", "Metric", "n", "Failures", "Median (ms)", "p90 (ms)", "Min (ms)", "Max (ms)", "CV %",
-                    "95% CI of median (ms)",
-                ]
-                lines.append("| " + titles.joined(separator: " | ") + " |")
-                lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
-                lines += rows
-            }
-            var remarks = ReportText.launchRemarks(device).map { "- " + $0.text }
-            if !unmeasured.isEmpty, !rows.isEmpty {
-                remarks.append("- not measured: " + unmeasured.map { "`\($0)`" }.joined(separator: ", "))
-            }
-            if !remarks.isEmpty { lines += [""] + remarks }
-            lines.append("")
+        if !summary.devices.isEmpty {
+            lines += overview(summary) + [""]
         }
-        lines += notes.map { "> " + escape($0) + "  " }
-        if !notes.isEmpty { lines.append("") }
+        let remarks = summary.devices.flatMap { device in
+            ReportText.launchRemarks(device).map { "- \(escape(device.device.name)), \($0.text)" }
+        }
+        if !remarks.isEmpty { lines += remarks + [""] }
+        for device in summary.devices {
+            lines += details(device, metrics: summary.metrics) + [""]
+        }
+        for note in notes { lines += ["> " + escape(note), ""] }
         lines.append(
             "<sub>Percentiles interpolate linearly between sorted values (numpy's default); the 95% CI of the median"
                 + " is distribution-free (order statistics), none for n < 6. Failed launches are counted, never"
                 + " averaged in.</sub>")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every device's key metrics in one table.
+    private static func overview(_ summary: RunSummary) -> [String] {
+        var lines = [
+            "| Device | Kind | Metric | Median (ms) | p90 (ms) | CV % | n | Failures |",
+            "|---|---|---|--:|--:|--:|--:|--:|",
+        ]
+        for device in summary.devices {
+            let name = deviceName(device.device)
+            let metrics = device.keyMetrics
+            if metrics.isEmpty {
+                let failures = device.kinds.reduce(0) { $0 + $1.failures }
+                lines.append("| \(name) | – | nothing measured | – | – | – | 0 | \(failures) |")
+            }
+            for kind in device.kinds {
+                for metric in metrics {
+                    guard let s = kind.metrics[metric] else { continue }
+                    let cells = [
+                        name, kind.kind.rawValue, metric.title, ReportText.ms(s.median), ReportText.ms(s.p90),
+                        ReportText.percent(s.cvPercent), String(s.n), String(s.failures),
+                    ]
+                    lines.append("| " + cells.joined(separator: " | ") + " |")
+                }
+            }
+        }
+        return lines
+    }
+
+    /// One device's every measured metric, collapsed.
+    private static func details(_ device: DeviceSummary, metrics: [Metric]) -> [String] {
+        // Inside <summary> is HTML, not Markdown: escape for HTML there.
+        let heading = device.device.name + " (" + device.device.modelDescription
+            + (device.device.osVersion.isEmpty ? "" : ", iOS " + device.device.osVersion) + ")"
+        var lines = [
+            "<details><summary>All metrics: \(HTMLText.escape(ReportText.printable(heading)))</summary>", "",
+        ]
+        for remark in device.remarks { lines += ["> " + escape(remark), ""] }
+        var rows: [String] = []
+        var unmeasured: [String] = []
+        for kind in device.kinds {
+            for metric in metrics {
+                guard let s = kind.metrics[metric] else { continue }
+                guard s.n > 0 else {
+                    if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
+                    continue
+                }
+                let cells: [String] = [
+                    kind.kind.rawValue, "`\(metric.rawValue)`", String(s.n), String(s.failures),
+                    ReportText.ms(s.median), ReportText.ms(s.p90), ReportText.ms(s.min), ReportText.ms(s.max),
+                    ReportText.percent(s.cvPercent), ReportText.interval(s),
+                ]
+                rows.append("| " + cells.joined(separator: " | ") + " |")
+            }
+        }
+        if rows.isEmpty {
+            lines.append("Nothing was measured on this device.")
+        } else {
+            let titles = [
+                "Kind", "Metric", "n", "Failures", "Median (ms)", "p90 (ms)", "Min (ms)", "Max (ms)", "CV %",
+                "95% CI of median (ms)",
+            ]
+            lines.append("| " + titles.joined(separator: " | ") + " |")
+            lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
+            lines += rows
+            if !unmeasured.isEmpty {
+                lines += ["", "Not measured: " + unmeasured.map { "`\($0)`" }.joined(separator: ", ")]
+            }
+        }
+        return lines + ["", "</details>"]
+    }
+
+    /// `Ana's iPhone (iPhone 11, iOS 14.8)`, escaped for a table cell.
+    private static func deviceName(_ device: DeviceIdentity) -> String {
+        let model = DeviceModels.marketingName(for: device.productType)
+        let os = device.osVersion.isEmpty ? "" : ", iOS \(device.osVersion)"
+        return escape("\(device.name) (\(model)\(os))")
     }
 
     private static func title(_ summary: RunSummary, _ manifest: RunManifest?) -> String {

@@ -19,7 +19,7 @@ public enum TerminalSummary {
                 style.bold(ReportText.printable(device.device.name)) + "  "
                 + style.dim(ReportText.printable(ReportText.deviceLine(device.device))) + "\n"
             for remark in device.remarks { out += "  " + ReportText.printable(remark) + "\n" }
-            let metrics = headlineMetrics(device, among: summary.metrics)
+            let metrics = device.keyMetrics
             if metrics.isEmpty { out += "  Nothing was measured on this device.\n" }
             var table = TextTable(
                 headers: ["kind", "metric", "median ms", "p90 ms", "cv %", "n", "failures"],
@@ -53,15 +53,6 @@ public enum TerminalSummary {
         }
         for note in notes { out += style.yellow("note: " + ReportText.printable(note)) + "\n" }
         return out
-    }
-
-    /// Total pre-main and first frame when measured (the two numbers people ask for), else the
-    /// device's headline metric; empty when nothing was measured.
-    static func headlineMetrics(_ device: DeviceSummary, among metrics: [Metric]) -> [Metric] {
-        let measured = metrics.filter { metric in device.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
-        let preferred = [Metric.totalPremainMs, .firstFrameMs].filter(measured.contains)
-        if !preferred.isEmpty { return preferred }
-        return device.headlineMetric.map { [$0] } ?? []
     }
 
     private struct Style {

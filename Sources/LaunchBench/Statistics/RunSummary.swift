@@ -97,6 +97,15 @@ public struct DeviceSummary: Sendable, Hashable {
 
     public func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
 
+    /// Total pre-main and first frame when measured (the two numbers people ask for), else the
+    /// headline metric; empty when nothing was measured. What the short summaries show.
+    public var keyMetrics: [Metric] {
+        let measured = { (metric: Metric) in self.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
+        let preferred = [Metric.totalPremainMs, .firstFrameMs].filter(measured)
+        if !preferred.isEmpty { return preferred }
+        return headlineMetric.map { [$0] } ?? []
+    }
+
     /// The metric that best stands for "how long the launch took" on this device: the first one
     /// measured of first frame (the whole launch as the user sees it), total pre-main,
     /// didFinishLaunching, main, harness wall time. `nil` when nothing was measured.
