@@ -11,7 +11,7 @@
 /// - a statistics line cannot continue the current launch's block (dyld prints a block's lines in a
 ///   fixed order, so a line at or before the last one seen begins another block), unless it is a
 ///   details block following its own summary (one launch, not two: the summary ended with dyld's
-///   empty line, or it is complete and the details line is indented as dyld indents it); or
+///   empty line or has all its lines; a summary cut short is another launch's); or
 ///   statistics arrive after the current launch's markers or `done`;
 /// - a marker repeats a name the current launch already has, or arrives after `done`;
 /// - a library line arrives after `done`.
@@ -267,7 +267,7 @@ public struct LaunchLogParser: Sendable {
         if let totals = current.totals {
             joins = current.phase <= .statistics && totals.accepts(line)
         } else if let summary = current.summary {
-            joins = current.phase <= .statistics && summary.takesDetails(indent: indent)
+            joins = current.phase <= .statistics && summary.takesDetails
         } else {
             joins = current.phase <= .loading
         }

@@ -37,11 +37,9 @@ struct SummaryBlock {
 
     var missing: [SummaryLine] { SummaryLine.allCases.filter { seen & $0.bit == 0 } }
 
-    /// Whether a details block starting with a line indented by `indent` is this summary's own:
-    /// dyld prints it after the summary's empty line, indented by two spaces.
-    func takesDetails(indent: Int) -> Bool {
-        ended || (missing.isEmpty && indent > 0)
-    }
+    /// Whether a details block that follows is this summary's own: dyld prints it right after the
+    /// summary's empty line. A summary cut short before that line is another launch's.
+    var takesDetails: Bool { ended || missing.isEmpty }
 }
 
 /// A details block (dyld 421–852) or an old block (dyld ≤360), as it is read.

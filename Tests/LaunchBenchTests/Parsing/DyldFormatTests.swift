@@ -153,6 +153,12 @@ import Testing
         #expect(both.first?.totalPremainMs == 89.70)  // the printed summary wins over derived values
         #expect(both.first?.details?.totalTimeMs == 1200)
         #expect(both.first?.slowestInitializers == [])
+        // Indentation and empty lines stripped by an author: still the summary's own details.
+        let stripped = (summary + Self.detailsOnly).split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: "\n")
+        #expect(parse(stripped + "\n").records.count == 1)
+        // A summary cut short is another launch's: the details that follow are a launch of their own.
+        let cut = parse("Total pre-main time:  53.37 milliseconds (100.0%)\n" + Self.detailsOnly).records
+        #expect(cut.map(\.totalPremainMs) == [53.37, 411.36])
         let two = parse(summary + summary).records
         #expect(two.count == 2)
         #expect(two.map(\.totalPremainMs) == [89.70, 89.70])

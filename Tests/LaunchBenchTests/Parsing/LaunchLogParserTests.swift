@@ -89,4 +89,28 @@ import Testing
         #expect(parser.finish().isEmpty)
         #expect(parser.finishSingleLaunch() == LaunchRecord())
     }
+
+    @Test func progressBarCarriageReturnsEndLines() {
+        var parser = LaunchLogParser()
+        parser.feed(Array("Loading 10%\rLoading 20%\rdyld[1]: <no uuid> /usr/lib/libA.dylib\r".utf8))
+        parser.feed(Array("\n[launchbench] done\n".utf8))  // CR at the end of one piece, LF at the start of the next
+        let records = parser.finish()
+        #expect(records.map(\.loadedLibraries) == [[LoadedImage(path: "/usr/lib/libA.dylib")]])
+        #expect(parser.lineCount == 4)
+        #expect(parser.unrecognizedLineCount == 2)
+    }
+
+    @Test func overlongLineKeepsItsTailForAGluedDyldLine() {
+        var parser = LaunchLogParser()
+        let junk = [UInt8](repeating: UInt8(ascii: "x"), count: 3 << 20)
+        var offset = 0
+        while offset < junk.count {
+            parser.feed(junk[offset..<min(junk.count, offset + 65536)])
+            offset += 65536
+        }
+        parser.feed(Array("dyld[1]: <no uuid> /usr/lib/libA.dylib\n".utf8))
+        let record = parser.finishSingleLaunch()
+        #expect(record.loadedLibraries == [LoadedImage(path: "/usr/lib/libA.dylib")])
+        #expect(parser.unrecognizedLineCount == 0)
+    }
 }
