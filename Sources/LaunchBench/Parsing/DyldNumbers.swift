@@ -67,7 +67,8 @@ enum DyldNumbers {
 
     /// A time after a label: blanks, `<number> milliseconds|seconds`, then anything (the percentage).
     static func time(in line: LineBytes, after offset: Int) -> DyldTime {
-        let start = line.skipBlanks(from: offset)
+        var start = line.skipBlanks(from: offset)
+        if line.hasPrefix("**", at: start) { start = line.skipBlanks(from: start + 2) }  // `**label:** value`
         let raw = { line.string(from: start, to: line.count) }
         guard let number = decimal(in: line, at: start), number.end < line.count, line[number.end] == 0x20 else {
             return .unreadable(raw())

@@ -260,7 +260,7 @@ import Testing
             + ">\t dylib loading time: 192.04 milliseconds (26.5%)\r\n"
             + "> > rebase/binding time: 375.07 milliseconds (51.9%)\r\n"
             + "   \t \r\n"
-            + "ObjC setup time:  80.15 milliseconds (11.1%)\r\n"
+            + "**ObjC setup time:**  80.15 milliseconds (11.1%)\r\n"
             + "  initializer time:  74.63 milliseconds (10.3%)  \r\n"
             + "  slowest intializers :\r\n"
             + "        Ünïcødé Kit :  12.50 milliseconds (1.7%)\r\n"
