@@ -1,0 +1,89 @@
+internal import CIMobileDevice
+import LaunchBench
+
+/// The process's one listener on libusbmuxd's hot-plug events, fanned out to any number of Swift
+/// subscribers.
+///
+/// Why one permanent listener: libimobiledevice 1.3.0's `idevice_event_subscribe` keeps a single
+/// process-wide callback (the runner, installs and restarts listen at the same time), and
+/// libusbmuxd 2.0.2 cancels its monitor thread when its last listener leaves — a listener added
+/// while that cancellation is under way is left without a monitor and never hears anything. So the
+/// hub subscribes once (`usbmuxd_events_subscribe`), on first use, and never leaves.
+final class USBMuxEventHub: Sendable {
+    static let shared = USBMuxEventHub()
+
+    private struct State {
+        var subscribers: [UInt64: @Sendable (DeviceEvent) -> Void] = [:]
+        var nextToken: UInt64 = 0
+        /// Devices reported attached and not detached since, in order: replayed to new subscribers.
+        var present: [String] = []
+    }
+
+    private let state = Locked(State())
+    /// Separate from `state`: libusbmuxd may call back synchronously from inside the subscribe call.
+    private let started = Locked(false)
+
+    /// Adds a subscriber: it first gets `attached` for every device known to be present, then every
+    /// event, in order, on libusbmuxd's monitor thread (keep `handler` short and non-blocking).
+    /// - Returns: the token for `unsubscribe`.
+    /// - Throws: `DeviceError.failed` when libusbmuxd cannot start its monitor thread.
+    func subscribe(_ handler: @escaping @Sendable (DeviceEvent) -> Void) throws -> UInt64 {
+        try startIfNeeded()
+        return state.withLock { state in
+            state.nextToken += 1
+            state.subscribers[state.nextToken] = handler
+            for udid in state.present { handler(.attached(udid: udid)) }
+            return state.nextToken
+        }
+    }
+
+    func unsubscribe(_ token: UInt64) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: token) }
+    }
+
+    fileprivate func deliver(_ event: DeviceEvent) {
+        state.withLock { state in
+            switch event {
+            case .attached(let udid):
+                if !state.present.contains(udid) { state.present.append(udid) }
+            case .detached(let udid):
+                state.present.removeAll { $0 == udid }
+            }
+            for handler in state.subscribers.values { handler(event) }
+        }
+    }
+
+    private func startIfNeeded() throws {
+        try started.withLock { started in
+            guard !started else { return }
+            // With a custom socket (`UNIX:` address, the emulator) libusbmuxd would otherwise wait for
+            // /var/run/usbmuxd to appear (inotify) after losing its Listen connection, and never come
+            // back; polling retries the configured address every second.
+            libusbmuxd_set_use_inotify(0)
+            var context: usbmuxd_subscription_context_t?
+            let code = usbmuxd_events_subscribe(&context, usbmuxEventCallback, nil)
+            guard code == 0 else {
+                throw DeviceError.failed(
+                    udid: nil,
+                    call: LibraryCall(
+                        library: .idevice, code: code, text: "could not start the usbmuxd event listener",
+                        operation: "usbmuxd_events_subscribe"))
+            }
+            started = true
+        }
+    }
+}
+
+/// libusbmuxd's callback: on its monitor thread, or synchronously inside `usbmuxd_events_subscribe`
+/// when the monitor already runs.
+private let usbmuxEventCallback: usbmuxd_event_cb_t = { event, _ in
+    guard let event else { return }
+    let udid = withUnsafeBytes(of: event.pointee.device.udid) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+    switch event.pointee.event {
+    case Int32(UE_DEVICE_ADD.rawValue): USBMuxEventHub.shared.deliver(.attached(udid: udid))
+    case Int32(UE_DEVICE_REMOVE.rawValue): USBMuxEventHub.shared.deliver(.detached(udid: udid))
+    default: break
+    }
+}
