@@ -143,3 +143,21 @@ import Testing
         #expect(Self.writes(bad.receive(Array("$OK#00".utf8))) == ["-"])
     }
 }
+
+@Suite struct DebugServerOutputJoiningTests {
+    @Test func outputWaitingForAnAckJoinsTheWaitingPacket() {
+        let session = DebugServerSession { _ in nil }
+        _ = session.receive(DebugServerSessionTests.packet("A4,0,2F78") + Array("+".utf8))
+        #expect(session.receive(DebugServerSessionTests.packet("c")) == [.start])
+        let first = DebugServerSessionTests.writes(session.processOutput(Array("a".utf8)))
+        #expect(first == ["+" + DebugServerSessionTests.frame("O61")])
+        // While "a" waits for its ack, "b", "c" and 300 × "d" queue up: "bc" + 254 d, then 46 d.
+        #expect(session.processOutput(Array("b".utf8)).isEmpty)
+        #expect(session.processOutput(Array("c".utf8)).isEmpty)
+        #expect(session.processOutput([UInt8](repeating: UInt8(ascii: "d"), count: 300)).isEmpty)
+        let second = DebugServerSessionTests.writes(session.receive(Array("+".utf8)))
+        #expect(second == [DebugServerSessionTests.frame("O6263" + String(repeating: "64", count: 254))])
+        let third = DebugServerSessionTests.writes(session.receive(Array("+".utf8)))
+        #expect(third == [DebugServerSessionTests.frame("O" + String(repeating: "64", count: 46))])
+    }
+}

@@ -61,6 +61,10 @@ final class DebugServerSession {
     private struct Outgoing: Equatable {
         var bytes: [UInt8]
         var isFinal: Bool
+        /// The raw bytes of an `O` packet (so later output can join it while it waits).
+        var output: [UInt8]? = nil
+        /// Whether `bytes` starts with an owed `+`.
+        var plus = false
     }
     private(set) var isClosed = false
     /// Pretend thread id in stop replies.
@@ -190,17 +194,31 @@ final class DebugServerSession {
 
     // MARK: - Input from the process
 
-    /// Process output, sent as `O<hex>` packets of at most 256 bytes each.
+    /// Process output, sent as `O<hex>` packets of at most 256 bytes each. Output that waits behind an
+    /// unacknowledged packet joins the last waiting `O` packet (up to 256 bytes), as debugserver sends
+    /// whatever the pty buffered meanwhile in one packet.
     func processOutput(_ bytes: [UInt8]) -> [Action] {
         guard process == .running, !bytes.isEmpty else { return [] }
-        var actions: [Action] = []
-        var start = 0
-        while start < bytes.count {
-            let end = min(start + 256, bytes.count)
-            actions += send(Array("O".utf8) + Array(GDBPacket.hex(bytes[start..<end]).utf8))
-            start = end
+        var remaining = bytes[...]
+        if let last = queue.last, let waiting = last.output, waiting.count < Self.maxOutputChunk {
+            let joined = waiting + remaining.prefix(Self.maxOutputChunk - waiting.count)
+            remaining = remaining.dropFirst(joined.count - waiting.count)
+            queue[queue.count - 1] = outputPacket(joined, plus: last.plus)
         }
-        return actions
+        while !remaining.isEmpty {
+            let chunk = Array(remaining.prefix(Self.maxOutputChunk))
+            remaining = remaining.dropFirst(chunk.count)
+            queue.append(outputPacket(chunk, plus: ackOwed))
+            ackOwed = false
+        }
+        return pump()
+    }
+
+    static let maxOutputChunk = 256
+
+    private func outputPacket(_ bytes: [UInt8], plus: Bool) -> Outgoing {
+        let frame = GDBPacket.frame(Array("O".utf8) + Array(GDBPacket.hex(bytes).utf8), noAck: noAck)
+        return Outgoing(bytes: (plus ? [UInt8(ascii: "+")] : []) + frame, isFinal: false, output: bytes, plus: plus)
     }
 
     /// The process exited, died, or stopped. Exit and death end the session once the packet is sent.
