@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where libusbmuxd finds usbmuxd: a unix socket or a TCP `host:port` (a remote device lab).
 public enum USBMuxAddress: Sendable, Hashable, CustomStringConvertible {
     case unix(path: String)
@@ -32,12 +38,6 @@ public enum USBMuxAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension USBMuxAddress {
     /// The environment variable libusbmuxd reads on every connect.
