@@ -74,6 +74,8 @@ import Testing
             // Metadata from run.json and the notes.
             "com.example.sample", "ci-mac-07", "reinstall", "API_STUB=1", "line 32 is cut off", "QA iPhone 15",
             "launch times come from the app's markers only",
+            // The launches' own messages.
+            "No output within 30 s (--timeout). (1 launch)", "ObjC setup time printed as the 64-bit wrap value",
         ] {
             #expect(text.contains(expected), "report.html lacks \(expected)")
         }

@@ -54,6 +54,13 @@ import Testing
         #expect(anaWarm.n == 13 && close(anaWarm.p90, 318.56) && close(anaWarm.mean, 304.09999999999997))
         #expect(anaWarm.ci95?.low == 295.2 && anaWarm.ci95?.high == 316.8)
 
+        // What the launches said: failure messages and warnings, once each, in order of appearance.
+        #expect(summary.devices[0].messages.map(\.text) == [
+            "The app stopped with signal 11 (SIGSEGV) before firstFrame.", "No output within 30 s (--timeout).",
+            "ObjC setup time printed as the 64-bit wrap value; left out.",
+        ])
+        #expect(summary.devices[0].messages.map(\.launches) == [1, 1, 1])
+
         let scriptCold = try #require(summary.devices[1].kind(.cold))
         #expect(scriptCold.failures == 0 && scriptCold.withoutMetrics == 1)
         #expect(scriptCold.metrics[.totalPremainMs]?.n == 0)

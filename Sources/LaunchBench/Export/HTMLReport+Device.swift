@@ -12,6 +12,7 @@ struct DeviceSection {
         } else {
             html += HTMLText.text("p", ["class": "empty"], "Nothing was measured on this device.")
         }
+        html += messages()
         return HTMLText.element("section", ["class": "device", "id": id], html) + "\n"
     }
 
@@ -22,6 +23,22 @@ struct DeviceSection {
             html += HTMLText.text("p", ["class": remark.isFailure ? "remark bad" : "remark"], remark.text)
         }
         return html
+    }
+
+    /// Failure messages and parser warnings, collapsed (the raw logs hold the rest).
+    private func messages() -> String {
+        guard !device.messages.isEmpty else { return "" }
+        let limit = 50
+        var items = device.messages.prefix(limit).map { message in
+            let count = message.launches == 1 ? "1 launch" : "\(message.launches) launches"
+            return HTMLText.text("li", "\(message.text) (\(count))")
+        }
+        if device.messages.count > limit {
+            items.append(HTMLText.text("li", "… \(device.messages.count - limit) more in samples.jsonl"))
+        }
+        let summary = HTMLText.text("summary", "Messages from the launches (\(device.messages.count))")
+        return HTMLText.element("details", ["class": "messages"], summary + HTMLText.element("ul", [:], items.joined()))
+            + "\n"
     }
 
     /// The headline metric's median, p90, CV and n per launch kind.

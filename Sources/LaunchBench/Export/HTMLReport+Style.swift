@@ -44,6 +44,8 @@ extension HTMLReport {
         .empty{color:var(--muted);font-style:italic}
         .remark{font-size:13px;margin:0 0 8px;color:var(--ink)}
         .remark.bad{color:var(--bad)}
+        details.messages{margin-top:12px;font-size:13px}details.messages summary{cursor:pointer;color:var(--muted)}
+        details.messages ul{margin:6px 0;padding-left:20px}
         @media print{body{max-width:none}.scroll{overflow:visible}}
         """
 }

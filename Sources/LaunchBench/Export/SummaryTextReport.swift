@@ -36,6 +36,12 @@ public enum SummaryTextReport {
                 block += "\nnot measured: " + unmeasured.joined(separator: ", ")
             }
             for remark in ReportText.launchRemarks(device) { block += "\n" + remark.text }
+            for message in device.messages.prefix(10) {
+                block += "\n  " + ReportText.printable(message.text) + " (\(message.launches)×)"
+            }
+            if device.messages.count > 10 {
+                block += "\n  … \(device.messages.count - 10) more in report.html and samples.jsonl"
+            }
             blocks.append(block)
         }
         blocks.append(

@@ -81,9 +81,23 @@ public struct DeviceSummary: Sendable, Hashable {
     public var kinds: [KindSummary]
     /// What the user should know about this device (why it was stopped, where its times come from).
     public var remarks: [String]
+    /// What the launches themselves said: failure messages and parser warnings, each distinct text
+    /// once with how many launches said it, in order of first appearance.
+    public var messages: [LaunchMessage]
 
     init(samples: [Sample], metrics: [Metric], remarks: [String]) {
         self.remarks = remarks
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for sample in samples {
+            let texts = (sample.status.isFailure ? [sample.message].compactMap { $0 } : []) + sample.warnings
+            var seen: Set<String> = []
+            for text in texts where seen.insert(text).inserted {
+                if counts[text] == nil { order.append(text) }
+                counts[text, default: 0] += 1
+            }
+        }
+        messages = order.map { LaunchMessage(text: $0, launches: counts[$0] ?? 0) }
         // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
         let last = samples.last
         device = DeviceIdentity(
@@ -145,6 +159,12 @@ public struct KindSummary: Sendable, Hashable {
         }
         self.metrics = statistics
     }
+}
+
+/// A text the launches printed or the harness recorded, and how many launches it concerns.
+public struct LaunchMessage: Sendable, Hashable {
+    public var text: String
+    public var launches: Int
 }
 
 /// One row of `summary.csv`.
