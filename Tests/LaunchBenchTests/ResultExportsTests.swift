@@ -136,6 +136,21 @@ import Testing
         #expect(html.contains("com.example.sample"))
     }
 
+    @Test func anEmptyRunStillReports() throws {
+        let dir = try ResultsFixture.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data().write(to: dir.appendingPathComponent("samples.jsonl"))
+        let outcome = try ResultExports.writeAll(resultsFolder: dir)
+        #expect(outcome.summary.devices.isEmpty)
+        #expect(outcome.folder.notes.contains { $0.contains("no launches") })
+        let summaryCSV = try String(contentsOf: dir.appendingPathComponent("summary.csv"), encoding: .utf8)
+        #expect(CSVWriterTests.parse(String(summaryCSV.drop { $0 == "\u{FEFF}" })).count == 1, "header only")
+        let html = try String(contentsOf: dir.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("No launches to report."))
+        #expect(MarkdownReport.render(outcome.summary).contains("No launches to report."))
+        #expect(TerminalSummary.render(outcome.summary, color: false).contains("No launches were measured."))
+    }
+
     @Test func aBadLineInTheMiddleIsSkippedWithItsNumber() {
         let good =
             #"{"run_id":"r","device_udid":"U","device_name":"A","product_type":"p","os_version":"14.8","app_bundle_id":"x","app_version":"1","iteration":1,"launch_kind":"cold","status":"ok","started_at":"2026-01-01T00:00:00.000Z","total_premain_ms":400}"#
