@@ -191,8 +191,7 @@ extension GateComparison {
             return (.insufficientData, "No values to compare.")
         }
         let threshold = settings.thresholdPercent
-        let formatted = GateText.pValue(test.pValue)
-        let p = formatted.hasPrefix("<") ? "p " + formatted : "p = " + formatted
+        let p = GateText.pPhrase(test.pValue)
         let shiftText = Self.signedPercent(shift)
         let significant = test.pValue < settings.alpha
         if significant && shift > threshold {

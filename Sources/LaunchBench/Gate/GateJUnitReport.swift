@@ -22,7 +22,7 @@ public enum GateJUnitReport {
                 "baseline median \(GateText.ms(entry.baseline.median)) ms (n=\(entry.baseline.values.count), \(entry.baseline.failures) failed), "
                 + "current median \(GateText.ms(entry.current.median)) ms (n=\(entry.current.values.count), \(entry.current.failures) failed), "
                 + "median change \(GateText.signedPercent(entry.medianChangePercent)), shift \(GateText.signedPercent(entry.shiftPercent)) "
-                + "\(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)), p = \(GateText.pValue(entry.test?.pValue)). "
+                + "\(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)), \(GateText.pPhrase(entry.test?.pValue)). "
                 + entry.reason
             var body = ""
             switch entry.verdict {

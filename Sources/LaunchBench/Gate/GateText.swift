@@ -18,6 +18,12 @@ enum GateText {
         return p < 0.0001 ? "< 0.0001" : DecimalText.exact(p, fractionDigits: 4)
     }
 
+    /// `p = 0.1841` or `p < 0.0001`, for sentences.
+    static func pPhrase(_ p: Double?) -> String {
+        let text = pValue(p)
+        return text.hasPrefix("<") ? "p " + text : "p = " + text
+    }
+
     static func side(_ side: GateSide) -> String {
         let failed = side.failures > 0 ? ", \(side.failures) failed" : ""
         return "\(ms(side.median)) (n=\(side.values.count)\(failed))"
