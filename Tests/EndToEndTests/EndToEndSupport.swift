@@ -52,6 +52,10 @@ enum EndToEnd {
             noise: 0.03, exitAfterDone: true, developmentSigned: developmentSigned, faults: faults, install: install)
     }
 
+    /// The emulated apps exit after `done`, so a long grace costs nothing; a short one would end a launch
+    /// before its markers arrive when the machine is loaded.
+    static let grace: Duration = .seconds(3)
+
     /// A plan for `devices` with test-friendly durations (the shared lab runs 100x faster than real time).
     static func plan(
         _ app: AppBundle, devices: [EmulatedDevice], iterations: Int, warm: Int = 1, cold: RunPlan.ColdMode = .reinstall,
@@ -59,7 +63,7 @@ enum EndToEnd {
     ) -> RunPlan {
         RunPlan(
             app: app, deviceUDIDs: devices.map(\.udid), iterations: iterations, coldMode: cold, warmLaunches: warm,
-            environment: environment, timeout: timeout, grace: .milliseconds(50), settle: .zero,
+            environment: environment, timeout: timeout, grace: Self.grace, settle: .zero,
             installTimeout: .seconds(60), restartTimeout: .seconds(60))
     }
 

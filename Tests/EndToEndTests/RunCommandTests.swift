@@ -25,7 +25,7 @@ import TestSupport
             let child = try start(
                 [
                     "run", app.url.path, "--iterations", "2", "--env", "GREETING=hello world", "--output", output.path,
-                    "--timeout", "20", "--grace", "0.05",
+                    "--timeout", "20", "--grace", "3",
                 ], lab: lab)
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")

@@ -18,7 +18,7 @@ import TestSupport
     private func run(_ arguments: [String], lab: EmulatedLab) async throws -> Outcome {
         let child = try ChildProcess(
             executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
-            arguments: ["run"] + arguments + ["--timeout", "20", "--grace", "0.05", "--warm", "0"],
+            arguments: ["run"] + arguments + ["--timeout", "20", "--grace", "3", "--warm", "0"],
             environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
         let status = try await child.waitForExit(timeout: .seconds(180))
         return Outcome(exitStatus: status, standardOutput: child.standardOutput, standardError: child.standardError)

@@ -31,9 +31,9 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
         lock.lock()
         defer { lock.unlock() }
         switch event {
-        case .deviceNote(let device, let text):
+        case .deviceNote(_, let text):
             printAbove("note: \(text)")
-        case .deviceSkipped(let device, let text):
+        case .deviceSkipped(_, let text):
             printAbove(paint("skipped: \(text)", "33"))
         case .deviceStarted(let device, let iterations):
             var line = self.line(for: device)
