@@ -1,4 +1,5 @@
 internal import CIMobileDevice
+import LaunchBench
 import Foundation
 
 /// Owns an `instproxy_client_t` (installd). `deinit` frees it, which abandons any command still

@@ -48,13 +48,7 @@ struct Compare: AsyncParsableCommand {
     var allowedDylibs: String?
 
     func validate() throws {
-        guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
-            throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
-        }
-        for name in metrics where Metric(rawValue: name) == nil {
-            throw ValidationError(
-                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
+        try GateOptions.validate(threshold: threshold, metrics: metrics)
     }
 
     func run() async throws {

@@ -3,6 +3,17 @@ import LaunchBench
 
 /// The CI-gate options of `run`: baseline comparison, dylib guard, adaptive sample size.
 struct GateOptions: ParsableArguments {
+    /// The checks `run` and `compare` share: a sane threshold and known metric names.
+    static func validate(threshold: Double, metrics: [String]) throws {
+        guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
+            throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
+        }
+        for name in metrics where Metric(rawValue: name) == nil {
+            throw ValidationError(
+                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+    }
+
     @Option(help: ArgumentHelp("Compare with this results folder (or its summary.json) when the run ends; exit 2 on a regression.", valueName: "path"), completion: .file())
     var baseline: String?
 
@@ -34,13 +45,7 @@ struct GateOptions: ParsableArguments {
     var maxIterations: Int?
 
     func validate() throws {
-        guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
-            throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
-        }
-        for name in metrics where Metric(rawValue: name) == nil {
-            throw ValidationError(
-                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
+        try GateOptions.validate(threshold: threshold, metrics: metrics)
         if baseline == nil {
             for (given, name) in [(!metrics.isEmpty, "--metric"), (junit != nil, "--junit"), (markdown != nil, "--markdown")] where given {
                 throw ValidationError("\(name) only applies with --baseline PATH (the run to compare with).")

@@ -1,5 +1,6 @@
 import DeviceEmulator
 import Foundation
+import LaunchBench
 import NIOCore
 import TestSupport
 

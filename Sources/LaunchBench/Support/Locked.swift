@@ -1,0 +1,21 @@
+import Foundation
+
+/// A value behind a lock, for state shared between threads the concurrency checker cannot see:
+/// libimobiledevice's callback threads, NIO event loops and async callers.
+public final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access. Keep it short and never call out to user code from inside.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// A copy of the value.
+    public var current: Value { withLock { $0 } }
+}
