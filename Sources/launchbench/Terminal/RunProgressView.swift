@@ -65,7 +65,7 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
             line.finished = outcome.rawValue
             update(line)
             if let message { printAbove("\(label(line.device)): \(message)") }
-            if !live { Terminal.note("\(label(line.device)): \(outcome.rawValue)") }
+            if !live { Terminal.note("\(label(line.device)) finished: \(outcome.rawValue)") }
         }
     }
 
