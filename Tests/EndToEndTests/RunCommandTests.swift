@@ -108,4 +108,28 @@ import TestSupport
         #expect(child.standardOutput.contains("Results: \(output.path)"))
         #expect(child.standardOutput.contains("first frame"))
     }
+
+    /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
+    @Test func theSeedRepeatsTheEmulatedFigures() async throws {
+        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+        func figures(seed: Int) async throws -> [String: Double] {
+            let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
+            let child = try ChildProcess(
+                executable: executable,
+                arguments: ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
+                environment: ["NO_COLOR": "1"])
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "stderr: \(child.standardError)")
+            #expect(child.standardError.contains("--seed \(seed)"))
+            var result: [String: Double] = [:]
+            for sample in try EndToEnd.samplesOnDisk(output) {
+                result["\(sample.deviceUDID) \(sample.kind)"] = sample[.firstFrameMs]
+            }
+            return result
+        }
+        let first = try await figures(seed: 7)
+        #expect(first.count == 8)
+        #expect(try await figures(seed: 7) == first)
+        #expect(try await figures(seed: 8) != first)
+    }
 }

@@ -26,6 +26,9 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
 
+    @Option(help: ArgumentHelp("Seed of the emulated launches' noise (default: a new one each run, printed, so a run can be repeated).", valueName: "n"))
+    var seed: UInt64?
+
     /// Measure the app written from the embedded description even when the fixture is there (tests).
     @Flag(help: .hidden)
     var embeddedApp = false
@@ -43,7 +46,7 @@ struct Demo: AsyncParsableCommand {
         let sample = try embeddedApp ? DemoApp.writeEmbedded() : DemoApp.locate()
         defer { sample.cleanUp() }
         let app = try AppBundle(contentsOf: sample.url)
-        let lab = try await DemoLab.start()
+        let lab = try await DemoLab.start(seed: seed ?? UInt64.random(in: 1...999_999))
         let code: ExitCode
         do {
             Terminal.note(lab.description)
@@ -77,20 +80,23 @@ struct DemoLab {
     ]
 
     let lab: EmulatedLab
+    let seed: UInt64
     let folder: String
     let driver: any DeviceDriver
 
     /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
-    static func start() async throws -> DemoLab {
+    static func start(seed: UInt64) async throws -> DemoLab {
         var template = Array("/tmp/launchbench-demo-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw ValidationError("Cannot create a folder in /tmp for the demo's socket (\(String(cString: strerror(errno)))).")
         }
         let folder = String(cString: made)
         do {
-            let lab = try await EmulatedLab.start(socketPath: folder + "/usbmuxd.sock", devices: devices, timeScale: timeScale)
+            let lab = try await EmulatedLab.start(
+                socketPath: folder + "/usbmuxd.sock", devices: devices, services: BuiltInServices.all(seed: seed),
+                timeScale: timeScale)
             USBMuxAddress.use(USBMuxAddress(lab.usbmuxdSocketAddress))
-            return DemoLab(lab: lab, folder: folder, driver: MobileDeviceDriver())
+            return DemoLab(lab: lab, seed: seed, folder: folder, driver: MobileDeviceDriver())
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
@@ -104,7 +110,7 @@ struct DemoLab {
         }
         return "Emulated lab on \(lab.usbmuxdSocketAddress):\n" + table.render() + "\n"
             + "Emulated time runs \(Int(1 / Self.timeScale))x faster: dyld and the app print realistic times, the "
-            + "harness's wall time (wall_ms) is real time."
+            + "harness's wall time (wall_ms) is real time. Noise seed \(seed) (repeat with --seed \(seed))."
     }
 
     func stop() async {
