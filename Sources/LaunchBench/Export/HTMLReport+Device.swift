@@ -85,19 +85,8 @@ struct DeviceSection {
 
     /// Every measured metric's statistics; metrics nobody measured on this device are named below.
     private func table() -> String {
-        var rows: [String] = []
-        var unmeasured: [String] = []
-        for kind in device.kinds {
-            for metric in metrics {
-                guard let s = kind.metrics[metric] else { continue }
-                // Rows with nothing measured (pre-main on iOS 15+) stay in summary.csv but not here.
-                guard s.n > 0 else {
-                    if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
-                    continue
-                }
-                rows.append(HTMLText.element("tr", [:], cells(kind.kind, metric, s)))
-            }
-        }
+        let (measured, unmeasured) = device.measuredRows(of: metrics)
+        let rows = measured.map { HTMLText.element("tr", [:], cells($0.kind, $0.metric, $0.statistics)) }
         let titles = [
             "kind", "metric", "n", "failures", "min", "p25", "median", "mean", "p75", "p90", "max", "stddev", "CV %",
             "95% CI of median",
@@ -108,7 +97,7 @@ struct DeviceSection {
             "div", ["class": "scroll"],
             HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>"))
         if !unmeasured.isEmpty {
-            let names = unmeasured.map { HTMLText.text("code", $0) }.joined(separator: ", ")
+            let names = unmeasured.map { HTMLText.text("code", $0.rawValue) }.joined(separator: ", ")
             html += HTMLText.element("p", ["class": "empty"], "Not measured on this device: \(names).")
         }
         return html + "\n"

@@ -64,22 +64,14 @@ public enum MarkdownReport {
             "<details><summary>All metrics: \(HTMLText.escape(ReportText.printable(heading)))</summary>", "",
         ]
         for remark in device.remarks { lines += ["> " + escape(remark), ""] }
-        var rows: [String] = []
-        var unmeasured: [String] = []
-        for kind in device.kinds {
-            for metric in metrics {
-                guard let s = kind.metrics[metric] else { continue }
-                guard s.n > 0 else {
-                    if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
-                    continue
-                }
-                let cells: [String] = [
-                    kind.kind.rawValue, "`\(metric.rawValue)`", String(s.n), String(s.failures),
-                    ReportText.ms(s.median), ReportText.ms(s.p90), ReportText.ms(s.min), ReportText.ms(s.max),
-                    ReportText.percent(s.cvPercent), ReportText.interval(s),
-                ]
-                rows.append("| " + cells.joined(separator: " | ") + " |")
-            }
+        let (measured, unmeasured) = device.measuredRows(of: metrics)
+        let rows = measured.map { kind, metric, s in
+            let cells: [String] = [
+                kind.rawValue, "`\(metric.rawValue)`", String(s.n), String(s.failures),
+                ReportText.ms(s.median), ReportText.ms(s.p90), ReportText.ms(s.min), ReportText.ms(s.max),
+                ReportText.percent(s.cvPercent), ReportText.interval(s),
+            ]
+            return "| " + cells.joined(separator: " | ") + " |"
         }
         if rows.isEmpty {
             lines.append("Nothing was measured on this device.")
@@ -92,7 +84,7 @@ public enum MarkdownReport {
             lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
             lines += rows
             if !unmeasured.isEmpty {
-                lines += ["", "Not measured: " + unmeasured.map { "`\($0)`" }.joined(separator: ", ")]
+                lines += ["", "Not measured: " + unmeasured.map { "`\($0.rawValue)`" }.joined(separator: ", ")]
             }
         }
         return lines + ["", "</details>"]

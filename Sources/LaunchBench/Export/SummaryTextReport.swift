@@ -13,27 +13,20 @@ public enum SummaryTextReport {
                     "kind", "metric", "n", "fail", "min", "p25", "median", "p75", "p90", "max", "cv %", "95% CI median",
                 ],
                 alignments: [.left, .left] + Array(repeating: .right, count: 9) + [.left])
-            var unmeasured: [String] = []
-            for kind in device.kinds {
-                for metric in summary.metrics {
-                    guard let s = kind.metrics[metric] else { continue }
-                    guard s.n > 0 else {
-                        if !unmeasured.contains(metric.rawValue) { unmeasured.append(metric.rawValue) }
-                        continue
-                    }
-                    table.append([
-                        kind.kind.rawValue, metric.rawValue, String(s.n), String(s.failures), ReportText.ms(s.min),
-                        ReportText.ms(s.p25), ReportText.ms(s.median), ReportText.ms(s.p75), ReportText.ms(s.p90),
-                        ReportText.ms(s.max), ReportText.percent(s.cvPercent), ReportText.interval(s),
-                    ])
-                }
+            let (measured, unmeasured) = device.measuredRows(of: summary.metrics)
+            for (kind, metric, s) in measured {
+                table.append([
+                    kind.rawValue, metric.rawValue, String(s.n), String(s.failures), ReportText.ms(s.min),
+                    ReportText.ms(s.p25), ReportText.ms(s.median), ReportText.ms(s.p75), ReportText.ms(s.p90),
+                    ReportText.ms(s.max), ReportText.percent(s.cvPercent), ReportText.interval(s),
+                ])
             }
             let heading = device.device.name + " — " + ReportText.deviceLine(device.device)
             var block = ReportText.printable(heading) + "\n"
             for remark in device.remarks { block += ReportText.printable(remark) + "\n" }
             block += table.rows.isEmpty ? "Nothing was measured on this device." : table.render()
             if !unmeasured.isEmpty, !table.rows.isEmpty {
-                block += "\nnot measured: " + unmeasured.joined(separator: ", ")
+                block += "\nnot measured: " + unmeasured.map(\.rawValue).joined(separator: ", ")
             }
             for remark in ReportText.launchRemarks(device) { block += "\n" + remark.text }
             for message in device.messages.prefix(10) {

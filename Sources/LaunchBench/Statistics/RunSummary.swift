@@ -111,6 +111,25 @@ public struct DeviceSummary: Sendable, Hashable {
 
     public func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
 
+    /// The rows a per-device table shows: every kind x metric with at least one measured launch, in order,
+    /// and the metrics with none on this device (pre-main on iOS 15+), which stay in summary.csv but are
+    /// only named in people's reports.
+    public func measuredRows(of metrics: [Metric]) -> (rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)], unmeasured: [Metric]) {
+        var rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)] = []
+        var unmeasured: [Metric] = []
+        for kind in kinds {
+            for metric in metrics {
+                guard let statistics = kind.metrics[metric] else { continue }
+                if statistics.n > 0 {
+                    rows.append((kind.kind, metric, statistics))
+                } else if !unmeasured.contains(metric) {
+                    unmeasured.append(metric)
+                }
+            }
+        }
+        return (rows, unmeasured.filter { metric in !rows.contains { $0.metric == metric } })
+    }
+
     /// Total pre-main and first frame when measured (the two numbers people ask for), else the
     /// headline metric; empty when nothing was measured. What the short summaries show.
     public var keyMetrics: [Metric] {
