@@ -10,6 +10,30 @@ import Testing
         return (folder.summary, folder)
     }
 
+    @Test func aMetricMeasuredInOneKindIsNotCalledUnmeasured() throws {
+        func sample(_ udid: String, _ kind: LaunchKind, _ metrics: [Metric: Double]) -> Sample {
+            Sample(
+                runID: "r", deviceUDID: udid, deviceName: udid, productType: "iPhone12,1", osVersion: "14.8",
+                appBundleID: "x", appVersion: "1", iteration: 1, kind: kind, status: .ok, metrics: metrics,
+                startedAt: Date())
+        }
+        // A: pre-main printed on the cold launch only, markers on both. B: markers only (as on iOS 15+).
+        let summary = RunSummary(samples: [
+            sample("A", .cold, [.totalPremainMs: 400, .firstFrameMs: 700]), sample("A", .warm, [.firstFrameMs: 300]),
+            sample("B", .cold, [.firstFrameMs: 500]),
+        ])
+        let a = try #require(summary.devices.first { $0.device.udid == "A" })
+        let (rows, unmeasuredOnA) = a.measuredRows(of: summary.metrics)
+        #expect(rows.map { "\($0.kind) \($0.metric.rawValue)" } == [
+            "cold total_premain_ms", "cold first_frame_ms", "warm first_frame_ms",
+        ])
+        #expect(unmeasuredOnA.isEmpty)
+        let b = try #require(summary.devices.first { $0.device.udid == "B" })
+        #expect(b.measuredRows(of: summary.metrics).unmeasured == [.totalPremainMs])
+        let text = SummaryTextReport.render(summary)
+        #expect(text.components(separatedBy: "not measured: total_premain_ms").count == 2)  // B only
+    }
+
     @Test func markdownEscapesPipesAndHTML() {
         #expect(MarkdownReport.escape("a|b") == "a\\|b")
         #expect(MarkdownReport.escape("<script>") == "\\<script\\>")
