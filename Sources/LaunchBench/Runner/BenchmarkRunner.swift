@@ -69,17 +69,16 @@ public struct BenchmarkRunner: Sendable {
 
         var samplesByDevice: [Int: [Sample]] = [:]
         var failure: (any Error)?
-        await withTaskGroup(of: (Int, Result<DeviceSession.Result, any Error>).self) { group in
+        await withTaskGroup(of: DeviceCompletion.self) { group in
             for index in measured {
                 let session = DeviceSession(
                     driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter,
                     referenceStore: reference?.store)
-                group.addTask {
-                    do { return (index, .success(try await session.run())) } catch { return (index, .failure(error)) }
-                }
+                group.addTask { await DeviceCompletion(index: index) { try await session.run() } }
             }
-            for await (index, result) in group {
-                switch result {
+            for await completion in group {
+                let index = completion.index
+                switch completion.result {
                 case .success(let deviceResult):
                     outcomes[index].outcome = deviceResult.outcome
                     if let note = deviceResult.note { outcomes[index].notes.append(note) }
@@ -138,6 +137,24 @@ public struct BenchmarkRunner: Sendable {
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
             environment: plan.environment.map(\.assignment), targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
             maxIterations: plan.stopping?.maxIterations, other: other)
+    }
+}
+
+/// One device's end, as a child task hands it back to `BenchmarkRunner.run`.
+///
+/// A named struct on purpose: Swift 6.3.1 `-O` miscompiles a child task that returns the tuple
+/// `(Int, Result<T, any Error>)` straight from a `do`/`catch` (the index arrives as 0 or garbage, and
+/// `outcomes[index]` traps with SIGILL in release builds only). Building the `Result` first and returning
+/// a struct gives the right values; `ReleaseMiscompileTests` keeps the shape under test.
+struct DeviceCompletion: Sendable {
+    let index: Int
+    let result: Result<DeviceSession.Result, any Error>
+
+    init(index: Int, _ body: () async throws -> DeviceSession.Result) async {
+        let result: Result<DeviceSession.Result, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        self.index = index
+        self.result = result
     }
 }
 
