@@ -42,11 +42,13 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        // Launch engines that run as other programs (pymobiledevice3 sidecars, xcrun devicectl): pure Foundation.
+        .target(name: "LaunchEngines", dependencies: ["LaunchBench"]),
         .target(name: "LaunchProbe"),
         .executableTarget(
             name: "launchbench",
             dependencies: [
-                "LaunchBench", "MobileDevice", "DeviceEmulator",
+                "LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -54,7 +56,12 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
         .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench", "TestSupport"]),
         .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines", "TestSupport"]),
+        .testTarget(
+            name: "LaunchEnginesTests", dependencies: ["LaunchEngines", "LaunchBench"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "DeviceEmulatorTests",
             dependencies: [

@@ -10,5 +10,6 @@
 #include <libimobiledevice/afc.h>
 #include <libimobiledevice/debugserver.h>
 #include <libimobiledevice/diagnostics_relay.h>
+#include <libimobiledevice/mobile_image_mounter.h>
 
 #endif

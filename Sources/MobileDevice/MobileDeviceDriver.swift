@@ -8,12 +8,13 @@ import LaunchBench
 /// run in parallel, and no blocking C call runs on Swift's cooperative thread pool. Errors are
 /// `DeviceError`s (a `DriverError`); a cancelled task gets `CancellationError` after the app, if
 /// one was running, has been killed.
-public final class MobileDeviceDriver: DeviceDriver {
+public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     /// How long an uninstall may take (the protocol gives it no timeout of its own).
     public static let uninstallTimeout: Duration = .seconds(120)
 
     private let sessions = Locked<[String: DeviceSession]>([:])
     private let usbmux = USBMuxSession()
+    let readinessSession = ReadinessSession()
 
     public init() {}
 
@@ -55,6 +56,18 @@ public final class MobileDeviceDriver: DeviceDriver {
         let session = session(for: udid)
         return try await cancellable { flag in
             try await session.launch(request, observer: observer, cancellation: flag)
+        }
+    }
+
+    /// Launches through a debugserver that a sidecar forwards to `127.0.0.1:port` (pymobiledevice3).
+    public func launch(
+        _ request: LaunchRequest, on udid: String, forwardedPort port: UInt16, forwarder: String,
+        observer: any LaunchObserver
+    ) async throws -> LaunchTermination {
+        let session = session(for: udid)
+        return try await cancellable { flag in
+            try await session.launch(
+                request, forwardedPort: port, forwarder: forwarder, observer: observer, cancellation: flag)
         }
     }
 

@@ -49,6 +49,7 @@ import Testing
                 #expect(
                     Set(object.keys) == [
                         "udid", "name", "productType", "modelName", "osVersion", "buildVersion", "connection",
+                        "engine", "engineReason", "developerMode", "diskImage",
                     ])
             }
             for spec in specs {
@@ -59,6 +60,8 @@ import Testing
                 #expect(object["osVersion"] == spec.osVersion)
                 #expect(object["buildVersion"] == spec.buildVersion)
                 #expect(object["connection"] == "USB")
+                #expect(object["engine"] == "libimobiledevice")
+                #expect(object["engineReason"] == "iOS \(spec.osVersion) offers debugserver through lockdown")
             }
         }
     }
@@ -76,7 +79,8 @@ import Testing
             #expect(row.contains(spec.name))
             #expect(row.contains("iPhone 11 (iPhone12,1)"))
             #expect(row.contains("14.8 (\(spec.buildVersion))"))
-            #expect(row.hasSuffix("USB"))
+            #expect(row.contains("USB"))
+            #expect(row.contains("libimobiledevice"))
         }
     }
 

@@ -24,6 +24,16 @@ public protocol DeviceDriver: Sendable {
 
     /// Restarts the device and returns once it is attached again (the caller waits the settle time).
     func restart(_ udid: String, timeout: Duration) async throws
+
+    /// Which launch engine this driver uses for `device`, and why (or why none can launch on it).
+    func engineDecision(for device: DeviceInfo) async -> EngineDecision
+}
+
+extension DeviceDriver {
+    /// A driver that knows only lockdown's debugserver: libimobiledevice up to iOS 16, none from iOS 17 on.
+    public func engineDecision(for device: DeviceInfo) async -> EngineDecision {
+        EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
+    }
 }
 
 /// What to launch and how.

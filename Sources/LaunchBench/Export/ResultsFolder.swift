@@ -143,7 +143,11 @@ public struct ResultsFolder: Sendable {
     /// as remarks.
     public var summary: RunSummary {
         var remarks: [String: [String]] = [:]
-        for outcome in manifest?.deviceOutcomes ?? [] where !outcome.notes.isEmpty {
+        for outcome in manifest?.deviceOutcomes ?? [] {
+            if let engine = outcome.engine {
+                remarks[outcome.udid, default: []].append(
+                    "Launch engine: \(engine)" + (outcome.engineReason.map { " (\($0))." } ?? "."))
+            }
             remarks[outcome.udid, default: []] += outcome.notes
         }
         return RunSummary(samples: samples, deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)

@@ -62,11 +62,20 @@ public struct RunManifest: Sendable, Hashable, Codable {
         public var outcome: Outcome
         /// iOS-version caveats (where pre-main comes from) and why the device was skipped or stopped.
         public var notes: [String]
+        /// The `LaunchEngine` that launched on the device (`nil` when none could, and in older files).
+        public var engine: String?
+        /// Why that engine was chosen.
+        public var engineReason: String?
 
-        public init(udid: String, outcome: Outcome = .running, notes: [String] = []) {
+        public init(
+            udid: String, outcome: Outcome = .running, notes: [String] = [], engine: String? = nil,
+            engineReason: String? = nil
+        ) {
             self.udid = udid
             self.outcome = outcome
             self.notes = notes
+            self.engine = engine
+            self.engineReason = engineReason
         }
     }
 

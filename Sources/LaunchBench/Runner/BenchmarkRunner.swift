@@ -52,7 +52,10 @@ public struct BenchmarkRunner: Sendable {
         var outcomes = manifest.deviceOutcomes ?? []
         var measured: [Int] = []
         for (index, device) in devices.enumerated() {
-            switch DeviceAdvice.advice(for: device, plan: plan) {
+            let engine = await driver.engineDecision(for: device)
+            outcomes[index].engine = engine.engine?.rawValue
+            outcomes[index].engineReason = engine.engine == nil ? nil : engine.explanation
+            switch DeviceAdvice.advice(for: device, plan: plan, engine: engine) {
             case .skip(let reason):
                 outcomes[index].outcome = .skipped
                 outcomes[index].notes = [reason]

@@ -5,20 +5,19 @@ public enum DeviceAdvice: Sendable, Hashable {
     /// The device is measured; the notes explain which values to expect.
     case measure(notes: [String])
 
-    /// The advice for `device` under `plan`.
-    public static func advice(for device: DeviceInfo, plan: RunPlan) -> DeviceAdvice {
+    /// The advice for `device` under `plan`, launched by the engine `engine` decided on (by default the
+    /// choice of a host with libimobiledevice only).
+    public static func advice(
+        for device: DeviceInfo, plan: RunPlan,
+        engine: EngineDecision? = nil
+    ) -> DeviceAdvice {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
+        let engine = engine ?? EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
+        if case .unavailable(let advice) = engine { return .skip("Skipping \(label): \(advice)") }
         guard let version = device.version else {
             return .measure(notes: [
                 "\(label) reports iOS version \"\(device.osVersion)\", which cannot be read; measuring anyway."
             ])
-        }
-        guard version.offersDebugserver else {
-            return .skip(
-                "Skipping \(label): it runs iOS \(version), and from iOS 17 on the device no longer offers "
-                    + "debugserver through lockdown, so libimobiledevice cannot launch apps on it. Measure it with "
-                    + "Xcode Instruments (App Launch) or `xcrun devicectl device process launch`, or use a device on "
-                    + "iOS 16 or earlier.")
         }
         switch version.dyldStatistics {
         case .always:
@@ -38,8 +37,10 @@ public enum DeviceAdvice: Sendable, Hashable {
             ])
         case .never:
             return .measure(notes: [
-                "\(label), iOS \(version): dyld4 does not print pre-main statistics; launch times come from the "
-                    + "app's [launchbench] markers (add the LaunchProbe library to the app)."
+                "\(label), iOS \(version): dyld4 does not print pre-main statistics, so dyld phases are not "
+                    + "available; the headline numbers are time to main (main_ms, pre-main counted from process "
+                    + "start) and first frame (first_frame_ms), from the app's [launchbench] markers (add the "
+                    + "LaunchProbe library to the app)."
             ])
         }
     }

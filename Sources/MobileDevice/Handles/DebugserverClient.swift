@@ -4,11 +4,12 @@ import Foundation
 /// Owns a `debugserver_client_t` and frees it in `deinit` (closing the connection, after which a
 /// real debugserver kills an app it launched and did not detach from).
 /// Not Sendable: lives on the owning `DeviceSession` actor.
-final class DebugserverClient {
+final class DebugserverClient: DebugserverConnection {
     /// The Debian build of libimobiledevice 1.3.0 tries the secure name first (iOS 14+), then the plain one.
     static let services = ["com.apple.debugserver.DVTSecureSocketProxy", "com.apple.debugserver"]
 
     let udid: String
+    let peerDescription = "debugserver"
     /// TLS on the connection: reads must then be byte by byte (a larger TLS read waits for all bytes or drops them).
     let usesTLS: Bool
     private let handle: debugserver_client_t
@@ -34,7 +35,7 @@ final class DebugserverClient {
 
     /// Sends a command and returns its reply, waiting up to `timeout` (the library gives up after
     /// 1 s of silence per try, so it is asked again until the deadline).
-    func command(_ name: String, argument: String? = nil, timeout: Duration = .seconds(10)) throws -> String {
+    func sendCommand(_ name: String, argument: String?, timeout: Duration) throws -> String {
         var command: debugserver_command_t?
         if let argument {
             try argument.withCString { argument in
@@ -114,17 +115,8 @@ final class DebugserverClient {
         try check(code, operation: "debugserver_client_send", udid: udid)
     }
 
-    /// What one raw read produced.
-    enum ReadResult {
-        case bytes([UInt8])
-        /// Nothing within the timeout.
-        case idle
-        /// The connection is gone (closed by debugserver, or the device left).
-        case closed(LibraryCall)
-    }
-
     /// Reads what arrived within `timeoutMilliseconds` (must be > 0: 0 would block forever).
-    func read(timeoutMilliseconds: UInt32) -> ReadResult {
+    func read(timeoutMilliseconds: UInt32) -> DebugserverRead {
         var buffer = [CChar](repeating: 0, count: usesTLS ? 1 : 4096)
         var received: UInt32 = 0
         let code = buffer.withUnsafeMutableBufferPointer { buffer in
@@ -135,6 +127,7 @@ final class DebugserverClient {
             return .bytes(buffer.prefix(Int(received)).map { UInt8(bitPattern: $0) })
         }
         if code == DEBUGSERVER_E_TIMEOUT || code == DEBUGSERVER_E_SUCCESS { return .idle }
-        return .closed(.debugserver(code.rawValue, operation: "debugserver_client_receive_with_timeout"))
+        return .closed(
+            LibraryCall.debugserver(code.rawValue, operation: "debugserver_client_receive_with_timeout").description)
     }
 }

@@ -37,10 +37,10 @@ final class LockdownClient {
         try body(handle)
     }
 
-    /// `GetValue` for a top-level key; `nil` when the device has no such value.
-    func value(forKey key: String) throws -> PropertyListValue? {
+    /// `GetValue` for a key (top-level, or in `domain`); `nil` when the device has no such value.
+    func value(forKey key: String, domain: String? = nil) throws -> PropertyListValue? {
         var node: plist_t?
-        let code = lockdownd_get_value(handle, nil, key, &node)
+        let code = lockdownd_get_value(handle, domain, key, &node)
         let owned = PlistNode(owning: node)
         if code == LOCKDOWN_E_MISSING_VALUE || code == LOCKDOWN_E_MISSING_KEY { return nil }
         try check(code, operation: "lockdownd_get_value \(key)", udid: udid)

@@ -130,6 +130,15 @@ struct GDBPacketReader {
         return payload
     }
 
+    /// Takes the bytes not yet returned as packets (to hand them to another reader).
+    mutating func drain() -> [UInt8] {
+        defer {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return Array(buffer[start...])
+    }
+
     /// Bytes still waiting to complete a packet.
     var pendingCount: Int { buffer.count - start }
 

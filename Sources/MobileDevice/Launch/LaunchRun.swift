@@ -1,11 +1,11 @@
 import Foundation
 import LaunchBench
 
-/// One launch over a debugserver connection: set up, `c`, then the read loop of PROTOCOLS §7.5
+/// One launch over a debugserver connection (lockdown's, or a forwarder's on 127.0.0.1): set up, `c`, then the read loop of PROTOCOLS §7.5
 /// without `OK` acknowledgements. Runs on the device's queue; the observer is asked between reads,
 /// at least every `pollInterval`. Whatever happens, the app is not left running.
 struct LaunchRun {
-    let client: DebugserverClient
+    let client: any DebugserverConnection
     let udid: String
     let bundleID: String
     let observer: any LaunchObserver
@@ -23,7 +23,7 @@ struct LaunchRun {
     private var processMayExist = false
 
     init(
-        client: DebugserverClient, udid: String, bundleID: String, observer: any LaunchObserver,
+        client: any DebugserverConnection, udid: String, bundleID: String, observer: any LaunchObserver,
         cancellation: CancellationFlag, deviceLeft: @escaping () -> Bool
     ) {
         self.client = client
@@ -125,8 +125,8 @@ struct LaunchRun {
                 idle = false
             case .idle:
                 idle = true
-            case .closed(let call):
-                throw connectionLost(call)
+            case .closed(let reason):
+                throw connectionLost(reason)
             }
         }
     }
@@ -157,10 +157,10 @@ struct LaunchRun {
             seconds: Double(Self.killTimeout.components.seconds))
     }
 
-    private func connectionLost(_ call: LibraryCall) -> DeviceError {
+    private func connectionLost(_ reason: String) -> DeviceError {
         if deviceLeft() { return .deviceLost(udid: udid, operation: "launch of \(bundleID)") }
         return .protocolError(
             operation: "launch of \(bundleID)", udid: udid,
-            detail: "debugserver closed the connection while the app was running (\(call))")
+            detail: "\(client.peerDescription) closed the connection while the app was running (\(reason))")
     }
 }

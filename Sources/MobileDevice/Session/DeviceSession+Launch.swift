@@ -57,3 +57,40 @@ extension DeviceSession {
             udid: udid, deviceName: deviceName, osVersion: osVersion, call: refusal)
     }
 }
+
+extension DeviceSession {
+    /// Launches the installed app through a debugserver forwarded to `127.0.0.1:port` by a sidecar
+    /// engine (pymobiledevice3); the app is looked up through lockdown's installation_proxy, as on iOS ≤ 16.
+    func launch(
+        _ request: LaunchRequest, forwardedPort port: UInt16, forwarder: String, observer: any LaunchObserver,
+        cancellation: CancellationFlag
+    ) throws -> LaunchTermination {
+        try checkNotCancelled(cancellation)
+        return try detectingLoss(during: "launch of \(request.bundleID)") {
+            let device = try DeviceHandle(udid: udid)
+            let app = try lookUp(request.bundleID, on: device)
+            var run = LaunchRun(
+                client: try ForwardedDebugserverConnection(port: port, udid: udid, forwarder: forwarder), udid: udid,
+                bundleID: request.bundleID, observer: observer, cancellation: cancellation,
+                deviceLeft: { [self] in deviceLeft() })
+            return try run.run(
+                executable: app.executable, workingDirectory: app.container, arguments: request.arguments,
+                environment: request.environment)
+        }
+    }
+
+    /// The app's executable path and data container, from installation_proxy.
+    private func lookUp(_ bundleID: String, on device: DeviceHandle) throws -> (executable: String, container: String?) {
+        let lockdown = try LockdownClient(device: device, handshake: true)
+        let installer = try InstallationProxyClient(
+            device: device, service: try lockdown.startService(InstallationProxyClient.service))
+        let attributes = try installer.lookup(
+            bundleID: bundleID, attributes: ["CFBundleIdentifier", "CFBundleExecutable", "Path", "Container"])
+        guard let attributes, let path = attributes["Path"]?.stringValue,
+            let executable = attributes["CFBundleExecutable"]?.stringValue
+        else {
+            throw DeviceError.appNotInstalled(bundleID: bundleID, udid: udid)
+        }
+        return (path + "/" + executable, attributes["Container"]?.stringValue)
+    }
+}

@@ -1,35 +1,55 @@
 import ArgumentParser
 import Foundation
 import LaunchBench
+import LaunchEngines
 import MobileDevice
 
-/// `launchbench devices [--json]`: the attached iPhones and what they are.
+/// `launchbench devices [--json]`: the attached iPhones, what they are, which engine launches on each
+/// and why, and whether Developer Mode and the Developer Disk Image are ready.
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the attached iPhones: UDID, name, model, iOS version and build, connection.")
+        abstract: "List the attached iPhones: UDID, name, model, iOS, connection, launch engine and readiness.")
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Flag(help: "Print a JSON array (keys: udid, name, productType, modelName, osVersion, buildVersion, connection).")
+    @OptionGroup(title: "Launch engine") var engines: EngineOptions
+
+    @Flag(
+        help: ArgumentHelp(
+            "Print a JSON array (keys: udid, name, productType, modelName, osVersion, buildVersion, connection, "
+                + "engine, engineReason, developerMode, diskImage)."))
     var json = false
 
     func run() async throws {
         connection.apply()
-        let devices = try await MobileDeviceDriver().listDevices()
+        let base = MobileDeviceDriver()
+        let driver = engines.makeDriver(base: base)
+        let devices = try await base.listDevices()
+        var rows: [DeviceRow] = []
+        for device in devices {
+            rows.append(
+                DeviceRow(
+                    device, engine: await driver.engineDecision(for: device),
+                    readiness: await base.developerReadiness(of: device)))
+        }
         if json, devices.isEmpty {
             print("[]")
         } else if json {
-            let data = try JSONCoding.encoder(pretty: true).encode(devices.map(DeviceRow.init))
+            let data = try JSONCoding.encoder(pretty: true).encode(rows)
             print(String(decoding: data, as: UTF8.self))
         } else {
-            var table = TextTable(headers: ["UDID", "NAME", "MODEL", "IOS", "CONNECTION"])
-            for device in devices {
+            var table = TextTable(headers: ["UDID", "NAME", "MODEL", "IOS", "CONNECTION", "ENGINE", "DEV MODE", "DDI"])
+            for (device, row) in zip(devices, rows) {
                 table.append([
                     device.udid, device.name, Self.model(device), "\(device.osVersion) (\(device.buildVersion))",
-                    device.connection.rawValue,
+                    device.connection.rawValue, row.engine, row.developerMode, row.diskImage,
                 ])
             }
             print(table.render())
+            for row in rows {
+                print("\(row.udid): \(row.engine == "none" ? "no engine" : row.engine) — \(row.engineReason)")
+                for advice in row.advice { print("  \(advice)") }
+            }
         }
         if devices.isEmpty {
             Terminal.note(
@@ -43,7 +63,7 @@ struct Devices: AsyncParsableCommand {
         device.modelName == device.productType ? device.productType : "\(device.modelName) (\(device.productType))"
     }
 
-    /// The `--json` object: exactly these keys.
+    /// The `--json` object: exactly these keys (all strings).
     struct DeviceRow: Encodable {
         var udid: String
         var name: String
@@ -52,8 +72,21 @@ struct Devices: AsyncParsableCommand {
         var osVersion: String
         var buildVersion: String
         var connection: String
+        /// A `LaunchEngine` name, or `none` when no engine can launch on the device.
+        var engine: String
+        /// Why that engine, or what to install when there is none.
+        var engineReason: String
+        /// `ready`, `not ready`, `not needed` or `unknown`.
+        var developerMode: String
+        var diskImage: String
+        var advice: [String] = []
 
-        init(_ device: DeviceInfo) {
+        private enum CodingKeys: String, CodingKey {
+            case udid, name, productType, modelName, osVersion, buildVersion, connection, engine, engineReason,
+                developerMode, diskImage
+        }
+
+        init(_ device: DeviceInfo, engine decision: EngineDecision, readiness: DeveloperReadiness) {
             udid = device.udid
             name = device.name
             productType = device.productType
@@ -61,6 +94,11 @@ struct Devices: AsyncParsableCommand {
             osVersion = device.osVersion
             buildVersion = device.buildVersion
             connection = device.connection.rawValue
+            engine = decision.engine?.rawValue ?? "none"
+            engineReason = decision.explanation
+            developerMode = readiness.developerMode.rawValue
+            diskImage = readiness.diskImage.rawValue
+            advice = readiness.advice
         }
     }
 }

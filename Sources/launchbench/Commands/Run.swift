@@ -15,8 +15,9 @@ struct Run: AsyncParsableCommand {
             `[launchbench] mark=NAME t=MS` lines (LaunchProbe), the only source from iOS 15 on. A launch ends \
             when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace), or \
             at --timeout. Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
-            measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
-            launched through libimobiledevice and are skipped with advice.
+            measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices have no \
+            debugserver in lockdown: they are launched through devicectl (macOS, Xcode 16+) or pymobiledevice3 \
+            (--engine), or skipped with advice naming what to install.
 
             CI gate: --baseline compares the run with an earlier results folder when it ends (see `launchbench \
             compare`); --allowed-dylibs fails on any image from the app bundle the list does not name (checked \
@@ -61,6 +62,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @OptionGroup(title: "Launch engine") var engines: EngineOptions
+
     @OptionGroup(title: "CI gate") var gate: GateOptions
 
     func validate() throws {
@@ -100,7 +103,18 @@ struct Run: AsyncParsableCommand {
             environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
             grace: Self.duration(grace), settle: Self.duration(settle)))
         connection.apply()
-        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output, gate: runGate)
+        let driver = engines.makeDriver(base: MobileDeviceDriver())
+        let code: ExitCode
+        do {
+            code = try await RunExecution.execute(plan, driver: driver, output: output, gate: runGate) { folder in
+                // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log.
+                await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
+            }
+        } catch {
+            await driver.shutdown()
+            throw error
+        }
+        await driver.shutdown()
         if code != .success { throw code }
     }
 

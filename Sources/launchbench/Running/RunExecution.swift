@@ -10,13 +10,17 @@ enum RunExecution {
     /// 0 every launch measured, 3 a launch failed or a device was skipped or lost, 128+signal when interrupted.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, unusable
     ///   `--output`, a results write error).
-    static func execute(_ plan: RunPlan, driver: any DeviceDriver, output: String?, gate: RunGate? = nil) async throws -> ExitCode {
+    static func execute(
+        _ plan: RunPlan, driver: any DeviceDriver, output: String?, gate: RunGate? = nil,
+        resultsFolder: ((URL) async -> Void)? = nil
+    ) async throws -> ExitCode {
         let progress = RunProgressView()
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let devices = try await runner.selectDevices(for: plan)
         let folder = try OutputFolder.prepare(output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory)
         let store = try ResultsStore(folder: folder)
+        await resultsFolder?(folder)
         Terminal.note(introduction(plan, devices: devices, folder: folder))
 
         let run = Task { try await runner.run(plan, devices: devices, store: store) }

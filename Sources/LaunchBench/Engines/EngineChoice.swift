@@ -1,0 +1,79 @@
+/// Which engine launches on which device: libimobiledevice up to iOS 16 (lockdown offers debugserver);
+/// from iOS 17 on devicectl on macOS with Xcode 16+, else pymobiledevice3 when installed, else none.
+public enum EngineChoice {
+    /// The pinned pymobiledevice3 (its CLI changes between majors; README "iOS 17 and later").
+    public static let pymobiledevice3Version = "11.45.0"
+    /// What installs it, in a clone of launchbench, and anywhere else.
+    public static let pymobiledevice3Install =
+        "`Scripts/bootstrap --with-pymobiledevice3` (in a launchbench clone) or "
+        + "`python3 -m pip install pymobiledevice3==\(pymobiledevice3Version)`"
+
+    /// The decision for `device` under `selection` on `host`.
+    public static func decide(for device: DeviceInfo, selection: EngineSelection, host: EngineHost) -> EngineDecision {
+        let version = device.version
+        let modern = version.map { !$0.offersDebugserver } ?? false
+        let ios = version.map { "iOS \($0)" } ?? "iOS \"\(device.osVersion)\""
+        switch selection {
+        case .forced(.libimobiledevice):
+            if modern { return .unavailable(advice: libimobiledeviceCannot(ios) + " " + modernAdvice(host)) }
+            return .use(.libimobiledevice, reason: "forced with --engine libimobiledevice")
+        case .forced(.pymobiledevice3):
+            guard let path = host.pymobiledevice3 else {
+                return .unavailable(advice: "--engine pymobiledevice3: pymobiledevice3 is not installed. Install it with "
+                    + pymobiledevice3Install + ".")
+            }
+            return .use(.pymobiledevice3, reason: "forced with --engine pymobiledevice3 (\(path))")
+        case .forced(.devicectl):
+            guard host.hasDevicectl else { return .unavailable(advice: "--engine devicectl: " + devicectlMissing(host)) }
+            guard modern else {
+                return .unavailable(advice: "--engine devicectl: \(ios) is older than iOS 17, which devicectl "
+                    + "(CoreDevice) needs; use --engine auto (libimobiledevice).")
+            }
+            return .use(.devicectl, reason: "forced with --engine devicectl")
+        case .auto:
+            guard modern else {
+                return .use(.libimobiledevice, reason: version == nil
+                    ? "\(ios) cannot be read; trying lockdown's debugserver"
+                    : "\(ios) offers debugserver through lockdown")
+            }
+            if host.hasDevicectl {
+                return .use(.devicectl, reason: "\(ios): lockdown has no debugserver; Xcode \(host.xcodeVersion!) "
+                    + "provides devicectl")
+            }
+            if let path = host.pymobiledevice3 {
+                return .use(.pymobiledevice3, reason: "\(ios): lockdown has no debugserver; pymobiledevice3 "
+                    + "forwards it over its tunnel (\(path))" + rootTunnelNote(version))
+            }
+            return .unavailable(advice: libimobiledeviceCannot(ios) + " " + modernAdvice(host))
+        }
+    }
+
+    private static func libimobiledeviceCannot(_ ios: String) -> String {
+        "It runs \(ios), and from iOS 17 on the device no longer offers debugserver through lockdown, so "
+            + "libimobiledevice cannot launch apps on it."
+    }
+
+    /// What to install to measure an iOS 17+ device on this host.
+    static func modernAdvice(_ host: EngineHost) -> String {
+        var advice = "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
+            + ", then run again (launchbench picks it for iOS 17+ devices)."
+        if host.isMacOS { advice += " Or install Xcode 16 or later, whose devicectl launchbench uses." }
+        return advice + " Or measure a device on iOS 16 or earlier."
+    }
+
+    private static func devicectlMissing(_ host: EngineHost) -> String {
+        guard host.isMacOS else {
+            return "devicectl exists only on macOS with Xcode 16 or later; on this computer use --engine "
+                + "pymobiledevice3 (install: " + pymobiledevice3Install + ")."
+        }
+        let found = host.xcodeVersion.map { "Xcode \($0) is selected" } ?? "no Xcode was found (xcodebuild -version)"
+        return "devicectl's launch with --console needs Xcode 16 or later, and \(found). Install Xcode 16+ and "
+            + "select it with `sudo xcode-select -s /Applications/Xcode.app`."
+    }
+
+    /// iOS 17.0–17.3.1 have no userspace tunnel: pymobiledevice3 needs the root tunnel daemon there.
+    private static func rootTunnelNote(_ version: OSVersion?) -> String {
+        guard let version, version.major == 17, version < OSVersion(17, 4) else { return "" }
+        return "; iOS 17.0–17.3.1 need `sudo pymobiledevice3 remote tunneld` running"
+    }
+}

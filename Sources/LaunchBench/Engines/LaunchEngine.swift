@@ -1,0 +1,81 @@
+/// What launches the app on a device (install and uninstall go through lockdown for every engine but devicectl).
+public enum LaunchEngine: String, Sendable, Hashable, Codable, CaseIterable {
+    /// libimobiledevice's lockdown debugserver (iOS ≤ 16), driven by our GDB-remote loop.
+    case libimobiledevice
+    /// `pymobiledevice3 developer debugserver start-server` forwards debugserver (over its tunnel on iOS 17+)
+    /// to 127.0.0.1; our GDB-remote loop drives it there.
+    case pymobiledevice3
+    /// `xcrun devicectl` (macOS, Xcode 16+): installs and launches with `--console`.
+    case devicectl
+}
+
+/// `--engine`: pick per device, or force one engine for every device.
+public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
+    case auto
+    case forced(LaunchEngine)
+
+    /// `auto` or an engine's name; `nil` for anything else.
+    public init?(_ text: String) {
+        if text == "auto" {
+            self = .auto
+        } else if let engine = LaunchEngine(rawValue: text) {
+            self = .forced(engine)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .forced(let engine): return engine.rawValue
+        }
+    }
+
+    /// Every accepted spelling, for help and error texts.
+    public static let spellings = ["auto"] + LaunchEngine.allCases.map(\.rawValue)
+}
+
+/// What this computer offers to launch with: found once per command (see `EngineHost.detect` in the
+/// launchbench executable), injected in tests.
+public struct EngineHost: Sendable, Hashable {
+    /// devicectl exists only on macOS.
+    public var isMacOS: Bool
+    /// The selected Xcode's version (`xcodebuild -version`), `nil` when there is none.
+    public var xcodeVersion: OSVersion?
+    /// The `pymobiledevice3` executable found (see README "iOS 17 and later"), `nil` when not installed.
+    public var pymobiledevice3: String?
+
+    public init(isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil) {
+        self.isMacOS = isMacOS
+        self.xcodeVersion = xcodeVersion
+        self.pymobiledevice3 = pymobiledevice3
+    }
+
+    /// A host with libimobiledevice only (what a driver that knows no other engine assumes).
+    public static let libimobiledeviceOnly = EngineHost(isMacOS: false)
+
+    /// devicectl's `device process launch --console` arrived with Xcode 16.
+    public var hasDevicectl: Bool { isMacOS && (xcodeVersion.map { $0.major >= 16 } ?? false) }
+}
+
+/// The engine a device gets, or why it gets none.
+public enum EngineDecision: Sendable, Hashable {
+    /// Launch with `engine`; `reason` says why in a sentence (shown by `devices`, kept in run.json).
+    case use(LaunchEngine, reason: String)
+    /// No engine can launch on the device; `advice` names exactly what to install or change.
+    case unavailable(advice: String)
+
+    public var engine: LaunchEngine? {
+        if case .use(let engine, _) = self { return engine }
+        return nil
+    }
+
+    /// The reason or the advice.
+    public var explanation: String {
+        switch self {
+        case .use(_, let reason): return reason
+        case .unavailable(let advice): return advice
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import LaunchBench
+
+/// The driver a run uses: each device's calls go to the engine chosen for it (`EngineChoice`).
+/// libimobiledevice devices and pymobiledevice3 devices share `base` (lockdown for listing, install,
+/// uninstall, restart); pymobiledevice3 only forwards debugserver, which `base`'s GDB loop then drives
+/// over TCP. devicectl devices go to `devicectl` for install, uninstall and launch.
+public final class EngineRoutingDriver: DeviceDriver {
+    public let base: any ForwardedDebugserverLaunching
+    public let selection: EngineSelection
+    public let host: EngineHost
+    public let pymobiledevice3: Pymobiledevice3Engine?
+    public let devicectl: DevicectlDriver?
+    private let decisions = Locked<[String: (device: DeviceInfo, decision: EngineDecision)]>([:])
+
+    public init(
+        base: any ForwardedDebugserverLaunching, selection: EngineSelection, host: EngineHost,
+        pymobiledevice3: Pymobiledevice3Engine? = nil, devicectl: DevicectlDriver? = nil
+    ) {
+        self.base = base
+        self.selection = selection
+        self.host = host
+        self.pymobiledevice3 = pymobiledevice3
+        self.devicectl = devicectl
+    }
+
+    public func engineDecision(for device: DeviceInfo) async -> EngineDecision {
+        let decision = EngineChoice.decide(for: device, selection: selection, host: host)
+        decisions.withLock { $0[device.udid] = (device, decision) }
+        return decision
+    }
+
+    public func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
+
+    public func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
+
+    public func uninstall(bundleID: String, on udid: String) async throws {
+        if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
+            return try await devicectl.uninstall(bundleID: bundleID, on: udid)
+        }
+        try await base.uninstall(bundleID: bundleID, on: udid)
+    }
+
+    public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
+        if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
+            return try await devicectl.install(app, on: udid, timeout: timeout)
+        }
+        try await base.install(app, on: udid, timeout: timeout)
+    }
+
+    public func launch(
+        _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
+    ) async throws -> LaunchTermination {
+        let (device, decision) = try await engine(of: udid)
+        switch decision.engine {
+        case .devicectl?:
+            guard let devicectl else { throw EngineError.missing(engine: .devicectl, path: "xcrun", install: "Xcode 16+") }
+            return try await devicectl.launch(request, on: udid, observer: observer)
+        case .pymobiledevice3?:
+            guard let pymobiledevice3 else {
+                throw EngineError.missing(
+                    engine: .pymobiledevice3, path: "pymobiledevice3", install: EngineChoice.pymobiledevice3Install)
+            }
+            return try await launchThroughSidecar(request, device: device, engine: pymobiledevice3, observer: observer)
+        case .libimobiledevice?, nil:
+            return try await base.launch(request, on: udid, observer: observer)
+        }
+    }
+
+    public func restart(_ udid: String, timeout: Duration) async throws {
+        try await base.restart(udid, timeout: timeout)
+    }
+
+    /// Stops the engines' helper processes (call when the run ends, also after Ctrl-C).
+    public func shutdown() async {
+        await pymobiledevice3?.stopAll()
+    }
+
+    private func launchThroughSidecar(
+        _ request: LaunchRequest, device: DeviceInfo, engine: Pymobiledevice3Engine, observer: any LaunchObserver
+    ) async throws -> LaunchTermination {
+        let sidecar = try await engine.sidecar(for: device)
+        let logStart = sidecar.logSize
+        let forwarder = "pymobiledevice3's debugserver forwarder (pid \(sidecar.processIdentifier), port \(sidecar.port))"
+        do {
+            return try await base.launch(
+                request, on: device.udid, forwardedPort: sidecar.port, forwarder: forwarder, observer: observer)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            // What the sidecar printed during this launch says why (DDI, Developer Mode, tunnel).
+            try? await Task.sleep(for: .milliseconds(200))
+            let kind = (error as? any DriverError)?.failureKind ?? .other
+            let detail = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+            let died = sidecar.isRunning ? "" : " The forwarder is gone; the next launch starts a new one."
+            throw EngineError.launchThroughSidecar(
+                udid: device.udid, detail: detail + died, log: sidecar.logTail(since: logStart),
+                logPath: sidecar.logURL.path, kind: kind == .deviceLost ? .deviceLost : .launchRefused)
+        }
+    }
+
+    private func engine(of udid: String) async throws -> (DeviceInfo, EngineDecision) {
+        if let known = decisions.withLock({ $0[udid] }) { return known }
+        guard let device = try await base.listDevices().first(where: { $0.udid == udid }) else {
+            return (DeviceInfo(udid: udid, name: udid, productType: "", osVersion: "", buildVersion: ""),
+                .use(.libimobiledevice, reason: "device not listed"))
+        }
+        return (device, await engineDecision(for: device))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LaunchBench
+
+/// The pymobiledevice3 sidecars of a run: one `debugserver start-server` per device, started on the
+/// device's first launch, reused by the next ones, restarted when it died in between, stopped by `stopAll()`.
+public actor Pymobiledevice3Engine {
+    /// The sidecar's configuration.
+    public struct Configuration: Sendable {
+        /// The `pymobiledevice3` program (`Pymobiledevice3Locator.find()`).
+        public var executable: String
+        /// Added to the sidecar's environment, e.g. `PYMOBILEDEVICE3_USBMUX` for an emulated lab.
+        public var environment: [String: String]
+        /// How long the sidecar may take to listen (a userspace tunnel takes a few seconds on a real phone).
+        public var startTimeout: Duration
+        /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`.
+        public var logFolder: URL
+
+        public init(
+            executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60),
+            logFolder: URL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-engines")
+        ) {
+            self.executable = executable
+            self.environment = environment
+            self.startTimeout = startTimeout
+            self.logFolder = logFolder
+        }
+    }
+
+    private var configuration: Configuration
+    private var sidecars: [String: DebugserverSidecar] = [:]
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Sidecar logs from now on go to `folder/<UDID>/pymobiledevice3.log` (the results folder's `logs/`).
+    public func useLogFolder(_ folder: URL) {
+        configuration.logFolder = folder
+    }
+
+    /// The port of the device's running sidecar, started (or restarted) as needed.
+    func sidecar(for device: DeviceInfo) async throws -> DebugserverSidecar {
+        if let running = sidecars[device.udid] {
+            if running.isRunning { return running }
+            running.stop()
+            sidecars[device.udid] = nil
+        }
+        let sidecar = try await DebugserverSidecar.start(
+            executable: configuration.executable, udid: device.udid,
+            extraArguments: Self.tunnelArguments(for: device), environment: configuration.environment,
+            logURL: configuration.logFolder.appendingPathComponent(device.udid).appendingPathComponent(
+                "pymobiledevice3.log"),
+            startTimeout: configuration.startTimeout)
+        sidecars[device.udid] = sidecar
+        return sidecar
+    }
+
+    /// How pymobiledevice3 reaches debugserver on the device's iOS: lockdown up to iOS 16; its no-root
+    /// userspace tunnel from 17.4 (`--userspace`); the root `remote tunneld` on 17.0–17.3.1 (`--tunnel UDID`).
+    static func tunnelArguments(for device: DeviceInfo) -> [String] {
+        guard let version = device.version, version.major >= 17 else { return [] }
+        return version < OSVersion(17, 4) ? ["--tunnel", device.udid] : ["--userspace"]
+    }
+
+    /// Stops every sidecar (end of the run, Ctrl-C).
+    public func stopAll() {
+        for sidecar in sidecars.values { sidecar.stop() }
+        sidecars = [:]
+    }
+
+    /// The pids of the sidecars running now (tests check none is left).
+    public var runningProcessIdentifiers: [Int32] { sidecars.values.filter(\.isRunning).map(\.processIdentifier) }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+
+/// `--engine auto|libimobiledevice|pymobiledevice3|devicectl`: what launches apps on each device.
+struct EngineOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Launch engine: auto, libimobiledevice, pymobiledevice3 or devicectl.",
+            discussion: """
+                auto: libimobiledevice up to iOS 16; from iOS 17 devicectl on macOS with Xcode 16+, else \
+                pymobiledevice3 when installed (found through LAUNCHBENCH_PYMOBILEDEVICE3, a .venv-pmd3 folder, \
+                or PATH), else the device is skipped with advice.
+                """,
+            valueName: "engine"))
+    var engine: String = "auto"
+
+    var selection: EngineSelection { EngineSelection(engine) ?? .auto }
+
+    func validate() throws {
+        guard EngineSelection(engine) != nil else {
+            throw ValidationError(
+                "--engine \(engine) is not an engine. Use one of: \(EngineSelection.spellings.joined(separator: ", ")).")
+        }
+    }
+
+    /// The driver for a run or a listing: every device routed to its engine. Call after `ConnectionOptions.apply()`.
+    func makeDriver(base: MobileDeviceDriver, host: EngineHost = .detect()) -> EngineRoutingDriver {
+        var pymobiledevice3: Pymobiledevice3Engine?
+        if let executable = host.pymobiledevice3 {
+            var environment: [String: String] = [:]
+            // pymobiledevice3 wants the bare socket path of a usbmuxd that is not the system's (an emulated lab).
+            if case .unix(let path)? = USBMuxAddress.configured { environment["PYMOBILEDEVICE3_USBMUX"] = path }
+            var configuration = Pymobiledevice3Engine.Configuration(executable: executable, environment: environment)
+            if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(Double.init) {
+                configuration.startTimeout = .milliseconds(Int64(seconds * 1000))
+            }
+            pymobiledevice3 = Pymobiledevice3Engine(configuration)
+        }
+        return EngineRoutingDriver(
+            base: base, selection: selection, host: host, pymobiledevice3: pymobiledevice3,
+            devicectl: host.hasDevicectl ? DevicectlDriver() : nil)
+    }
+}

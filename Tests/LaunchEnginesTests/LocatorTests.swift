@@ -1,0 +1,58 @@
+import Foundation
+import LaunchBench
+@testable import LaunchEngines
+import Testing
+
+@Suite struct LocatorTests {
+    /// A folder with an executable `name` inside `subpath`.
+    static func folder(withExecutable subpath: String) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-locator-\(UUID())")
+        let file = root.appendingPathComponent(subpath)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "#!/bin/sh\n".write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
+        return root
+    }
+
+    @Test func explicitVariableWinsAndANonExecutableOneMeansNotInstalled() throws {
+        let root = try Self.folder(withExecutable: "bin/pmd3")
+        let path = root.appendingPathComponent("bin/pmd3").path
+        #expect(Pymobiledevice3Locator.find(environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": path], currentDirectory: "/",
+            executablePath: nil) == path)
+        #expect(Pymobiledevice3Locator.find(
+            environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": "/nonexistent/pmd3", "PATH": root.appendingPathComponent("bin").path],
+            currentDirectory: "/", executablePath: nil) == nil)
+    }
+
+    @Test func projectVirtualEnvironmentIsFoundFromTheWorkingDirectoryOrAboveTheExecutable() throws {
+        let root = try Self.folder(withExecutable: ".venv-pmd3/bin/pymobiledevice3")
+        let expected = root.appendingPathComponent(".venv-pmd3/bin/pymobiledevice3").path
+        #expect(Pymobiledevice3Locator.find(environment: [:], currentDirectory: root.path, executablePath: nil) == expected)
+        let executable = root.appendingPathComponent(".build/debug/launchbench").path
+        #expect(Pymobiledevice3Locator.find(environment: [:], currentDirectory: "/", executablePath: executable) == expected)
+    }
+
+    @Test func pathIsTheLastResort() throws {
+        let root = try Self.folder(withExecutable: "tools/pymobiledevice3")
+        let tools = root.appendingPathComponent("tools").path
+        #expect(Pymobiledevice3Locator.find(environment: ["PATH": "/nonexistent:\(tools)"], currentDirectory: "/",
+            executablePath: nil) == tools + "/pymobiledevice3")
+        #expect(Pymobiledevice3Locator.find(environment: ["PATH": "/nonexistent"], currentDirectory: "/",
+            executablePath: nil) == nil)
+    }
+
+    @Test func xcodeVersionIsReadFromXcodebuild() {
+        #expect(EngineHost.parseXcodeVersion("Xcode 16.2\nBuild version 16C5032a\n") == OSVersion(16, 2))
+        #expect(EngineHost.parseXcodeVersion("xcode-select: error: tool 'xcodebuild' requires Xcode") == nil)
+    }
+
+    @Test func tunnelArgumentsFollowTheIOSVersion() {
+        func device(_ ios: String) -> DeviceInfo {
+            DeviceInfo(udid: "U", name: "n", productType: "iPhone15,4", osVersion: ios, buildVersion: "b")
+        }
+        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("16.7")) == [])
+        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.3.1")) == ["--tunnel", "U"])
+        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.4")) == ["--userspace"])
+        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("18.2")) == ["--userspace"])
+    }
+}
