@@ -84,6 +84,41 @@ import Testing
         }
     }
 
+    @Test func anIOS17DeviceWithNoEngineGetsAdviceNamingTheInstallCommand() async throws {
+        let specs = [
+            EmulatedDeviceSpec.numbered(1, productType: "iPhone15,4", osVersion: "17.5"),
+            EmulatedDeviceSpec.numbered(2, productType: "iPhone14,5", osVersion: "16.7"),
+        ]
+        try await PrivateLab.with(devices: specs) { lab in
+            // A LAUNCHBENCH_PYMOBILEDEVICE3 that is not there: pymobiledevice3 counts as not installed.
+            let (status, output, _) = try await run(
+                ["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress],
+                environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": "/nonexistent/pymobiledevice3"])
+            #expect(status == 0)
+            let objects = try #require(
+                try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
+            let modern = try #require(objects.first { $0["udid"] == specs[0].udid })
+            #expect(modern["engine"] == "none")
+            #expect(modern["engineReason"]?.contains("iOS 17.5") == true)
+            #expect(modern["engineReason"]?.contains("`Scripts/bootstrap --with-pymobiledevice3`") == true)
+            #expect(modern["engineReason"]?.contains("`python3 -m pip install pymobiledevice3==11.45.0`") == true)
+            #expect(modern["developerMode"] == "ready")  // lockdown's amfi domain says so
+            let older = try #require(objects.first { $0["udid"] == specs[1].udid })
+            #expect(older["engine"] == "libimobiledevice")
+            #expect(older["developerMode"] == "ready")
+
+            // With pymobiledevice3 found, the iOS 17 device gets it; the table says which and why.
+            let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
+            let (tableStatus, table, _) = try await run(
+                ["devices", "--usbmuxd", lab.usbmuxdSocketAddress], environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": standIn])
+            #expect(tableStatus == 0)
+            let row = try #require(table.split(separator: "\n").first { $0.hasPrefix(specs[0].udid) })
+            #expect(row.contains("pymobiledevice3"))
+            #expect(table.contains("\(specs[0].udid): pymobiledevice3 — iOS 17.5: lockdown has no debugserver"))
+        }
+    }
+
     @Test func noDevicesIsNotAnError() async throws {
         try await PrivateLab.with(devices: []) { lab in
             let (status, output, errors) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])

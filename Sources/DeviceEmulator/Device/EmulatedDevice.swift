@@ -124,10 +124,12 @@ public final class EmulatedDevice: Sendable {
     struct PendingService {
         var name: String
         var service: any EmulatedService
+        /// The connection starts with a TLS handshake (`EnableServiceSSL`), the device being the server.
+        var tls = false
     }
 
     /// Hands out a port for a started service, as lockdownd does: one `Connect` to it reaches the service.
-    func allocatePort(for name: String, service: any EmulatedService) -> Int {
+    func allocatePort(for name: String, service: any EmulatedService, tls: Bool = false) -> Int {
         state.withLock { state in
             var port = state.nextServicePort
             while state.pendingServices[port] != nil { port = Self.nextPort(after: port) }
@@ -137,7 +139,7 @@ public final class EmulatedDevice: Sendable {
             {
                 state.pendingServices[oldest] = nil
             }
-            state.pendingServices[port] = PendingService(name: name, service: service)
+            state.pendingServices[port] = PendingService(name: name, service: service, tls: tls)
             return port
         }
     }

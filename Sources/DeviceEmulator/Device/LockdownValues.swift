@@ -59,6 +59,10 @@ struct LockdownValues {
             "com.apple.mobile.wireless_lockdown": ["EnableWifiConnections": false],
             "com.apple.xcode.developerdomain": ["DeveloperStatus": "Development"],
         ]
+        // Developer Mode arrived with iOS 16; the emulated device has it on.
+        if let major = Int(spec.osVersion.prefix { $0 != "." }), major >= 16 {
+            domains["com.apple.security.mac.amfi"] = ["DeveloperModeStatus": true]
+        }
     }
 
     /// A value; with no key, the whole domain. `nil` when missing.

@@ -299,7 +299,15 @@ public final class EmulatedLab: Sendable {
         let plain = udid.replacingOccurrences(of: "-", with: "")
         guard let device = devices.first(where: { $0.udid == udid || $0.udid.replacingOccurrences(of: "-", with: "") == plain })
         else { return nil }
-        var record: [String: Any] = ["HostID": hostID, "SystemBUID": systemBUID]
+        var record: [String: Any] = [
+            "HostID": hostID, "SystemBUID": systemBUID,
+            // Real enough for TLS: libimobiledevice presents the root pair, pymobiledevice3 the host pair.
+            "RootCertificate": Data(EmulatorCertificates.rootCertificate.utf8),
+            "RootPrivateKey": Data(EmulatorCertificates.rootPrivateKey.utf8),
+            "HostCertificate": Data(EmulatorCertificates.hostCertificate.utf8),
+            "HostPrivateKey": Data(EmulatorCertificates.hostPrivateKey.utf8),
+            "DeviceCertificate": Data(EmulatorCertificates.deviceCertificate.utf8),
+        ]
         if let wifi = device.lockdownValue(domain: nil, key: "WiFiAddress") as? String { record["WiFiMACAddress"] = wifi }
         return PropertyList.xml(record)
     }

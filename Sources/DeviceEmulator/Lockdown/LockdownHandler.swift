@@ -123,6 +123,8 @@ final class LockdownHandler: ChannelInboundHandler {
             reply["Error"] = error
             return
         }
-        reply["Port"] = device.allocatePort(for: name, service: service)
+        let tls = service.usesTLS(name, on: device)
+        reply["Port"] = device.allocatePort(for: name, service: service, tls: tls)
+        if tls { reply["EnableServiceSSL"] = true }
     }
 }

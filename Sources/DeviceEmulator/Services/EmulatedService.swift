@@ -6,7 +6,8 @@ import NIOCore
 /// How a client reaches a service, and what the lab does at each step:
 /// 1. `StartService{Service: name}` on lockdown: the lab finds the registered service answering `name`
 ///    (none → `Error: InvalidService`), asks ``availability(of:on:)`` (a refusal's string becomes the
-///    lockdown `Error`), then hands out a port (49152+) and replies `{Service, Port}`. No service TLS.
+///    lockdown `Error`), then hands out a port (49152+) and replies `{Service, Port}` — plus
+///    `EnableServiceSSL: true` when ``usesTLS(_:on:)`` says so.
 /// 2. usbmuxd `Connect` to that port (one-shot: a second Connect to it gets `Result 3`): after the
 ///    `Result 0` reply the socket is a raw byte pipe and ``accept(_:)`` is called on the channel's event
 ///    loop. Add your handlers there; every byte the client sends after that reaches them as `ByteBuffer`s.
@@ -42,6 +43,11 @@ public protocol EmulatedService: Sendable {
     /// The default allows it; refuse e.g. debugserver on iOS 17+ with `.refused("InvalidService")`.
     func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability
 
+    /// Whether the connection to `name` starts with TLS (`EnableServiceSSL: true`), as a real device does
+    /// for e.g. `com.apple.debugserver.DVTSecureSocketProxy`; the lab then puts a TLS server (the device
+    /// certificate of the pair record) in front of the handlers `accept` adds. Default: no.
+    func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool
+
     /// Takes over a freshly connected channel. Called on the channel's event loop, after the usbmuxd
     /// `Result 0` was written. Throwing closes the connection.
     func accept(_ connection: ServiceConnection) throws
@@ -49,6 +55,8 @@ public protocol EmulatedService: Sendable {
 
 extension EmulatedService {
     public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability { .available }
+
+    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { false }
 }
 
 /// A service's answer to `StartService`.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOSSL
 
 /// One client connection to the emulated usbmuxd. It starts as a control connection (requests and
 /// replies), may become a `Listen` connection (hot-plug events), or — after a successful `Connect` — a
@@ -159,6 +160,11 @@ final class USBMuxConnectionHandler: ChannelInboundHandler {
                 try context.pipeline.syncOperations.addHandlers(
                     ByteToMessageHandler(PlistFrameDecoder()), LockdownHandler(device: device, lab: lab))
             case .service(let pending):
+                if pending.tls {
+                    // The device is the TLS server on the service connection (PROTOCOLS.md §4.2).
+                    try context.pipeline.syncOperations.addHandler(
+                        NIOSSLServerHandler(context: try EmulatorCertificates.serverContext()))
+                }
                 let connection = ServiceConnection(
                     serviceName: pending.name, device: device, lab: lab, channel: context.channel)
                 try pending.service.accept(connection)

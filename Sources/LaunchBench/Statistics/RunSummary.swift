@@ -130,11 +130,14 @@ public struct DeviceSummary: Sendable, Hashable {
         return (rows, unmeasured.filter { metric in !rows.contains { $0.metric == metric } })
     }
 
-    /// Total pre-main and first frame when measured (the two numbers people ask for), else the
-    /// headline metric; empty when nothing was measured. What the short summaries show.
+    /// Total pre-main and first frame when measured (the two numbers people ask for); without dyld
+    /// statistics (iOS 15+), time to main (LaunchProbe's `main` mark, counted from process start, so it
+    /// includes pre-main) and first frame; else the headline metric; empty when nothing was measured.
+    /// What the short summaries show.
     public var keyMetrics: [Metric] {
         let measured = { (metric: Metric) in self.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
-        let preferred = [Metric.totalPremainMs, .firstFrameMs].filter(measured)
+        if measured(.totalPremainMs) { return [Metric.totalPremainMs, .firstFrameMs].filter(measured) }
+        let preferred = [Metric.mainMs, .firstFrameMs].filter(measured)
         if !preferred.isEmpty { return preferred }
         return headlineMetric.map { [$0] } ?? []
     }
@@ -208,7 +211,7 @@ extension Metric {
         case .rebaseBindingMs: return "rebase/binding"
         case .objcSetupMs: return "ObjC setup"
         case .initializerMs: return "initializers"
-        case .mainMs: return "main"
+        case .mainMs: return "time to main (from process start)"
         case .didFinishLaunchingMs: return "didFinishLaunching"
         case .firstFrameMs: return "first frame"
         case .wallMs: return "wall time"

@@ -60,11 +60,19 @@ enum DevicectlOutput {
         if let signal = number(in: text, after: "App terminated due to signal ") { return .signaled(signal) }
         if text.hasPrefix("ERROR: ") { return .error(String(text.dropFirst("ERROR: ".count))) }
         if text.hasPrefix("Launched application with ") || text.hasPrefix("Waiting for the application to terminate")
-            || text.hasPrefix("Press CTRL-C to")
+            || text.hasPrefix("Press CTRL-C to") || isProgress(text)
         {
             return .status
         }
         return .app
+    }
+
+    /// `08:15:02  Enabling developer disk image services.`: devicectl's timestamped progress.
+    private static func isProgress(_ text: String) -> Bool {
+        let bytes = Array(text.utf8.prefix(10))
+        guard bytes.count == 10, bytes[8] == UInt8(ascii: " "), bytes[9] == UInt8(ascii: " ") else { return false }
+        return bytes[2] == UInt8(ascii: ":") && bytes[5] == UInt8(ascii: ":")
+            && [0, 1, 3, 4, 6, 7].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) }
     }
 
     private static func number(in text: String, after prefix: String) -> Int? {

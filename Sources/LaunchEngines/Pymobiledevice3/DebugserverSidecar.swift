@@ -100,14 +100,16 @@ final class DebugserverSidecar: @unchecked Sendable {
         return String(useful.suffix(4).joined(separator: " | ").suffix(600))
     }
 
-    /// SIGTERM, then SIGKILL if it is still there after 2 s.
+    /// SIGTERM, then SIGKILL if it is still there after 2 s; returns once it is gone (reaped), at most ~4 s.
     func stop() {
         let pid = process.processIdentifier
         if process.isRunning {
             process.terminate()
-            let deadline = Date().addingTimeInterval(2)
+            var deadline = Date().addingTimeInterval(2)
             while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
             if process.isRunning { kill(pid, SIGKILL) }
+            deadline = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         }
         SidecarRegistry.remove(pid)
     }

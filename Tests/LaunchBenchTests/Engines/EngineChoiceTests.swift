@@ -147,3 +147,23 @@ import Testing
         #expect(reporter.skipped.count == 1)
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct ModernHeadlineTests {
+    typealias F = RunnerFixtures
+
+    @Test func withoutDyldStatisticsTimeToMainAndFirstFrameAreTheHeadline() async throws {
+        let device = F.device(1, ios: "16.7")
+        let driver = FakeDeviceDriver(devices: [device]) { _ in
+            .printing("[launchbench] mark=main t=120.5\n[launchbench] mark=firstFrame t=300.25\n[launchbench] done\n")
+        }
+        let folder = F.temporaryFolder()
+        _ = try await BenchmarkRunner(driver: driver).run(F.plan(iterations: 2, warm: 0), output: folder, workingDirectory: folder)
+        let results = try ResultsFolder.load(folder)
+        let summary = try #require(results.summary.devices.first)
+        #expect(summary.keyMetrics == [.mainMs, .firstFrameMs])
+        let text = TerminalSummary.render(results.summary, color: false)
+        #expect(text.contains("time to main (from process start)"))
+        #expect(text.contains("120.5"))
+        #expect(text.contains("dyld phases are not available"))
+    }
+}

@@ -2,9 +2,10 @@ import LaunchBench
 import NIOCore
 
 /// `com.apple.debugserver`: launches the emulated app over the GDB remote protocol and streams what
-/// it prints. The TLS name `com.apple.debugserver.DVTSecureSocketProxy` is refused with
-/// `InvalidService` (the client then falls back to the plain name); from iOS 17 on both are refused,
-/// as lockdown no longer offers debugserver there.
+/// it prints. iOS 14–16 also offer `com.apple.debugserver.DVTSecureSocketProxy`, the same service behind
+/// TLS on the service connection (libimobiledevice and pymobiledevice3 ask for it first); before iOS 14
+/// it is refused with `InvalidService`; from iOS 17 on both are refused, as lockdown no longer offers
+/// debugserver there.
 public struct DebugServerService: EmulatedService {
     public static let plainName = "com.apple.debugserver"
     public static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
@@ -18,9 +19,17 @@ public struct DebugServerService: EmulatedService {
     }
 
     public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
-        if name == Self.secureName { return .refused("InvalidService") }
         if let version = device.osVersion, !version.offersDebugserver { return .refused("InvalidService") }
+        if name == Self.secureName, !Self.offersSecureService(device) { return .refused("InvalidService") }
         return .available
+    }
+
+    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { name == Self.secureName }
+
+    /// The TLS name arrived with iOS 14 (an unreadable version gets the plain one only).
+    static func offersSecureService(_ device: EmulatedDevice) -> Bool {
+        guard let version = device.osVersion else { return false }
+        return version.major >= 14
     }
 
     public func accept(_ connection: ServiceConnection) throws {
