@@ -110,6 +110,59 @@ struct Pymobiledevice3EndToEndTests {
     }
 }
 
+/// The built `launchbench run --engine pymobiledevice3` against a private lab: Ctrl-C leaves no sidecar behind.
+@Suite(
+    .timeLimit(.minutes(5)),
+    .enabled(
+        if: Pymobiledevice3EndToEnd.executable != nil,
+        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"))
+struct Pymobiledevice3CommandTests {
+    typealias E = EndToEnd
+
+    @Test func ctrlCStopsTheSidecarAndKeepsTheSamples() async throws {
+        let launchbench = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+        let executable = try #require(Pymobiledevice3EndToEnd.executable)
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "15.8")) { lab in
+            let app = try E.makeApp("SidecarSigint", profile: E.profile())
+            let output = E.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
+            let child = try ChildProcess(
+                executable: launchbench,
+                arguments: ["run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path],
+                environment: [
+                    "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
+                    "LAUNCHBENCH_PYMOBILEDEVICE3": executable,
+                ])
+            let deadline = ContinuousClock.now + .seconds(180)
+            while child.standardError.components(separatedBy: " ok: ").count <= 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            child.send(signal: SIGINT)
+            let status = try await child.waitForExit(timeout: .seconds(60))
+            #expect(status == 130, "stderr: \(child.standardError)")
+            #expect(try E.samplesOnDisk(output).count >= 2)
+            let log = try String(
+                contentsOf: output.appendingPathComponent("logs/\(lab.devices[0].udid)/pymobiledevice3.log"), encoding: .utf8)
+            let command = try #require(log.split(separator: "\n").first { $0.hasPrefix("$ ") })
+            let port = try #require(command.split(separator: " ").last)
+            #expect(await Self.noProcessRuns(with: "--local-port\u{0}\(port)"), "a sidecar on port \(port) survived")
+        }
+    }
+
+    /// No process's argv (from /proc, NUL-separated) contains `fragment` (Linux; true elsewhere).
+    static func noProcessRuns(with fragment: String) async -> Bool {
+        for _ in 0..<50 {
+            let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
+            let alive = pids.contains { pid in
+                guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+                return String(decoding: data, as: UTF8.self).contains(fragment)
+            }
+            if !alive { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+}
+
 /// The real pymobiledevice3 (the project's .venv-pmd3, LAUNCHBENCH_PYMOBILEDEVICE3 or PATH) over the shared lab.
 enum Pymobiledevice3EndToEnd {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -34,7 +34,7 @@ import Testing
             #expect(text.contains(folder.appendingPathComponent("\(device.udid)/pymobiledevice3.log").path))
         }
         let argv = try String(contentsOf: folder.appendingPathComponent("argv"), encoding: .utf8)
-        #expect(argv.hasPrefix("developer debugserver start-server --udid \(device.udid) --local-port "))
+        #expect(argv.hasPrefix("--no-color developer debugserver start-server --udid \(device.udid) --local-port "))
         #expect(argv.hasSuffix(" --userspace\n"))  // iOS 17.4+: the no-root userspace tunnel
     }
 

@@ -14,7 +14,7 @@ final class DebugserverSidecar: @unchecked Sendable {
     /// Starts the sidecar and waits until it listens.
     /// - Throws: `EngineError.missing`, `.sidecarExited` (with what it printed), `.sidecarHung` after `startTimeout`.
     static func start(
-        executable: String, udid: String, extraArguments: [String], environment: [String: String], logURL: URL,
+        executable: String, globalArguments: [String] = [], udid: String, extraArguments: [String], environment: [String: String], logURL: URL,
         startTimeout: Duration
     ) async throws -> DebugserverSidecar {
         guard Pymobiledevice3Locator.isExecutable(executable) else {
@@ -28,8 +28,8 @@ final class DebugserverSidecar: @unchecked Sendable {
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         log.seekToEndOfFile()
-        let arguments = ["developer", "debugserver", "start-server", "--udid", udid, "--local-port", String(port)]
-            + extraArguments
+        let arguments = globalArguments
+            + ["developer", "debugserver", "start-server", "--udid", udid, "--local-port", String(port)] + extraArguments
         log.write(Data("$ \(executable) \(arguments.joined(separator: " "))\n".utf8))
 
         let process = Process()
@@ -56,7 +56,7 @@ final class DebugserverSidecar: @unchecked Sendable {
                 throw EngineError.sidecarExited(
                     udid: udid, status: process.terminationStatus, log: sidecar.logTail(), logPath: logURL.path)
             }
-            if LocalPort.isListening(port) { return sidecar }
+            if sidecar.listens { return sidecar }
             if ContinuousClock.now >= deadline {
                 sidecar.stop()
                 throw EngineError.sidecarHung(
@@ -80,7 +80,12 @@ final class DebugserverSidecar: @unchecked Sendable {
         self.process = process
     }
 
-    var isRunning: Bool { process.isRunning && LocalPort.isListening(port) }
+    var isRunning: Bool { process.isRunning && listens }
+
+    /// The sidecar itself listens on its port (not some other program that took the port meanwhile).
+    private var listens: Bool {
+        LocalPort.isListening(port, by: process.processIdentifier) ?? LocalPort.isListening(port)
+    }
     var processIdentifier: Int32 { process.processIdentifier }
 
     /// The log's size now, to quote only what is printed after it (`logTail(since:)`).

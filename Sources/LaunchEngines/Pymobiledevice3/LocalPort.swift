@@ -8,18 +8,58 @@ import Darwin
 
 /// Loopback TCP ports: a free one for a sidecar to listen on, and whether something listens there now.
 enum LocalPort {
-    /// A port the kernel considers free on 127.0.0.1 now (bound to port 0, then released).
+    /// Where sidecar ports are picked: below the ephemeral ranges (Linux 32768+, macOS 49152+), so that no
+    /// `bind(port 0)` or outgoing connection elsewhere takes the port while the sidecar is still starting.
+    static let sidecarRange: ClosedRange<UInt16> = 20000...29999
+
+    /// A port in `sidecarRange` that is free on 127.0.0.1 now.
     static func free() -> UInt16? {
-        let fd = makeSocket()
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard bind(fd, port: 0) == 0 else { return nil }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        for _ in 0..<200 {
+            let port = UInt16.random(in: sidecarRange)
+            let fd = makeSocket()
+            guard fd >= 0 else { return nil }
+            let bound = bind(fd, port: port)
+            close(fd)
+            if bound == 0 { return port }
         }
-        return named == 0 ? UInt16(bigEndian: address.sin_port) : nil
+        return nil
+    }
+
+    /// Whether process `pid` listens on `port` (Linux: a LISTEN socket in /proc/net/tcp whose inode is one
+    /// of the process's descriptors). `nil` where /proc is not there (then `isListening` has to do).
+    static func isListening(_ port: UInt16, by pid: Int32) -> Bool? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        let hexPort = String(format: "%04X", port)
+        var inodes: Set<String> = []
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, fields[1].hasSuffix(":" + hexPort), fields[3] == "0A" else { continue }
+            inodes.insert(String(fields[9]))
+        }
+        guard !inodes.isEmpty else { return false }
+        // The program itself, or a child of it (a wrapper script that did not `exec`).
+        return ([pid] + children(of: pid)).contains { process in
+            let folder = "/proc/\(process)/fd"
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            return descriptors.contains { descriptor in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + descriptor)
+                else { return false }
+                return target.hasPrefix("socket:[") && inodes.contains(String(target.dropFirst(8).dropLast()))
+            }
+        }
+    }
+
+    /// The processes whose parent is `pid` (from /proc/<pid>/stat's fourth field).
+    private static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let child = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
+        }
     }
 
     /// Whether a listener holds `port` on 127.0.0.1: binding there fails with EADDRINUSE. Asked without

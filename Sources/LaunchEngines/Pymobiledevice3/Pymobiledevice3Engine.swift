@@ -14,6 +14,10 @@ public actor Pymobiledevice3Engine {
         public var startTimeout: Duration
         /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`.
         public var logFolder: URL
+        /// pymobiledevice3's own options, before the command: plain logs (`--no-color`), and `-v` from
+        /// `LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE=1` (its debug log, for a launch that fails unexplained).
+        public var globalArguments: [String] =
+            ["--no-color"] + (ProcessInfo.processInfo.environment["LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE"] == "1" ? ["-v"] : [])
 
         public init(
             executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60),
@@ -46,7 +50,7 @@ public actor Pymobiledevice3Engine {
             sidecars[device.udid] = nil
         }
         let sidecar = try await DebugserverSidecar.start(
-            executable: configuration.executable, udid: device.udid,
+            executable: configuration.executable, globalArguments: configuration.globalArguments, udid: device.udid,
             extraArguments: Self.tunnelArguments(for: device), environment: configuration.environment,
             logURL: configuration.logFolder.appendingPathComponent(device.udid).appendingPathComponent(
                 "pymobiledevice3.log"),
