@@ -8,9 +8,10 @@ import TestSupport
 
 /// A test double for debugserver that records exactly what arrives (working directory, environment,
 /// argv) and answers like a real one. It answers the secure name
-/// (`com.apple.debugserver.DVTSecureSocketProxy`, which MobileDevice asks for first) for the devices a
-/// test enables and refuses it for every other device, which then fall back to the lab's own
-/// debugserver on the plain name — so it can sit in the shared lab without disturbing other tests.
+/// (`com.apple.debugserver.DVTSecureSocketProxy`, which MobileDevice and pymobiledevice3 ask for) for
+/// the devices a test enables, without TLS; every other device gets the lab's own secure debugserver
+/// (with TLS, as before the recorder was registered) — so it can sit in the shared lab without
+/// disturbing other tests.
 final class RecordingDebugserver: Sendable {
     /// What one launch sent, decoded.
     struct Launch: Sendable, Hashable {
@@ -32,7 +33,9 @@ final class RecordingDebugserver: Sendable {
             defer { done = true }
             return !done
         }
-        if needsRegistering { lab.register(Service(recorder: self)) }
+        if needsRegistering {
+            lab.register(Service(recorder: self, fallback: lab.service(named: Service.secureName)))
+        }
         launches.withLock { $0[udid] = Launch() }
     }
 
@@ -50,14 +53,26 @@ final class RecordingDebugserver: Sendable {
     }
 
     private struct Service: EmulatedService {
+        static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
         let recorder: RecordingDebugserver
-        var serviceNames: Set<String> { ["com.apple.debugserver.DVTSecureSocketProxy"] }
+        /// The lab's own service for the secure name, for the devices the recorder is not enabled for.
+        let fallback: (any EmulatedService)?
+        var serviceNames: Set<String> { [Self.secureName] }
 
         func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
-            recorder.isEnabled(device.udid) ? .available : .refused("InvalidService")
+            if recorder.isEnabled(device.udid) { return .available }
+            return fallback?.availability(of: name, on: device) ?? .refused("InvalidService")
+        }
+
+        func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool {
+            recorder.isEnabled(device.udid) ? false : fallback?.usesTLS(name, on: device) ?? false
         }
 
         func accept(_ connection: ServiceConnection) throws {
+            guard recorder.isEnabled(connection.device.udid) else {
+                guard let fallback else { throw ChannelError.ioOnClosedChannel }
+                return try fallback.accept(connection)
+            }
             try connection.addHandlers(Handler(recorder: recorder, udid: connection.device.udid))
         }
     }
