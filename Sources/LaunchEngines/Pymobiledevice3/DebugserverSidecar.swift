@@ -25,7 +25,7 @@ final class DebugserverSidecar: @unchecked Sendable {
             throw EngineError.sidecarExited(udid: udid, status: -1, log: "no free port on 127.0.0.1", logPath: "")
         }
         try? FileManager.default.createDirectory(at: logURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         log.seekToEndOfFile()
         let arguments = globalArguments
