@@ -145,3 +145,59 @@ import Testing
         #endif
     }
 }
+
+/// The routing driver sends a devicectl device's install, uninstall and launch to devicectl, and its
+/// listing to the lockdown driver; a cancelled devicectl launch ends devicectl and the app.
+@Suite(.timeLimit(.minutes(1))) struct DevicectlRoutingTests {
+    /// Fails every call: nothing may reach it but listing.
+    final class ListingOnlyBase: ForwardedDebugserverLaunching, @unchecked Sendable {
+        let devices: [DeviceInfo]
+        init(_ devices: [DeviceInfo]) { self.devices = devices }
+        struct Unexpected: Error {}
+        func listDevices() async throws -> [DeviceInfo] { devices }
+        func deviceEvents() async throws -> AsyncStream<DeviceEvent> { throw Unexpected() }
+        func uninstall(bundleID: String, on udid: String) async throws { throw Unexpected() }
+        func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws { throw Unexpected() }
+        func restart(_ udid: String, timeout: Duration) async throws { throw Unexpected() }
+        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+            throw Unexpected()
+        }
+        func launch(
+            _ request: LaunchRequest, on udid: String, forwardedPort port: UInt16, forwarder: String,
+            observer: any LaunchObserver
+        ) async throws -> LaunchTermination { throw Unexpected() }
+    }
+
+    @Test func aDevicectlDeviceIsInstalledAndLaunchedThroughDevicectl() async throws {
+        let tests = DevicectlDriverTests()
+        let device = EngineFixtures.device(ios: "17.5")
+        let driver = EngineRoutingDriver(
+            base: ListingOnlyBase([device]), selection: .auto,
+            host: EngineHost(isMacOS: true, xcodeVersion: OSVersion(16, 2)), devicectl: tests.driver())
+        #expect(await driver.engineDecision(for: device).engine == .devicectl)
+        try await driver.uninstall(bundleID: "com.example.sample", on: device.udid)
+        try await driver.install(EngineFixtures.app, on: device.udid, timeout: .seconds(10))
+        let termination = try await driver.launch(
+            LaunchRequest(bundleID: "com.example.sample"), on: device.udid, observer: RecordingObserver())
+        #expect(termination == .exited(status: 0))
+        #expect(try tests.calls().map { Array($0.prefix(3)) } == [
+            ["devicectl", "device", "uninstall"], ["devicectl", "device", "install"], ["devicectl", "device", "process"],
+        ])
+    }
+
+    @Test func aCancelledLaunchStopsDevicectlAndTerminatesTheApp() async throws {
+        let tests = DevicectlDriverTests()
+        let devicectl = tests.driver(scenario: "hang")
+        try await devicectl.install(EngineFixtures.app, on: tests.udid, timeout: .seconds(10))
+        let observer = RecordingObserver()
+        let launch = Task {
+            try await devicectl.launch(LaunchRequest(bundleID: "com.example.sample"), on: tests.udid, observer: observer)
+        }
+        while !observer.text.contains("mark=main") { try await Task.sleep(for: .milliseconds(20)) }
+        launch.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await launch.value }
+        #expect(try tests.calls().contains {
+            $0 == ["devicectl", "device", "process", "terminate", "--device", tests.udid, "--pid", "4242"]
+        })
+    }
+}
