@@ -61,6 +61,48 @@ import TestSupport
         }
     }
 
+    @Test func anotherDeviceRebootingDuringRunWithDeviceDoesNotStopIt() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let (measured, rebooting) = (lab.devices[0], lab.devices[1])
+            let app = try E.makeApp("Reboots", profile: E.profile())
+            let output = E.temporaryFolder("reboots").appendingPathComponent("results")
+            let reboots = Task {
+                for _ in 0..<2000 where !Task.isCancelled {
+                    try? lab.detach(udid: rebooting.udid)
+                    try? await Task.sleep(for: .milliseconds(5))
+                    rebooting.isStartingUp = true
+                    try? lab.attach(udid: rebooting.udid)
+                    try? await Task.sleep(for: .milliseconds(5))
+                    rebooting.isStartingUp = false
+                }
+            }
+            defer { reboots.cancel() }
+            let child = try start(
+                ["run", app.url.path, "--device", measured.udid, "--iterations", "3", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            reboots.cancel()
+            #expect(status == 0, "stderr: \(child.standardError)")
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 6 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
+            #expect(!child.standardError.contains(rebooting.udid))
+        }
+    }
+
+    @Test func anUnreadableDeviceIsSkippedWithAWarningAndTheOthersAreMeasured() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let (measured, starting) = (lab.devices[0], lab.devices[1])
+            starting.isStartingUp = true
+            let app = try E.makeApp("Starting", profile: E.profile())
+            let output = E.temporaryFolder("starting").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--iterations", "2", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 3, "a device was not measured; stderr: \(child.standardError)")
+            #expect(child.standardError.contains("skipped: Device \(starting.udid)"))
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 4 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
+        }
+    }
+
     @Test func anUnknownDeviceIsAnErrorListingTheAttachedOnes() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let app = try E.makeApp("Unknown", profile: E.profile())

@@ -15,7 +15,9 @@ struct Devices: AsyncParsableCommand {
 
     func run() async throws {
         connection.apply()
-        let devices = try await MobileDeviceDriver().listDevices()
+        let listing = try await MobileDeviceDriver().listDevices(reading: nil)
+        let devices = listing.devices
+        for device in listing.unreadable { Terminal.note(device.message) }
         if json, devices.isEmpty {
             print("[]")
         } else if json {
@@ -31,7 +33,7 @@ struct Devices: AsyncParsableCommand {
             }
             print(table.render())
         }
-        if devices.isEmpty {
+        if listing.attached.isEmpty {
             Terminal.note(
                 "No devices attached. Connect an iPhone by USB, unlock it and tap Trust; or point --usbmuxd at an "
                     + "emulated lab (`launchbench emulator`).")

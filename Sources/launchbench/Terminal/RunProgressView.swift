@@ -35,6 +35,8 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
             printAbove("note: \(text)")
         case .deviceSkipped(_, let text):
             printAbove(paint("skipped: \(text)", "33"))
+        case .deviceUnreadable(let device):
+            printAbove(paint("skipped: \(device.message)", "33"))
         case .deviceStarted(let device, let iterations):
             var line = self.line(for: device)
             line.iterations = iterations
