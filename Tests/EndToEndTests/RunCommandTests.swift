@@ -61,6 +61,50 @@ import TestSupport
         }
     }
 
+    /// The release smoke of a 3-device run: each device's model gives its launches a dylib-loading time of
+    /// its own, so a launch recorded under the wrong device shows (as a release miscompile once did).
+    @Test func aThreeDeviceRunAttributesEveryLaunchToItsDevice() async throws {
+        let models = ["iPhone8,1": 300.0, "iPhone10,3": 200.0, "iPhone12,1": 100.0]
+        let specs = models.keys.sorted().enumerated().map { index, model in
+            EmulatedDeviceSpec.numbered(index + 1, productType: model, osVersion: "12.5.7")
+        }
+        try await PrivateLab.with(devices: specs) { lab in
+            var profile = E.profile()
+            let base = try #require(profile.models?["default"])
+            for (model, dylibMs) in models {
+                var timings = base
+                timings.cold?.dylibLoadingMs = dylibMs
+                timings.warm?.dylibLoadingMs = dylibMs / 2
+                profile.models?[model] = timings
+            }
+            let app = try E.makeApp("Three", profile: profile)
+            let output = E.temporaryFolder("three").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--iterations", "3", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "stderr: \(child.standardError)")
+
+            let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+            #expect(Set(manifest.devices.map(\.udid)) == Set(specs.map(\.udid)))
+            #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured, .measured])
+            #expect(manifest.deviceOutcomes?.map(\.udid) == manifest.devices.map(\.udid))
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 3 * 3 * 2)
+            for device in lab.devices {
+                let mine = samples.filter { $0.deviceUDID == device.udid }
+                let launched = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
+                #expect(mine.count == 6 && launched.count == 6, "\(device.udid)")
+                let expected = try #require(models[device.spec.productType])
+                for sample in mine {
+                    #expect(sample.productType == device.spec.productType)
+                    #expect(sample.logPath?.hasPrefix("logs/\(device.udid)/") == true)
+                    let dylib = try #require(sample[.dylibLoadingMs])
+                    let planned = sample.kind == .cold ? expected : expected / 2
+                    #expect(abs(dylib - planned) <= planned * 0.2, "\(device.udid) \(sample.kind): \(dylib) vs \(planned)")
+                }
+            }
+        }
+    }
+
     @Test func anotherDeviceRebootingDuringRunWithDeviceDoesNotStopIt() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
             let (measured, rebooting) = (lab.devices[0], lab.devices[1])
