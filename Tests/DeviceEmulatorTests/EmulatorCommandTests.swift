@@ -3,7 +3,10 @@ import TestSupport
 import Testing
 
 /// `launchbench emulator` as a user runs it: a foreground process, stopped with Ctrl-C.
-@Suite(.enabled(if: BuiltProducts.launchbench != nil, "launchbench is not built: run swift build"))
+@Suite(
+    .enabled(if: BuiltProducts.launchbench != nil, "launchbench is not built: run swift build"),
+    .timeLimit(.minutes(5))
+)
 struct EmulatorCommandTests {
     @Test(.enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"))
     func runsUntilInterruptedAndRemovesItsSocket() async throws {

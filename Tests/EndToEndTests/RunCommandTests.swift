@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
-@Suite struct RunCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
     typealias E = EndToEnd
 
     private func launchbench() throws -> String {
@@ -172,7 +172,7 @@ import TestSupport
 }
 
 /// `launchbench demo` as a newcomer runs it.
-@Suite struct DemoCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
     @Test(arguments: [false, true])
     func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
         let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")

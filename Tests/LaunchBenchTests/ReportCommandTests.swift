@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
-@Suite struct ReportCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ReportCommandTests {
     struct Result {
         var status: Int32
         var stdout: Data

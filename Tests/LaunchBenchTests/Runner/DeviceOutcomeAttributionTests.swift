@@ -6,7 +6,7 @@ import Testing
 /// index back as 0 or garbage when they returned `(Int, Result<_, any Error>)` from a `do`/`catch`
 /// (release builds trapped in `outcomes[index]`; debug builds were right). `Scripts/test` runs this
 /// suite in the release configuration too, so the shape cannot come back unnoticed.
-@Suite struct DeviceOutcomeAttributionTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceOutcomeAttributionTests {
     typealias F = RunnerFixtures
 
     @Test func everyDeviceOutcomeAndSampleLandsOnItsOwnDevice() async throws {

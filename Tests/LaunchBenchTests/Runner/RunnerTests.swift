@@ -1,8 +1,9 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
-@Suite struct RunnerTests {
+@Suite(.timeLimit(.minutes(5))) struct RunnerTests {
     typealias F = RunnerFixtures
 
     private func run(
@@ -216,7 +217,7 @@ import Testing
             try await BenchmarkRunner(driver: driver, reporter: reporter).run(
                 F.plan(iterations: 5, warm: 1, timeout: .seconds(600)), output: folder, workingDirectory: folder)
         }
-        while driver.launchRequests(on: device.udid).count < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the third launch starts") { driver.launchRequests(on: device.udid).count >= 3 }
         task.cancel()
         let result = try await task.value
         #expect(result.interrupted)
