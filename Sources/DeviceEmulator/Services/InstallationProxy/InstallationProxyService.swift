@@ -25,6 +25,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
     private var pending: [[String: Any]] = []
     private var busy = false
     private var timer: Scheduled<Void>?
+    private var activity: ActivityTimer?
 
     init(engine: InstallationProxyEngine, lab: EmulatedLab) {
         self.engine = engine
@@ -42,6 +43,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
+        activity?.finish(in: engine.state)
         pending.removeAll()
         context.fireChannelInactive()
     }
@@ -53,11 +55,16 @@ final class InstallationProxyHandler: ChannelInboundHandler {
     private func runNext(context: ChannelHandlerContext) {
         guard !busy, !pending.isEmpty else { return }
         busy = true
-        send(engine.handle(pending.removeFirst())[...], context: context)
+        let request = pending.removeFirst()
+        activity = ActivityTimer(
+            kind: .installer, name: request["Command"] as? String ?? "?", bundleID: Self.bundleID(of: request))
+        send(engine.handle(request)[...], context: context)
     }
 
     private func send(_ steps: ArraySlice<InstallationProxyEngine.Step>, context: ChannelHandlerContext) {
         guard let step = steps.first else {
+            activity?.finish(in: engine.state)
+            activity = nil
             busy = false
             runNext(context: context)
             return
@@ -72,5 +79,12 @@ final class InstallationProxyHandler: ChannelInboundHandler {
             context.writeAndFlush(handler.wrapOutboundOut(.plistFrame(step.message)), promise: nil)
             handler.send(rest, context: context)
         }
+    }
+
+    /// The app a request is about, for the activity history.
+    private static func bundleID(of request: [String: Any]) -> String? {
+        let options = request["ClientOptions"] as? [String: Any]
+        return request["ApplicationIdentifier"] as? String ?? options?["CFBundleIdentifier"] as? String
+            ?? (options?["BundleIDs"] as? [String])?.first
     }
 }
