@@ -34,7 +34,8 @@ public struct DeviceActivity: Sendable, Hashable, Codable {
 final class ActivityTimer {
     private let kind: DeviceActivity.Kind
     private let name: String
-    private let bundleID: String?
+    /// Known at the start for most commands; an install learns it from the package.
+    var bundleID: String?
     private let startedAt = Date()
     private let start = ContinuousClock.now
     private var recorded = false

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the wall time of one launch went, as the harness saw it (ms). The cold launch of a reinstall
 /// iteration carries the reinstall's steps; every launch carries its own `launchMs`. The steps of a
 /// reinstall may overlap (the upload runs while the device uninstalls), so they need not add up to
@@ -39,6 +41,19 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
             parts.append("reinstall \(ms(reinstallMs))" + (steps.isEmpty ? "" : " (\(steps.joined(separator: ", ")))"))
         }
         if let launchMs { parts.append("launch \(ms(launchMs))") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    /// For live progress lines, the last iteration: `reinstall 0.81 s, cold 0.27 s, warm 0.17 s`.
+    /// - Parameters:
+    ///   - cold: the cold launch's timings (its reinstall and its launch).
+    ///   - warm: the warm launch's timings when it belongs to the same iteration, else `nil`.
+    public static func iterationSummary(cold: PhaseTimings?, warm: PhaseTimings?) -> String? {
+        func seconds(_ ms: Double) -> String { String(format: "%.2f s", ms / 1000) }
+        var parts: [String] = []
+        if let reinstall = cold?.reinstallMs { parts.append("reinstall \(seconds(reinstall))") }
+        if let launch = cold?.launchMs { parts.append("cold \(seconds(launch))") }
+        if let launch = warm?.launchMs { parts.append("warm \(seconds(launch))") }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 

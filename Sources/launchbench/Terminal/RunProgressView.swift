@@ -144,12 +144,8 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
 
     /// Where the last iteration's time went: `reinstall 0.81 s, cold 0.27 s, warm 0.17 s`.
     static func stepTimes(cold: Sample?, warm: Sample?) -> String? {
-        func seconds(_ ms: Double) -> String { String(format: "%.2f s", ms / 1000) }
-        var parts: [String] = []
-        if let reinstall = cold?.phases.reinstallMs { parts.append("reinstall \(seconds(reinstall))") }
-        if let launch = cold?.phases.launchMs { parts.append("cold \(seconds(launch))") }
-        if let launch = warm?.phases.launchMs, warm?.iteration == cold?.iteration { parts.append("warm \(seconds(launch))") }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        PhaseTimings.iterationSummary(
+            cold: cold?.phases, warm: warm.flatMap { $0.iteration == cold?.iteration ? $0.phases : nil })
     }
 
     static func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }

@@ -43,7 +43,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
-        activity?.finish(in: engine.state)
+        finishActivity()
         pending.removeAll()
         context.fireChannelInactive()
     }
@@ -63,8 +63,6 @@ final class InstallationProxyHandler: ChannelInboundHandler {
 
     private func send(_ steps: ArraySlice<InstallationProxyEngine.Step>, context: ChannelHandlerContext) {
         guard let step = steps.first else {
-            activity?.finish(in: engine.state)
-            activity = nil
             busy = false
             runNext(context: context)
             return
@@ -76,9 +74,18 @@ final class InstallationProxyHandler: ChannelInboundHandler {
             let (handler, context, step, rest) = loopBound.value
             guard context.channel.isActive else { return }
             step.effect?()
+            // Recorded before the last reply goes out: a client that reads the history once it sees the
+            // reply finds the command there.
+            if rest.isEmpty { handler.finishActivity(bundleID: step.bundleID) }
             context.writeAndFlush(handler.wrapOutboundOut(.plistFrame(step.message)), promise: nil)
             handler.send(rest, context: context)
         }
+    }
+
+    private func finishActivity(bundleID: String? = nil) {
+        if let bundleID { activity?.bundleID = bundleID }
+        activity?.finish(in: engine.state)
+        activity = nil
     }
 
     /// The app a request is about, for the activity history.
