@@ -32,6 +32,7 @@ extension DeviceSession {
                 try uninstaller.startUninstall(bundleID: app.bundleID, progress: progress)
                 removal = progress
             }
+            let lookedUp = clock.now
             let waitForRemoval = { [self] in
                 guard let removal else { return }
                 try wait(
@@ -50,7 +51,8 @@ extension DeviceSession {
             }
             let upload = clock.now - uploadStart
             try waitForRemoval()
-            let uninstall = (removal?.finishedAt ?? clock.now) - uninstallStart
+            // Nothing to remove: the lookup was the whole step.
+            let uninstall = (removal == nil ? lookedUp : removal?.finishedAt ?? clock.now) - uninstallStart
 
             let installStart = clock.now
             let progress = InstallProgress()
