@@ -41,12 +41,13 @@ extension DeviceSession {
             }
 
             let uploadStart = clock.now
-            let installDeadline = uploadStart + installTimeout
             let staged: (packagePath: String, options: PropertyListValue)
             do {
                 staged = try AppUploader(afc: afc, cancellation: cancellation).upload(app)
             } catch {
-                try? waitForRemoval()  // the uninstaller is freed only once installd answered
+                // Let installd finish the uninstall (or the wait end by timeout, detach or Ctrl-C) before
+                // the clients go: freeing one abandons its command half way (PROTOCOLS §5.4).
+                try? waitForRemoval()
                 throw error
             }
             let upload = clock.now - uploadStart
@@ -55,6 +56,8 @@ extension DeviceSession {
             let uninstall = (removal == nil ? lookedUp : removal?.finishedAt ?? clock.now) - uninstallStart
 
             let installStart = clock.now
+            // The upload ran in the uninstall's shadow: the install gets its whole timeout from here.
+            let installDeadline = installStart + installTimeout
             let progress = InstallProgress()
             try installer.startInstall(packagePath: staged.packagePath, options: staged.options, progress: progress)
             try wait(
