@@ -44,14 +44,18 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
-    /// For live progress lines, the last iteration: `reinstall 0.81 s, cold 0.27 s, warm 0.17 s`.
+    /// For live progress lines, the last iteration: `reinstall 0.81 s (upload 0.01 s), cold 0.27 s, warm 0.17 s`.
     /// - Parameters:
     ///   - cold: the cold launch's timings (its reinstall and its launch).
     ///   - warm: the warm launch's timings when it belongs to the same iteration, else `nil`.
     public static func iterationSummary(cold: PhaseTimings?, warm: PhaseTimings?) -> String? {
         func seconds(_ ms: Double) -> String { String(format: "%.2f s", ms / 1000) }
         var parts: [String] = []
-        if let reinstall = cold?.reinstallMs { parts.append("reinstall \(seconds(reinstall))") }
+        if let reinstall = cold?.reinstallMs {
+            // The upload is the step a user can change (app size, cable): name it.
+            let upload = cold?.uploadMs.map { " (upload \(seconds($0)))" } ?? ""
+            parts.append("reinstall \(seconds(reinstall))\(upload)")
+        }
         if let launch = cold?.launchMs { parts.append("cold \(seconds(launch))") }
         if let launch = warm?.launchMs { parts.append("warm \(seconds(launch))") }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")

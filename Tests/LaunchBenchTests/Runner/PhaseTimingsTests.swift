@@ -72,7 +72,10 @@ import Testing
         #expect(PhaseTimings().summary == nil)
         #expect(
             PhaseTimings.iterationSummary(cold: cold, warm: PhaseTimings(launchMs: 165))
-                == "reinstall 0.81 s, cold 0.27 s, warm 0.17 s")
+                == "reinstall 0.81 s (upload 0.01 s), cold 0.27 s, warm 0.17 s")
+        #expect(
+            PhaseTimings.iterationSummary(cold: PhaseTimings(reinstallMs: 1500, launchMs: 300), warm: nil)
+                == "reinstall 1.50 s, cold 0.30 s")
         #expect(PhaseTimings.iterationSummary(cold: nil, warm: nil) == nil)
     }
 }
