@@ -57,7 +57,9 @@ struct EmulatorCommandTests {
         #expect(try await child.waitForExit(timeout: .seconds(60)) == 0, "stderr: \(child.standardError)")
 
         let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
-        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let objects = try lines.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         let install = try #require(objects.first { $0["name"] as? String == "Install" })
         #expect(install["udid"] as? String == device)
         #expect(install["kind"] as? String == "installer")

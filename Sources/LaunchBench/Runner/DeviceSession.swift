@@ -73,7 +73,8 @@ struct DeviceSession: Sendable {
                 let kind: LaunchKind = launchIndex == 0 ? .cold : .warm
                 guard
                     case .recorded(let sample) = try await launch(
-                        iteration: iteration, kind: kind, index: launchIndex, phases: launchIndex == 0 ? phases : PhaseTimings())
+                        iteration: iteration, kind: kind, index: launchIndex,
+                        phases: launchIndex == 0 ? phases : PhaseTimings())
                 else { return finish(.interrupted) }
                 samples.append(sample)
                 switch sample.status {
@@ -112,7 +113,8 @@ struct DeviceSession: Sendable {
     /// device was lost, or `nil` when cancelled. Failures are recorded like the main app's.
     private func referenceIteration(_ iteration: Int) async throws -> Bool? {
         var phases = PhaseTimings()
-        let prepared = plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration, phases: &phases)
+        let prepared =
+            plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration, phases: &phases)
         switch prepared {
         case .cancelled: return nil
         case .recorded(let failure)?: return failure.status == .deviceLost

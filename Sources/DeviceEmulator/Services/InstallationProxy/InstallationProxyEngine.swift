@@ -76,7 +76,11 @@ struct InstallationProxyEngine {
         }
         let state = self.state
         return statusSteps(upTo: 90, stepMs: stepMs)
-            + [Step(delayMs: stepMs, message: ["Status": "Complete"], effect: { state.install(app) }, bundleID: app.bundleID)]
+            + [
+                Step(
+                    delayMs: stepMs, message: ["Status": "Complete"], effect: { state.install(app) },
+                    bundleID: app.bundleID)
+            ]
     }
 
     private func failure(for app: InstalledApp, installNumber: Int) -> Step? {
