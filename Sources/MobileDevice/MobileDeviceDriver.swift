@@ -56,6 +56,16 @@ public final class MobileDeviceDriver: DeviceDriver {
         try await cancellable { flag in try await session.install(app, timeout: timeout, cancellation: flag) }
     }
 
+    /// Uninstall and install on one lockdown session; the upload runs while the device uninstalls, the
+    /// install starts once the app is gone (see `DeviceSession.reinstall`).
+    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+        let session = session(for: udid)
+        return try await cancellable { flag in
+            try await session.reinstall(
+                app, uninstallTimeout: Self.uninstallTimeout, installTimeout: timeout, cancellation: flag)
+        }
+    }
+
     public func launch(
         _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
     ) async throws -> LaunchTermination {

@@ -33,6 +33,8 @@ public struct Sample: Sendable, Hashable, Codable {
     public var signal: Int?
     /// The raw log, relative to the results folder (`logs/UDID/0001-cold.log`).
     public var logPath: String?
+    /// How long the harness spent on each step of this launch (`phases` in samples.jsonl; not in the CSV).
+    public var phases: PhaseTimings = PhaseTimings()
 
     public init(
         runID: String, deviceUDID: String, deviceName: String, productType: String, osVersion: String,
@@ -69,7 +71,7 @@ public struct Sample: Sendable, Hashable, Codable {
         case productType = "product_type", osVersion = "os_version", appBundleID = "app_bundle_id"
         case appVersion = "app_version", iteration, kind = "launch_kind", launchIndex = "launch_index"
         case status, startedAt = "started_at", bundleImages = "bundle_images", warnings, message
-        case exitStatus = "exit_status", signal, logPath = "log_path"
+        case exitStatus = "exit_status", signal, logPath = "log_path", phases
     }
 
     private struct MetricKey: CodingKey {
@@ -99,6 +101,7 @@ public struct Sample: Sendable, Hashable, Codable {
         exitStatus = try c.decodeIfPresent(Int.self, forKey: .exitStatus)
         signal = try c.decodeIfPresent(Int.self, forKey: .signal)
         logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
+        phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         let m = try decoder.container(keyedBy: MetricKey.self)
         var metrics: [Metric: Double] = [:]
         for metric in Metric.allCases {
@@ -129,6 +132,7 @@ public struct Sample: Sendable, Hashable, Codable {
         try c.encodeIfPresent(exitStatus, forKey: .exitStatus)
         try c.encodeIfPresent(signal, forKey: .signal)
         try c.encodeIfPresent(logPath, forKey: .logPath)
+        if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

@@ -41,6 +41,8 @@ final class DebugServerHandler: ChannelInboundHandler {
     private var launchedApp: InstalledApp?
     private var timers: [Scheduled<Void>] = []
     private var closeTimer: Scheduled<Void>?
+    /// The running process's busy time, recorded when it exits, is killed or loses its connection.
+    private var activity: ActivityTimer?
     /// The latest write: closing waits for it, so the exit packet is never dropped by the close.
     private var lastWrite: EventLoopFuture<Void>?
 
@@ -62,6 +64,7 @@ final class DebugServerHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         perform(session.connectionClosed(), context: context)
+        endActivity()
         closeTimer?.cancel()
         context.fireChannelInactive()
     }
@@ -98,8 +101,10 @@ final class DebugServerHandler: ChannelInboundHandler {
                 startProcess(context: context)
             case .kill, .detach:
                 stopTimers()
+                endActivity()
             case .close:
                 stopTimers()
+                endActivity()
                 let channel = context.channel
                 if let lastWrite {
                     lastWrite.whenComplete { _ in channel.close(promise: nil) }
@@ -119,6 +124,7 @@ final class DebugServerHandler: ChannelInboundHandler {
         guard let app = launchedApp, let version = device.osVersion else { return }
         let services = device.services
         let (number, kind) = services.beginLaunch(app.bundleID)
+        activity = ActivityTimer(kind: .launch, name: kind.rawValue, bundleID: app.bundleID)
         services.recordLaunch(
             EmulatedLaunch(
                 bundleID: app.bundleID, number: number, kind: kind, arguments: session.request.arguments,
@@ -149,9 +155,15 @@ final class DebugServerHandler: ChannelInboundHandler {
             let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: plan.endsAtMs).nanoseconds)
             timers.append(context.eventLoop.scheduleTask(in: delay) {
                 let (handler, context) = bound.value
+                handler.endActivity()
                 handler.perform(handler.session.processEnded(end), context: context)
             })
         }
+    }
+
+    private func endActivity() {
+        activity?.finish(in: device.services)
+        activity = nil
     }
 
     private func stopTimers() {
