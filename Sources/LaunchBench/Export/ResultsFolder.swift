@@ -14,6 +14,7 @@ public struct ResultsFolder: Sendable {
         public static let samples = "samples.jsonl"
         public static let samplesCSV = "samples.csv"
         public static let summaryCSV = "summary.csv"
+        public static let imagesCSV = "images.csv"
         public static let summaryJSON = "summary.json"
         public static let reportHTML = "report.html"
     }
