@@ -47,6 +47,10 @@ public struct LaunchCauses: Sendable, Hashable {
     /// The slowest initializers by median, at most `limit`, with how many launches listed each.
     public func initializerLine(limit: Int = 5) -> String {
         guard images.launchesWithInitializerList > 0 else {
+            if images.launchesWithInitializerPhase > 0 {
+                return "Initializers by image: not kept in these samples (written by an older launchbench); "
+                    + "the launches' logs hold dyld's list."
+            }
             return "Initializers by image: dyld printed no initializer list (iOS 15+, or no dyld statistics)."
         }
         let top = images.initializers.prefix(limit)

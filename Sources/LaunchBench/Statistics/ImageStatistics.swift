@@ -26,6 +26,9 @@ public struct ImageStatistics: Sendable, Hashable {
     public var launches: Int
     /// Of those, launches for which dyld printed an initializer list (statistics on, iOS ≤ 14).
     public var launchesWithInitializerList: Int
+    /// Of those, launches with dyld's initializer phase measured: more than with a list means the samples
+    /// predate the list being kept (an older launchbench wrote them), not that dyld printed none.
+    public var launchesWithInitializerPhase: Int
     /// Of those, launches whose library list was captured (`DYLD_PRINT_LIBRARIES`, any bundle image).
     public var launchesWithLibraries: Int
     /// Bundle images first by initializer time (longest median first), then the rest by name.
@@ -36,6 +39,7 @@ public struct ImageStatistics: Sendable, Hashable {
         let measured = samples.filter { !$0.status.isFailure }
         launches = measured.count
         launchesWithInitializerList = measured.filter { $0.initializers != nil }.count
+        launchesWithInitializerPhase = measured.filter { $0[.initializerMs] != nil }.count
         launchesWithLibraries = measured.filter { !$0.bundleImages.isEmpty }.count
 
         var loaded: [String: Int] = [:]
