@@ -46,6 +46,8 @@ public struct GateExplanation: Sendable, Hashable {
     static let imageLimit = 3
     /// Initializer changes smaller than this are launch-to-launch noise, not a cause worth naming.
     static let minimumImageChangeMs = 1.0
+    /// … and so are changes under 10 % of the image's baseline time.
+    static let minimumImageChangeFraction = 0.1
 
     /// - Parameters:
     ///   - baseline, current: one device's launches of one kind on each side (failed ones are skipped).
@@ -90,7 +92,7 @@ public struct GateExplanation: Sendable, Hashable {
         }
         let moved = after.images.compactMap { image -> ImageChange? in
             guard let old = beforeByName[image.image], let b = old.medianInitializerMs, let c = image.medianInitializerMs,
-                abs(c - b) >= Self.minimumImageChangeMs
+                abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
             else { return nil }
             return ImageChange(
                 image: image.image, inBundle: image.inBundle || old.inBundle, change: .changed, baselineMedianMs: b,
@@ -106,6 +108,8 @@ public struct GateExplanation: Sendable, Hashable {
         ("rebase/binding", { $0[.rebaseBindingMs] }),
         ("ObjC setup", { $0[.objcSetupMs] }),
         ("initializers", { $0[.initializerMs] }),
+        // Without dyld's phases (iOS 15+) the whole start → main stretch is one phase, from the markers.
+        (PhaseBreakdown.wholePreMain, { s in s[.totalPremainMs] == nil ? s[.mainMs] : nil }),
         (
             "main → didFinishLaunching",
             { s in s[.didFinishLaunchingMs].flatMap { end in s[.mainMs].map { end - $0 } } }

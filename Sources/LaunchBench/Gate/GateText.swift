@@ -58,11 +58,12 @@ enum GateText {
             return "\(phase.phase): \(GateExplanation.signedMs(phase.shift.shift))\(interval) (n=\(phase.baselineN)/\(phase.currentN))"
         }
         lines += explanation.images.map { change in
-            let sides = "baseline \(ms(change.baselineMedianMs)) ms → current \(ms(change.currentMedianMs)) ms"
-            return "\(GateExplanation.describe(change)) (initializer median \(sides))"
+            guard change.change == .changed else { return GateExplanation.describe(change) }
+            let sides = "median \(ms(change.baselineMedianMs)) → \(ms(change.currentMedianMs)) ms"
+            return "\(GateExplanation.describe(change)) (\(sides))"
         }
-        if !explanation.images.isEmpty {
-            lines.append("Initializer medians are over the launches whose dyld list named the image ('–' = never listed).")
+        if explanation.images.contains(where: { $0.change == .changed }) {
+            lines.append("Initializer medians are over the launches whose dyld list named the image.")
         }
         return lines
     }
