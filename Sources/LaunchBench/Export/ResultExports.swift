@@ -27,7 +27,7 @@ public enum ResultExports {
         return try writeAll(folder)
     }
 
-    /// Writes the four exports of an already loaded folder into `folder.url`.
+    /// Writes the exports of an already loaded folder into `folder.url`.
     @discardableResult
     public static func writeAll(_ folder: ResultsFolder) throws -> Outcome {
         let summary = folder.summary
