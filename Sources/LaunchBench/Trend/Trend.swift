@@ -60,7 +60,16 @@ public struct Trend: Sendable {
     ///   - paths: results folders, in any order.
     ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
     ///     metric measured anywhere).
-    public init(paths: [String], settings: GateSettings = GateSettings()) {
+    /// How the folders are put in order.
+    public enum Order: String, Sendable, CaseIterable {
+        /// By the run's start time (`run.json`, else the first launch).
+        case time
+        /// By the app's build (`run.json`'s `CFBundleVersion`, else the launches' app version), compared
+        /// numerically part by part (`9` < `10` < `10.1`); runs of the same build by time.
+        case build
+    }
+
+    public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
         var loaded: [(path: String, folder: ResultsFolder, start: Date?)] = []
         var skipped: [Skipped] = []
         for path in paths {
@@ -75,8 +84,12 @@ public struct Trend: Sendable {
                 skipped.append(Skipped(path: path, reason: (error as? any LocalizedError)?.errorDescription ?? "\(error)"))
             }
         }
-        // Stable: equal or unknown start times keep the order given.
+        // Stable: equal or unknown keys keep the order given.
         let ordered = loaded.enumerated().sorted { a, b in
+            if order == .build {
+                let c = Self.compareBuilds(Self.build(of: a.element.folder), Self.build(of: b.element.folder))
+                if c != 0 { return c < 0 }
+            }
             switch (a.element.start, b.element.start) {
             case let (x?, y?) where x != y: return x < y
             default: return a.offset < b.offset
@@ -139,6 +152,29 @@ public struct Trend: Sendable {
             }
         }
         series = order.compactMap { byKey[$0] }
+    }
+
+    /// The build a folder measured: run.json's app build, else the launches' `1.2 (34)` app version.
+    static func build(of folder: ResultsFolder) -> String {
+        if let build = folder.manifest?.app?.build { return build }
+        let version = folder.samples.first?.appVersion ?? ""
+        // `1.2 (34)`: the build is in the parentheses.
+        if let open = version.lastIndex(of: "("), let close = version.lastIndex(of: ")"), open < close {
+            return String(version[version.index(after: open)..<close])
+        }
+        return version
+    }
+
+    /// Negative, 0 or positive as build `a` sorts before, with or after `b` (numeric parts, then text).
+    static func compareBuilds(_ a: String, _ b: String) -> Int {
+        let x = a.split(whereSeparator: { !$0.isNumber }).map { Int($0) ?? 0 }
+        let y = b.split(whereSeparator: { !$0.isNumber }).map { Int($0) ?? 0 }
+        for i in 0..<max(x.count, y.count) {
+            let l = i < x.count ? x[i] : -1
+            let r = i < y.count ? y[i] : -1
+            if l != r { return l < r ? -1 : 1 }
+        }
+        return a == b ? 0 : (a < b ? -1 : 1)
     }
 
     /// The series worth a chart: the metrics that say how long a launch took (total pre-main, first

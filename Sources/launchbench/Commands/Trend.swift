@@ -8,7 +8,8 @@ struct TrendCommand: AsyncParsableCommand {
         commandName: "trend",
         abstract: "Show launch times across many results folders, marking the steps the gate calls real.",
         discussion: """
-            One point per results folder, in the order the runs started (run.json, else the first launch), \
+            One point per results folder, in the order the runs started (run.json, else the first launch; \
+            --order build: by the app's build number), \
             per device x launch kind x metric: the median with its 95 % interval and n. Devices are matched as \
             `compare` matches them (same UDID, else same model and iOS version). A point is a step when the \
             gate's test (Mann-Whitney U at 0.05, Hodges-Lehmann shift past --threshold) calls the change from \
@@ -28,6 +29,9 @@ struct TrendCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"), completion: .file())
     var output: String?
 
+    @Option(help: "Order of the runs: time (when each run started) or build (the app's build number).")
+    var order: Trend.Order = .time
+
     @Option(help: ArgumentHelp("Relative change of the median that counts as a step, in percent.", valueName: "pct"))
     var threshold: Double = 5
 
@@ -41,7 +45,7 @@ struct TrendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let trend = Trend(
-            paths: directories,
+            paths: directories, order: order,
             settings: GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:))))
         for skipped in trend.skipped { Terminal.note("trend: skipped \(skipped.path): \(skipped.reason)") }
         guard !trend.runs.isEmpty else {
@@ -60,3 +64,4 @@ struct TrendCommand: AsyncParsableCommand {
 }
 
 extension TrendReport.Format: ExpressibleByArgument {}
+extension Trend.Order: ExpressibleByArgument {}

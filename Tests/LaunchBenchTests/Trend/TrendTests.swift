@@ -77,6 +77,29 @@ import Testing
         }
     }
 
+    @Test func byBuildTheAppsBuildNumberOrdersTheRuns() throws {
+        #expect(Trend.compareBuilds("9", "10") < 0 && Trend.compareBuilds("10", "10.1") < 0)
+        #expect(Trend.compareBuilds("b2", "b10") < 0 && Trend.compareBuilds("35", "35") == 0)
+        let (byTime, root) = try Self.make()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The folders' app versions are `1.0 (b1)` … `1.0 (b5)`; reorder by giving later builds earlier days.
+        let paths = byTime.runs.map(\.path)
+        var folders = try paths.map { try ResultsFolder.load(URL(fileURLWithPath: $0)) }
+        for index in folders.indices {
+            folders[index].samples = folders[index].samples.map { sample in
+                var s = sample
+                s.startedAt = Date(timeIntervalSince1970: Double(100 - index) * 86_400)
+                return s
+            }
+            let lines = try folders[index].samples.map { String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self) }
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: folders[index].url.appendingPathComponent("samples.jsonl"))
+        }
+        let byBuild = Trend(paths: paths.reversed(), order: .build)
+        #expect(byBuild.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b1", "b2", "b3", "b4", "b5"])
+        let reversedTime = Trend(paths: paths, order: .time)
+        #expect(reversedTime.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b5", "b4", "b3", "b2", "b1"])
+    }
+
     @Test func outputsMarkTheStepAndEscapeNames() throws {
         let (trend, root) = try Self.make()
         defer { try? FileManager.default.removeItem(at: root) }
