@@ -23,8 +23,8 @@ public struct ProfileChange: Codable, Sendable, Hashable {
     public var initializers: [InitializerFigure]?
 
     public init(
-        fromLaunch: Int? = nil, fromBuild: String? = nil, addBundleImages: [String]? = nil, dylibLoadingMs: Double? = nil,
-        rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil, initializers: [InitializerFigure]? = nil
+        fromLaunch: Int? = nil, fromBuild: String? = nil, addBundleImages: [String]? = nil,
+        dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil, initializers: [InitializerFigure]? = nil
     ) {
         self.fromLaunch = fromLaunch
         self.fromBuild = fromBuild
@@ -74,11 +74,15 @@ public struct ProfileChange: Codable, Sendable, Hashable {
 
     func validate(index: Int) throws {
         let name = "\(AppProfile.fileName): changes[\(index)]"
-        if let fromLaunch, fromLaunch < 1 { throw AppProfileError("\(name).fromLaunch is \(fromLaunch); launches count from 1") }
-        if fromLaunch == nil && fromBuild == nil {
-            throw AppProfileError("\(name) needs fromLaunch or fromBuild (from which launch or build the change applies)")
+        if let fromLaunch, fromLaunch < 1 {
+            throw AppProfileError("\(name).fromLaunch is \(fromLaunch); launches count from 1")
         }
-        let times = [("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs)]
+        if fromLaunch == nil && fromBuild == nil {
+            throw AppProfileError(
+                "\(name) needs fromLaunch or fromBuild (from which launch or build the change applies)")
+        }
+        let times =
+            [("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs)]
             + (initializers ?? []).map { ("initializers.\($0.image)", $0.ms) }
         for case let (field, value?) in times where value < 0 {
             throw AppProfileError("\(name).\(field) is \(value); times must be ≥ 0")

@@ -28,8 +28,11 @@ public struct LaunchCauses: Sendable, Hashable {
     /// `dylib loading 75.1 ms (62 %) · rebase/binding 12 ms (10 %) · …`; `nil` when no phase was measured.
     public var phaseLine: String? {
         guard !phases.isEmpty else { return nil }
-        return phases.map { "\($0.name) \(ReportText.ms($0.medianMs)) ms (\(DecimalText.fixed($0.percent, maxFractionDigits: 0)) %)" }
-            .joined(separator: " · ")
+        return phases.map { phase in
+            let share = DecimalText.fixed(phase.percent, maxFractionDigits: 0)
+            return "\(phase.name) \(ReportText.ms(phase.medianMs)) ms (\(share) %)"
+        }
+        .joined(separator: " · ")
     }
 
     /// The embedded dylib count against the advice, with their names.
@@ -41,7 +44,8 @@ public struct LaunchCauses: Sendable, Hashable {
         let advice = ImageStatistics.advisedBundleDylibs
         let verdict = dylibs.count > advice ? "more than" : "within"
         let names = dylibs.isEmpty ? "" : ": " + dylibs.map(AllowedDylibs.itemName).joined(separator: ", ")
-        return "Embedded dylibs loaded at launch: \(dylibs.count), \(verdict) Apple's advice of at most about \(advice)\(names)."
+        return "Embedded dylibs loaded at launch: \(dylibs.count), \(verdict) Apple's advice of at most about "
+            + "\(advice)\(names)."
     }
 
     /// The slowest initializers by median, at most `limit`, with how many launches listed each.

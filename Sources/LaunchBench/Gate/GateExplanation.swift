@@ -91,8 +91,8 @@ public struct GateExplanation: Sendable, Hashable {
             return abs(a.deltaMs ?? 0) > abs(b.deltaMs ?? 0)
         }
         let moved = after.images.compactMap { image -> ImageChange? in
-            guard let old = beforeByName[image.image], let b = old.medianInitializerMs, let c = image.medianInitializerMs,
-                abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
+            guard let old = beforeByName[image.image], let b = old.medianInitializerMs,
+                let c = image.medianInitializerMs, abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
             else { return nil }
             return ImageChange(
                 image: image.image, inBundle: image.inBundle || old.inBundle, change: .changed, baselineMedianMs: b,
@@ -132,7 +132,9 @@ public struct GateExplanation: Sendable, Hashable {
         var text = ""
         if let total = totalShiftMs {
             text = Self.signedMs(total)
-            if let phase = mainPhase(forShift: total) { text += ", of which \(phase.phase) \(Self.signedMs(phase.shift.shift))" }
+            if let phase = mainPhase(forShift: total) {
+                text += ", of which \(phase.phase) \(Self.signedMs(phase.shift.shift))"
+            }
         }
         let causes = images.prefix(Self.imageLimit).map(Self.describe)
         if !causes.isEmpty { text += (text.isEmpty ? "" : ": ") + causes.joined(separator: ", ") }

@@ -52,7 +52,9 @@ public struct ImageStatistics: Sendable, Hashable {
         }
         // dyld's initializer list names an image by its file name; a bundle image is the loaded path ending in it.
         var bundlePathByName: [String: String] = [:]
-        for path in order { bundlePathByName[Self.fileName(of: path)] = bundlePathByName[Self.fileName(of: path)] ?? path }
+        for path in order where bundlePathByName[Self.fileName(of: path)] == nil {
+            bundlePathByName[Self.fileName(of: path)] = path
+        }
 
         var listed: [String: Int] = [:]
         var times: [String: [Double]] = [:]

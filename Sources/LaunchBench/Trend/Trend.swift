@@ -81,7 +81,8 @@ public struct Trend: Sendable {
                 }
                 loaded.append((path, folder, folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min()))
             } catch {
-                skipped.append(Skipped(path: path, reason: (error as? any LocalizedError)?.errorDescription ?? "\(error)"))
+                let reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+                skipped.append(Skipped(path: path, reason: reason))
             }
         }
         // Stable: equal or unknown keys keep the order given.
@@ -99,14 +100,17 @@ public struct Trend: Sendable {
     }
 
     /// Builds the series from folders already read, in run order.
-    public init(folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [], settings: GateSettings = GateSettings()) {
+    public init(
+        folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [], settings: GateSettings = GateSettings()
+    ) {
         self.settings = settings
         self.skipped = skipped
         runs = folders.map { path, folder in
             Run(
                 path: path, startedAt: folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min(),
-                appVersion: folder.manifest?.app.map { [$0.version, $0.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ") }
-                    ?? folder.samples.first?.appVersion)
+                appVersion: folder.manifest?.app.map { app in
+                    [app.version, app.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+                } ?? folder.samples.first?.appVersion)
         }
         var seriesDevices: [DeviceIdentity] = []
         var byKey: [String: Series] = [:]
@@ -133,8 +137,9 @@ public struct Trend: Sendable {
                         let ofKind = kind.samples
                         var change: GateEntry?
                         if let before = previous[key] {
+                            let pair = DeviceMatching.Pair(baseline: anchor, current: deviceSummary.device, basis: .udid)
                             change = GateComparison.entry(
-                                pair: DeviceMatching.Pair(baseline: anchor, current: deviceSummary.device, basis: .udid),
+                                pair: pair,
                                 kind: kind.kind, metric: metric, baseline: GateComparison.side(before, metric),
                                 current: GateComparison.side(ofKind, metric), settings: settings)
                         }

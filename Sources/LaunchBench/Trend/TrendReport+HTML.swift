@@ -12,8 +12,8 @@ extension TrendReport {
         body += "</header>\n"
         if !trend.skipped.isEmpty {
             let items = trend.skipped.map { HTMLText.text("li", "\($0.path): \($0.reason)") }.joined()
-            body += HTMLText.element("section", ["class": "notes"], "<h2>Skipped folders</h2>" + HTMLText.element("ul", [:], items))
-                + "\n"
+            let list = "<h2>Skipped folders</h2>" + HTMLText.element("ul", [:], items)
+            body += HTMLText.element("section", ["class": "notes"], list) + "\n"
         }
         if trend.series.isEmpty { body += HTMLText.text("p", ["class": "empty"], "No launches to show.") }
         for (index, series) in trend.keySeries.enumerated() {
@@ -40,8 +40,9 @@ extension TrendReport {
 
     static let trendCSS = """
         .band{fill:#0072B2;fill-opacity:.15;stroke:none}.trend-line{fill:none;stroke:#0072B2;stroke-width:2}\
-        .dot{fill:#0072B2}.step{fill:none;stroke:#b3261e;stroke-width:2.5}.step-label{fill:#b3261e;font-size:12px;font-weight:600}\
-        .grid{stroke:#e5e5ea;stroke-width:1}.tick{fill:#6e6e73;font-size:11px}
+        .dot{fill:#0072B2}.step{fill:none;stroke:#b3261e;stroke-width:2.5}\
+        .step-label{fill:#b3261e;font-size:12px;font-weight:600}.grid{stroke:#e5e5ea;stroke-width:1}.tick{fill:#6e6e73;font-size:11px}\
+        .trend td:nth-child(2),.trend td:nth-child(3),.trend td:nth-child(4),.trend th{text-align:left}
         """
 
     static func chart(_ series: Trend.Series, trend: Trend) -> String {
@@ -53,20 +54,22 @@ extension TrendReport {
         let y0 = ticks.first ?? low, y1 = ticks.last ?? high
         let runCount = max(trend.runs.count, 1)
         func x(_ run: Int) -> Double {
-            runCount == 1 ? left + (width - left - right) / 2 : left + Double(run) * (width - left - right) / Double(runCount - 1)
+            let span = width - left - right
+            return runCount == 1 ? left + span / 2 : left + Double(run) * span / Double(runCount - 1)
         }
         func y(_ v: Double) -> Double { top + (y1 - v) / (y1 - y0 == 0 ? 1 : y1 - y0) * (height - top - bottom) }
         func n(_ v: Double) -> String { DecimalText.fixed(v, maxFractionDigits: 2) }
 
         var svg = ""
         for tick in ticks {
-            svg += HTMLText.empty("line", ["x1": n(left), "y1": n(y(tick)), "x2": n(width - right), "y2": n(y(tick)), "class": "grid"])
-            svg += HTMLText.text("text", ["x": n(left - 6), "y": n(y(tick) + 4), "class": "tick", "text-anchor": "end"], ReportText.ms(tick))
+            svg += HTMLText.empty(
+                "line", ["x1": n(left), "y1": n(y(tick)), "x2": n(width - right), "y2": n(y(tick)), "class": "grid"])
+            svg += label(ReportText.ms(tick), x: left - 6, y: y(tick) + 4, className: "tick", anchor: "end")
         }
         for run in 0..<trend.runs.count {
-            svg += HTMLText.text("text", ["x": n(x(run)), "y": n(height - bottom + 18), "class": "tick", "text-anchor": "middle"], "#\(run + 1)")
+            svg += label("#\(run + 1)", x: x(run), y: height - bottom + 18, className: "tick", anchor: "middle")
         }
-        svg += HTMLText.text("text", ["x": n(left), "y": n(12), "class": "tick"], "ms (\(series.metric.title))")
+        svg += label("ms (\(series.metric.title))", x: left, y: 12, className: "tick", anchor: "start")
         // The band: the intervals of consecutive points with one, joined into polygons.
         var segment: [Trend.Point] = []
         func flush() {
@@ -85,19 +88,20 @@ extension TrendReport {
             if point.ci95Low != nil && point.ci95High != nil { segment.append(point) } else { flush() }
         }
         flush()
-        svg += HTMLText.empty(
-            "polyline", ["points": points.map { "\(n(x($0.run))),\(n(y($0.median!)))" }.joined(separator: " "), "class": "trend-line"])
+        let line = points.map { "\(n(x($0.run))),\(n(y($0.median!)))" }.joined(separator: " ")
+        svg += HTMLText.empty("polyline", ["points": line, "class": "trend-line"])
         for point in points {
             let run = trend.runs[point.run]
-            let tip = "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): median \(ReportText.ms(point.median)) ms, n = \(point.n)"
+            let cx = n(x(point.run)), cy = y(point.median!)
+            let tip = "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): "
+                + "median \(ReportText.ms(point.median)) ms, n = \(point.n)"
                 + (point.change != nil ? " · " + changeText(point) : "")
             svg += HTMLText.element(
-                "circle", ["cx": n(x(point.run)), "cy": n(y(point.median!)), "r": "4", "class": "dot"], HTMLText.text("title", tip))
+                "circle", ["cx": cx, "cy": n(cy), "r": "4", "class": "dot"], HTMLText.text("title", tip))
             if point.isStep {
-                svg += HTMLText.empty("circle", ["cx": n(x(point.run)), "cy": n(y(point.median!)), "r": "9", "class": "step"])
-                svg += HTMLText.text(
-                    "text", ["x": n(x(point.run)), "y": n(y(point.median!) - 14), "class": "step-label", "text-anchor": "middle"],
-                    "step " + GateText.signedPercent(point.change?.shiftPercent))
+                svg += HTMLText.empty("circle", ["cx": cx, "cy": n(cy), "r": "9", "class": "step"])
+                let text = "step " + GateText.signedPercent(point.change?.shiftPercent)
+                svg += label(text, x: x(point.run), y: cy - 14, className: "step-label", anchor: "middle")
             }
         }
         let label = "Median \(series.metric.title) per run with its 95 % interval; steps marked"
@@ -106,19 +110,25 @@ extension TrendReport {
                     "width": n(width), "height": n(height), "role": "img", "aria-label": label], svg)
     }
 
+    /// An SVG text, escaped.
+    static func label(_ text: String, x: Double, y: Double, className: String, anchor: String) -> String {
+        let n = { (v: Double) in DecimalText.fixed(v, maxFractionDigits: 2) }
+        return HTMLText.text("text", ["x": n(x), "y": n(y), "class": className, "text-anchor": anchor], text)
+    }
+
     static func table(_ series: Trend.Series, trend: Trend) -> String {
         let head = "<thead><tr>" + ["#", "run", "app", "device", "median ms", "95% CI", "n", "change"]
             .map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
         let rows = series.points.map { point -> String in
             let run = trend.runs[point.run]
-            let interval = point.ci95Low.flatMap { low in point.ci95High.map { "\(ReportText.ms(low))–\(ReportText.ms($0))" } } ?? "n < 6"
             let cells = [
-                String(point.run + 1), run.path, run.appVersion ?? "–", point.device.name, ReportText.ms(point.median), interval,
-                String(point.n), changeText(point),
+                String(point.run + 1), run.path, run.appVersion ?? "–", point.device.name, ReportText.ms(point.median),
+                interval(point), String(point.n), changeText(point),
             ]
             return HTMLText.element(
                 "tr", point.isStep ? ["class": "bad"] : [:], cells.map { HTMLText.text("td", $0) }.joined())
         }
-        return HTMLText.element("div", ["class": "scroll"], HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>"))
+        let table = HTMLText.element("table", ["class": "summary trend"], head + "<tbody>" + rows.joined() + "</tbody>")
+        return HTMLText.element("div", ["class": "scroll"], table)
     }
 }

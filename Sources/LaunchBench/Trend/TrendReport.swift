@@ -55,11 +55,11 @@ public enum TrendReport {
             out += "| # | Run | App | Median ms | 95 % CI | n | Change |\n|---:|---|---|---:|---|---:|---|\n"
             for point in series.points {
                 let run = trend.runs[point.run]
-                let interval = point.ci95Low.flatMap { low in point.ci95High.map { "\(GateText.ms(low))–\(GateText.ms($0))" } } ?? "n < 6"
+                let change = GateMarkdownReport.escape(changeText(point))
                 let cells = [
-                    String(point.run + 1), "`\(GateMarkdownReport.code(run.path))`", GateMarkdownReport.escape(run.appVersion ?? "–"),
-                    GateText.ms(point.median), interval, String(point.n),
-                    point.isStep ? "**" + GateMarkdownReport.escape(changeText(point)) + "**" : GateMarkdownReport.escape(changeText(point)),
+                    String(point.run + 1), "`\(GateMarkdownReport.code(run.path))`",
+                    GateMarkdownReport.escape(run.appVersion ?? "–"), GateText.ms(point.median), interval(point),
+                    String(point.n), point.isStep ? "**\(change)**" : change,
                 ]
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
@@ -85,7 +85,16 @@ public enum TrendReport {
 
     static func title(_ series: Trend.Series) -> String {
         let device = series.device.name.isEmpty ? series.device.udid : series.device.name
-        return "\(device) · \(series.device.modelDescription) · iOS \(series.device.osVersion) · \(series.kind.rawValue) · \(series.metric.rawValue)"
+        return [
+            device, series.device.modelDescription, "iOS \(series.device.osVersion)", series.kind.rawValue,
+            series.metric.rawValue,
+        ].joined(separator: " · ")
+    }
+
+    /// `111.2–119.0`, or `n < 6` when the sample is too small for a 95 % interval.
+    static func interval(_ point: Trend.Point) -> String {
+        guard let low = point.ci95Low, let high = point.ci95High else { return "n < 6" }
+        return "\(GateText.ms(low))–\(GateText.ms(high))"
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -26,7 +26,9 @@ struct TrendCommand: AsyncParsableCommand {
     @Option(help: "Output format: markdown, csv or html.")
     var format: TrendReport.Format = .markdown
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"), completion: .file())
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"),
+        completion: .file())
     var output: String?
 
     @Option(help: "Order of the runs: time (when each run started) or build (the app's build number).")
@@ -35,7 +37,11 @@ struct TrendCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Relative change of the median that counts as a step, in percent.", valueName: "pct"))
     var threshold: Double = 5
 
-    @Option(name: .customLong("metric"), help: ArgumentHelp("Metric to show (repeatable), e.g. first_frame_ms; default: all in CSV, the key ones in Markdown and HTML.", valueName: "name"))
+    @Option(
+        name: .customLong("metric"),
+        help: ArgumentHelp(
+            "Metric to show (repeatable), e.g. first_frame_ms; default: all in CSV, the key ones in Markdown and HTML.",
+            valueName: "name"))
     var metrics: [String] = []
 
     func validate() throws {
@@ -49,7 +55,9 @@ struct TrendCommand: AsyncParsableCommand {
             settings: GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:))))
         for skipped in trend.skipped { Terminal.note("trend: skipped \(skipped.path): \(skipped.reason)") }
         guard !trend.runs.isEmpty else {
-            Terminal.note("Error: none of the \(directories.count) folders could be read; pass the --output folders of `launchbench run`.")
+            Terminal.note(
+                "Error: none of the \(directories.count) folders could be read; pass the --output folders of "
+                    + "`launchbench run`.")
             throw ExitCode(1)
         }
         let text = TrendReport.render(trend, format: format)
