@@ -38,7 +38,7 @@ public struct LaunchCauses: Sendable, Hashable {
     /// The embedded dylib count against the advice, with their names.
     public var dylibLine: String {
         guard images.launchesWithLibraries > 0 else {
-            return "Embedded dylibs: not captured (run with the dylib guard, which sets DYLD_PRINT_LIBRARIES=1)."
+            return "Embedded dylibs: not captured (run with --allowed-dylibs, or --env DYLD_PRINT_LIBRARIES=1)."
         }
         let dylibs = images.bundleDylibs
         let advice = ImageStatistics.advisedBundleDylibs
