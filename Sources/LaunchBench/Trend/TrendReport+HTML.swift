@@ -50,7 +50,9 @@ extension TrendReport {
         let points = series.points.filter { $0.median != nil }
         let values = points.flatMap { [$0.median, $0.ci95Low, $0.ci95High].compactMap { $0 } }
         guard let low = values.min(), let high = values.max() else { return "" }
-        let ticks = HTMLCharts.niceTicks(low: low == high ? low - 1 : low, high: low == high ? high + 1 : high)
+        // Some room above and below, so the step labels fit beside the points.
+        let pad = max((high - low) * 0.12, 1)
+        let ticks = HTMLCharts.niceTicks(low: low - pad, high: high + pad)
         let y0 = ticks.first ?? low, y1 = ticks.last ?? high
         let runCount = max(trend.runs.count, 1)
         func x(_ run: Int) -> Double {
@@ -101,7 +103,9 @@ extension TrendReport {
             if point.isStep {
                 svg += HTMLText.empty("circle", ["cx": cx, "cy": n(cy), "r": "9", "class": "step"])
                 let text = "step " + GateText.signedPercent(point.change?.shiftPercent)
-                svg += label(text, x: x(point.run), y: cy - 14, className: "step-label", anchor: "middle")
+                // Above a step up, below a step down: the label stays clear of the line into the point.
+                let below = (point.change?.shift?.shift ?? 0) < 0 && cy + 24 <= height - bottom - 2
+                svg += label(text, x: x(point.run), y: below ? cy + 24 : cy - 14, className: "step-label", anchor: "middle")
             }
         }
         let label = "Median \(series.metric.title) per run with its 95 % interval; steps marked"
