@@ -52,8 +52,8 @@ public struct LaunchCauses: Sendable, Hashable {
     public func initializerLine(limit: Int = 5) -> String {
         guard images.launchesWithInitializerList > 0 else {
             if images.launchesWithInitializerPhase > 0 {
-                return "Initializers by image: not kept in these samples (written by an older launchbench); "
-                    + "the launches' logs hold dyld's list."
+                return "Initializers by image: not in these samples (written by an older launchbench) and no"
+                    + " launch log to read them from."
             }
             return "Initializers by image: dyld printed no initializer list (iOS 15+, or no dyld statistics)."
         }

@@ -67,7 +67,8 @@ public struct ResultsFolder: Sendable {
         } catch {
             throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
         }
-        let (samples, sampleNotes) = parseSamples(data)
+        let (parsed, sampleNotes) = parseSamples(data)
+        let samples = recoveringInitializers(parsed, folder: url)
         notes += sampleNotes
         if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
         if let manifest {

@@ -145,3 +145,29 @@ import Testing
         #expect(terminal.contains("cold phases (median): dylib loading"))
     }
 }
+
+/// Samples from before the initializer list was kept get it from their logs.
+@Suite struct InitializerRecoveryTests {
+    @Test func anOlderSampleGetsItsListFromItsLog() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("recover-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("logs/UDID-1"), withIntermediateDirectories: true)
+        let log = try ParserFixtures.bytes("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt")
+        try Data(log).write(to: dir.appendingPathComponent("logs/UDID-1/0001-cold.log"))
+        let record = LaunchLogParser.parse(log)[0]
+        var old = ImageStatisticsTests.sample(record, bundleImages: [])
+        old.initializers = nil
+        old.logPath = "logs/UDID-1/0001-cold.log"
+        var escaping = old
+        escaping.logPath = "../0001-cold.log"  // never read outside the folder
+        var noLog = old
+        noLog.logPath = "logs/UDID-1/missing.log"
+        let lines = try [old, escaping, noLog].map { String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self) }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("samples.jsonl"))
+
+        let folder = try ResultsFolder.load(dir)
+        #expect(folder.samples[0].initializers == [InitializerTime(image: "ServiceCore", ms: 417.15)])
+        #expect(folder.samples[1].initializers == nil)
+        #expect(folder.samples[2].initializers == nil)
+    }
+}
