@@ -232,6 +232,7 @@ struct DeviceSession: Sendable {
     private func apply(_ record: LaunchRecord, to sample: inout Sample) {
         sample.metrics = record.metrics
         sample.bundleImages = record.loadedLibraries.compactMap(\.pathInsideAppBundle)
+        sample.initializers = record.imageInitializers
         sample.warnings = record.warnings
     }
 
