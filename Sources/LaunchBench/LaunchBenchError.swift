@@ -16,6 +16,8 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
     case deviceNotAttached(udid: String, attached: [String])
     /// No device is attached at all.
     case noDevicesAttached
+    /// Devices are attached, but none of those to measure could be read (restarting, unplugged).
+    case noReadableDevice([UnreadableDevice])
 }
 
 extension LaunchBenchError: LocalizedError {
@@ -38,6 +40,10 @@ extension LaunchBenchError: LocalizedError {
         case .noDevicesAttached:
             return "No device is attached. Connect an unlocked, paired iPhone (trust this computer), "
                 + "or try `launchbench demo` to run against an emulated lab."
+        case .noReadableDevice(let devices):
+            let list = devices.map { "\($0.udid) (\($0.reason))" }.joined(separator: "; ")
+            return "No device could be read: \(list). A device that is restarting answers again once it has "
+                + "booted: wait for it, check `launchbench devices`, then run again."
         }
     }
 }

@@ -22,7 +22,14 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     /// while it is being read is left out.
     /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
     public func listDevices() async throws -> [DeviceInfo] {
-        try await usbmux.devices()
+        try await usbmux.listing(reading: nil).devices
+    }
+
+    /// The attached devices, reading only `udids` (all when `nil`). A device whose values fail with a
+    /// library error (restarting, unplugged mid-read) is retried briefly, then listed as unreadable.
+    /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
+    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+        try await usbmux.listing(reading: udids)
     }
 
     /// One device's values.
@@ -48,6 +55,16 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         let session = session(for: udid)
         try await cancellable { flag in try await session.install(app, timeout: timeout, cancellation: flag) }
+    }
+
+    /// Uninstall and install on one lockdown session; the upload runs while the device uninstalls, the
+    /// install starts once the app is gone (see `DeviceSession.reinstall`).
+    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+        let session = session(for: udid)
+        return try await cancellable { flag in
+            try await session.reinstall(
+                app, uninstallTimeout: Self.uninstallTimeout, installTimeout: timeout, cancellation: flag)
+        }
     }
 
     public func launch(
@@ -106,14 +123,43 @@ actor USBMuxSession {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func devices() throws -> [DeviceInfo] {
-        try USBMuxDeviceList.entries().compactMap { entry in
+    /// Reading values needs a few lockdown round trips; a device restarting refuses them for a while.
+    static let readAttempts = 3
+    static let retryPause: TimeInterval = 0.3
+
+    func listing(reading udids: [String]?) throws -> DeviceListing {
+        let entries = try USBMuxDeviceList.entries()
+        var devices: [DeviceInfo] = []
+        var unreadable: [UnreadableDevice] = []
+        for entry in entries {
+            if let udids, !udids.contains(where: { $0.caseInsensitiveCompare(entry.udid) == .orderedSame }) { continue }
             do {
-                return try Self.info(udid: entry.udid, connection: entry.connection)
-            } catch DeviceError.deviceLost, DeviceError.deviceNotFound {
-                return nil  // left while being read
+                devices.append(try Self.infoRetrying(udid: entry.udid, connection: entry.connection))
+            } catch {
+                unreadable.append(UnreadableDevice(udid: entry.udid, reason: Self.reason(error)))
             }
         }
+        return DeviceListing(devices: devices, unreadable: unreadable, attached: entries.map(\.udid))
+    }
+
+    /// `info`, tried again after a pause while the device is still attached and fails with a library
+    /// error (a device that is rebooting is listed but refuses lockdown for a moment).
+    private static func infoRetrying(udid: String, connection: DeviceInfo.Connection) throws -> DeviceInfo {
+        var attempt = 1
+        while true {
+            do {
+                return try info(udid: udid, connection: connection)
+            } catch let error as DeviceError where attempt < readAttempts && error.call != nil {
+                attempt += 1
+                Thread.sleep(forTimeInterval: retryPause)
+            }
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if case DeviceError.deviceLost = error { return "it was detached while being read" }
+        if let call = (error as? DeviceError)?.call { return "\(call.text) (\(call.code)) while \(call.operation)" }
+        return error.localizedDescription
     }
 
     func device(udid: String) throws -> DeviceInfo {

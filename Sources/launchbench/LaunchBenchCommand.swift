@@ -19,6 +19,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             Parse.self,
             Report.self,
             Compare.self,
+            TrendCommand.self,
         ]
     )
 }

@@ -5,7 +5,10 @@ import TestSupport
 import Testing
 
 /// The real Debian clients (libimobiledevice 1.3.0 / libusbmuxd 2.0.2) against a private lab.
-@Suite(.enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"))
+@Suite(
+    .enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"),
+    .timeLimit(.minutes(5))
+)
 struct DebianToolTests {
     static let specs = EmulatedDeviceSpec.lab(count: 3, osVersion: "14.8")
 

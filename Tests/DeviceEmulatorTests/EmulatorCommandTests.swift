@@ -3,7 +3,10 @@ import TestSupport
 import Testing
 
 /// `launchbench emulator` as a user runs it: a foreground process, stopped with Ctrl-C.
-@Suite(.enabled(if: BuiltProducts.launchbench != nil, "launchbench is not built: run swift build"))
+@Suite(
+    .enabled(if: BuiltProducts.launchbench != nil, "launchbench is not built: run swift build"),
+    .timeLimit(.minutes(5))
+)
 struct EmulatorCommandTests {
     @Test(.enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"))
     func runsUntilInterruptedAndRemovesItsSocket() async throws {
@@ -30,6 +33,44 @@ struct EmulatorCommandTests {
         #expect(status == 0, "stderr: \(child.standardError)")
         #expect(!FileManager.default.fileExists(atPath: socketPath))
         #expect(!FileManager.default.fileExists(atPath: (socketPath as NSString).deletingLastPathComponent))
+    }
+
+    @Test(.enabled(if: ExternalTool.isInstalled("ideviceinstaller"), "ideviceinstaller missing: run Scripts/bootstrap"))
+    func writesWhatTheDevicesWereBusyWithOnStop() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lb-activity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("activity.jsonl")
+        let child = try ChildProcess(
+            executable: BuiltProducts.launchbench!,
+            arguments: ["emulator", "--devices", "1", "--time-scale", "0.1", "--activity-log", log.path])
+        let first = try await child.readLine(timeout: .seconds(60))
+        let line = try #require(first, "no address printed; stderr: \(child.standardError)")
+        let address = String(line.dropFirst("USBMUXD_SOCKET_ADDRESS=".count))
+        var udid: String?
+        while udid == nil, let row = try await child.readLine(timeout: .seconds(30)) {
+            if row.hasPrefix("00008030-") { udid = String(row.prefix(25)) }
+        }
+        let device = try #require(udid)
+
+        let installed = try await ExternalTool.run(
+            "ideviceinstaller", ["-u", device, "-i", FixturePaths.sampleApp.path], usbmuxd: address)
+        #expect(installed.exitCode == 0, "stderr: \(installed.standardError)")
+        child.send(signal: SIGTERM)
+        #expect(try await child.waitForExit(timeout: .seconds(60)) == 0, "stderr: \(child.standardError)")
+
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let objects = try lines.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let install = try #require(objects.first { $0["name"] as? String == "Install" })
+        #expect(install["udid"] as? String == device)
+        #expect(install["kind"] as? String == "installer")
+        #expect(install["bundleID"] as? String == "com.example.launchbench.sample")
+        #expect(install["startedAt"] is Double)
+        // 13 status messages of 50 emulated ms at time scale 0.1; a stuck timer would take far longer.
+        let seconds = try #require(install["seconds"] as? Double)
+        #expect(seconds >= 0.065 * 0.99 && seconds < 10)
     }
 
     @Test func rejectsBadValuesNamingTheFix() async throws {

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 /// lockdownd on port 62078 and the service extension point, with a raw socket client.
+@Suite(.timeLimit(.minutes(5)))
 struct LockdownProtocolTests {
     static let specs = [
         EmulatedDeviceSpec(udid: "00008030-0000000000000A14", name: "Fourteen", productType: "iPhone12,1", osVersion: "14.8"),

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
-@Suite struct RunCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
     typealias E = EndToEnd
 
     private func launchbench() throws -> String {
@@ -61,6 +61,92 @@ import TestSupport
         }
     }
 
+    /// The release smoke of a 3-device run: each device's model gives its launches a dylib-loading time of
+    /// its own, so a launch recorded under the wrong device shows (as a release miscompile once did).
+    @Test func aThreeDeviceRunAttributesEveryLaunchToItsDevice() async throws {
+        let models = ["iPhone8,1": 300.0, "iPhone10,3": 200.0, "iPhone12,1": 100.0]
+        let specs = models.keys.sorted().enumerated().map { index, model in
+            EmulatedDeviceSpec.numbered(index + 1, productType: model, osVersion: "12.5.7")
+        }
+        try await PrivateLab.with(devices: specs) { lab in
+            var profile = E.profile()
+            let base = try #require(profile.models?["default"])
+            for (model, dylibMs) in models {
+                var timings = base
+                timings.cold?.dylibLoadingMs = dylibMs
+                timings.warm?.dylibLoadingMs = dylibMs / 2
+                profile.models?[model] = timings
+            }
+            let app = try E.makeApp("Three", profile: profile)
+            let output = E.temporaryFolder("three").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--iterations", "3", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "stderr: \(child.standardError)")
+
+            let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+            #expect(Set(manifest.devices.map(\.udid)) == Set(specs.map(\.udid)))
+            #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured, .measured])
+            #expect(manifest.deviceOutcomes?.map(\.udid) == manifest.devices.map(\.udid))
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 3 * 3 * 2)
+            for device in lab.devices {
+                let mine = samples.filter { $0.deviceUDID == device.udid }
+                let launched = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
+                #expect(mine.count == 6 && launched.count == 6, "\(device.udid)")
+                let expected = try #require(models[device.spec.productType])
+                for sample in mine {
+                    #expect(sample.productType == device.spec.productType)
+                    #expect(sample.logPath?.hasPrefix("logs/\(device.udid)/") == true)
+                    let dylib = try #require(sample[.dylibLoadingMs])
+                    let planned = sample.kind == .cold ? expected : expected / 2
+                    #expect(abs(dylib - planned) <= planned * 0.2, "\(device.udid) \(sample.kind): \(dylib) vs \(planned)")
+                }
+            }
+        }
+    }
+
+    @Test func anotherDeviceRebootingDuringRunWithDeviceDoesNotStopIt() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let (measured, rebooting) = (lab.devices[0], lab.devices[1])
+            let app = try E.makeApp("Reboots", profile: E.profile())
+            let output = E.temporaryFolder("reboots").appendingPathComponent("results")
+            let reboots = Task {
+                for _ in 0..<2000 where !Task.isCancelled {
+                    try? lab.detach(udid: rebooting.udid)
+                    try? await Task.sleep(for: .milliseconds(5))
+                    rebooting.isStartingUp = true
+                    try? lab.attach(udid: rebooting.udid)
+                    try? await Task.sleep(for: .milliseconds(5))
+                    rebooting.isStartingUp = false
+                }
+            }
+            defer { reboots.cancel() }
+            let child = try start(
+                ["run", app.url.path, "--device", measured.udid, "--iterations", "3", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            reboots.cancel()
+            #expect(status == 0, "stderr: \(child.standardError)")
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 6 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
+            #expect(!child.standardError.contains(rebooting.udid))
+        }
+    }
+
+    @Test func anUnreadableDeviceIsSkippedWithAWarningAndTheOthersAreMeasured() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
+            let (measured, starting) = (lab.devices[0], lab.devices[1])
+            starting.isStartingUp = true
+            let app = try E.makeApp("Starting", profile: E.profile())
+            let output = E.temporaryFolder("starting").appendingPathComponent("results")
+            let child = try start(["run", app.url.path, "--iterations", "2", "--output", output.path], lab: lab)
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 3, "a device was not measured; stderr: \(child.standardError)")
+            #expect(child.standardError.contains("skipped: Device \(starting.udid)"))
+            let samples = try E.samplesOnDisk(output)
+            #expect(samples.count == 4 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
+        }
+    }
+
     @Test func anUnknownDeviceIsAnErrorListingTheAttachedOnes() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let app = try E.makeApp("Unknown", profile: E.profile())
@@ -86,7 +172,7 @@ import TestSupport
 }
 
 /// `launchbench demo` as a newcomer runs it.
-@Suite struct DemoCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
     @Test(arguments: [false, true])
     func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
         let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The runner through the real libimobiledevice against emulated iPhones.
-@Suite struct RunEndToEndTests {
+@Suite(.timeLimit(.minutes(5))) struct RunEndToEndTests {
     typealias E = EndToEnd
 
     @Test func threeIterationsOnTwoDevicesGiveTwelveSamplesWithThePrintedValues() async throws {
@@ -180,7 +180,7 @@ import TestSupport
             let plan = E.plan(app, devices: devices, iterations: 50)
             let counter = FinishedLaunches()
             let run = Task { try await E.run(plan, reporter: counter) }
-            while counter.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+            try await waitUntil("three launches finish") { counter.count >= 3 }
             run.cancel()
             let result = try await run.value
             #expect(result.interrupted)

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The CI gate options of `launchbench run` (--baseline, --allowed-dylibs, --write-allowed-dylibs,
 /// --target-precision): the built binary as a subprocess against a private emulated lab.
-@Suite struct RunGateCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RunGateCommandTests {
     typealias E = EndToEnd
 
     struct Outcome {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
-@Suite struct ReportCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ReportCommandTests {
     struct Result {
         var status: Int32
         var stdout: Data
@@ -57,8 +57,8 @@ import TestSupport
         let table = String(decoding: result.stdout, as: UTF8.self)
         #expect(table.contains("Ana's iPhone — iPhone 11 (iPhone12,1) · iOS 14.8"))
         #expect(table.contains("cold  total_premain_ms          6     1  352.6  359.5   365.8"))
-        #expect(result.stderr.contains("wrote samples.csv, summary.csv, summary.json, report.html"))
-        for name in ["samples.csv", "summary.csv", "summary.json", "report.html"] {
+        #expect(result.stderr.contains("wrote samples.csv, summary.csv, images.csv, summary.json, report.html"))
+        for name in ["samples.csv", "summary.csv", "images.csv", "summary.json", "report.html"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path))
         }
     }

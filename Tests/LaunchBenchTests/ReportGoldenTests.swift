@@ -4,7 +4,7 @@ import Testing
 
 /// Every text export of `Fixtures/results/mixed`, byte for byte, against `Fixtures/golden/reports/`.
 @Suite struct ReportGoldenTests {
-    @Test(arguments: [ExportFile.samplesCSV, .summaryCSV, .summaryJSON])
+    @Test(arguments: [ExportFile.samplesCSV, .summaryCSV, .imagesCSV, .summaryJSON])
     func exportFilesMatchGolden(file: ExportFile) throws {
         let dir = try ResultsFixture.copy("mixed")
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -73,7 +73,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let outcome = try ResultExports.writeAll(resultsFolder: dir)
         #expect(
-            outcome.written.map(\.lastPathComponent) == ["samples.csv", "summary.csv", "summary.json", "report.html"])
+            outcome.written.map(\.lastPathComponent) == ["samples.csv", "summary.csv", "images.csv", "summary.json", "report.html"])
 
         let samplesData = try Data(contentsOf: dir.appendingPathComponent("samples.csv"))
         #expect(Array(samplesData.prefix(3)) == [0xEF, 0xBB, 0xBF])

@@ -7,7 +7,7 @@ import Testing
 @testable import MobileDevice
 
 /// Listing and lockdown values through the real libimobiledevice, against the shared emulated lab.
-@Suite struct DeviceListTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceListTests {
     @Test func listsThreeEmulatedDevicesWithTheirValues() async throws {
         let specs = [("iPhone12,1", "14.8"), ("iPhone10,3", "13.7"), ("iPhone14,5", "15.7")]
         var devices: [EmulatedDevice] = []
@@ -27,6 +27,56 @@ import Testing
         }
         let models = devices.compactMap { device in listed.first { $0.udid == device.udid }?.modelName }
         #expect(models == ["iPhone 11", "iPhone X", "iPhone 13"])
+    }
+
+    @Test func aDeviceStartingUpIsUnreadableAndNeverFailsTheListing() async throws {
+        let ready = try await SharedTestLab.addDevice()
+        let booting = try await SharedTestLab.addDevice()
+        defer { for device in [ready, booting] { Task { await SharedTestLab.removeDevice(device) } } }
+        booting.isStartingUp = true
+        let driver = MobileDeviceDriver()
+
+        let listing = try await driver.listDevices(reading: [ready.udid, booting.udid])
+        #expect(listing.devices.map(\.udid) == [ready.udid])
+        #expect(listing.unreadable.map(\.udid) == [booting.udid])
+        #expect(listing.attached.contains(booting.udid))
+        let reason = try #require(listing.unreadable.first?.reason)
+        #expect(reason.contains("lockdown") || reason.contains("usbmux"), "\(reason)")
+        // Only the devices asked for are read.
+        let only = try await driver.listDevices(reading: [ready.udid])
+        #expect(only.devices.map(\.udid) == [ready.udid] && only.unreadable.isEmpty)
+        // Listing everything goes on without it; once it has started it is read again.
+        let all = try await driver.listDevices()
+        #expect(all.contains { $0.udid == ready.udid } && !all.contains { $0.udid == booting.udid })
+        booting.isStartingUp = false
+        #expect(try await driver.listDevices(reading: [booting.udid]).devices.map(\.udid) == [booting.udid])
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func listingWhileADeviceKeepsRebootingNeverThrows() async throws {
+        let steady = try await SharedTestLab.addDevice()
+        let flapping = try await SharedTestLab.addDevice()
+        defer { for device in [steady, flapping] { Task { await SharedTestLab.removeDevice(device) } } }
+        let lab = try await SharedTestLab.lab()
+        let reboots = Task {
+            for _ in 0..<300 where !Task.isCancelled {
+                try? lab.detach(udid: flapping.udid)
+                try? await Task.sleep(for: .milliseconds(3))
+                flapping.isStartingUp = true
+                try? lab.attach(udid: flapping.udid)
+                try? await Task.sleep(for: .milliseconds(3))
+                flapping.isStartingUp = false
+                try? await Task.sleep(for: .milliseconds(3))
+            }
+        }
+        defer { reboots.cancel() }
+        let driver = MobileDeviceDriver()
+        for _ in 0..<25 {
+            let listing = try await driver.listDevices(reading: nil)
+            #expect(listing.devices.contains { $0.udid == steady.udid })
+        }
+        reboots.cancel()
+        _ = await reboots.value
     }
 
     @Test func readsOneDevice() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
 /// address goes to the child only; this process's environment is never changed).
-@Suite struct DevicesCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct DevicesCommandTests {
     func launchbench() throws -> String {
         try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
     }

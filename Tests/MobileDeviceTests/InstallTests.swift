@@ -7,7 +7,7 @@ import Testing
 @testable import MobileDevice
 
 /// Install and uninstall through AFC + installation_proxy, real libimobiledevice against the shared lab.
-@Suite struct InstallTests {
+@Suite(.timeLimit(.minutes(5))) struct InstallTests {
     @Test func installsAnAppFolderWithItsSymlinks() async throws {
         let app = try TestApps.app(symlink: true)
         defer { TestApps.remove(app) }
@@ -86,7 +86,7 @@ import Testing
 }
 
 /// installd's asynchronous completion: waiting ends early on detach and at the time limit.
-@Suite struct InstallWaitTests {
+@Suite(.timeLimit(.minutes(5))) struct InstallWaitTests {
     /// An install that takes 10 real seconds in the shared lab (its time scale is 0.01).
     static let slowInstall = AppProfile(install: InstallBehaviour(delayMs: 1_000_000))
 

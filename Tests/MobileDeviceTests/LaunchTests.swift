@@ -7,7 +7,7 @@ import Testing
 @testable import MobileDevice
 
 /// Launches over debugserver, real libimobiledevice against the shared emulated lab.
-@Suite struct LaunchTests {
+@Suite(.timeLimit(.minutes(5))) struct LaunchTests {
     /// Installs `app` on a fresh device of the shared lab and runs `body`.
     func withInstalled(
         _ app: AppBundle, osVersion: String = "12.5.7", productType: String = "iPhone10,3",
@@ -138,7 +138,7 @@ import Testing
                 try await driver.launch(
                     LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
             }
-            while !observer.wasLaunched { try await Task.sleep(for: .milliseconds(20)) }
+            try await waitUntil("the app is launched") { observer.wasLaunched }
             task.cancel()
             await #expect(throws: CancellationError.self) { try await task.value }
             let next = try await driver.launch(
@@ -157,7 +157,7 @@ import Testing
                 try await driver.launch(
                     LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid, observer: observer)
             }
-            while !observer.wasLaunched { try await Task.sleep(for: .milliseconds(20)) }
+            try await waitUntil("the app is launched") { observer.wasLaunched }
             try lab.detach(udid: device.udid)
             await #expect {
                 try await task.value

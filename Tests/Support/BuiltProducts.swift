@@ -3,8 +3,14 @@ import Foundation
 /// The package's built executables (e.g. `launchbench`), for CLI tests that run them as subprocesses.
 /// `swift build --build-tests` and `swift test` build them next to the test bundle.
 public enum BuiltProducts {
-    /// The `launchbench` executable, or `nil` when it is not built.
-    public static var launchbench: String? { executable(named: "launchbench") }
+    /// The `launchbench` executable, or `nil` when it is not built. `LAUNCHBENCH_TEST_EXECUTABLE` names
+    /// another one: `Scripts/test` points it at the installed release binary, the one users run.
+    public static var launchbench: String? {
+        if let chosen = ProcessInfo.processInfo.environment["LAUNCHBENCH_TEST_EXECUTABLE"], !chosen.isEmpty {
+            return chosen
+        }
+        return executable(named: "launchbench")
+    }
 
     /// An executable product of this package by name, searched in the test bundle's build folder, then
     /// in `.build/debug` of the package.

@@ -21,7 +21,9 @@ import Foundation
 ///   "noise": 0.05, "seed": 7, "exitAfterDone": true, "developmentSigned": true,
 ///   "bundleImages": ["Frameworks/SampleKit.framework/SampleKit"],
 ///   "faults": { "crash": { "launches": [2], "signal": 11 } },
-///   "install": { "delayMs": 0 }
+///   "install": { "delayMs": 0 },
+///   "changes": [{ "fromBuild": "35", "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
+///                 "dylibLoadingMs": 70, "initializers": [{ "image": "Analytics", "ms": 40 }] }]
 /// }
 /// ```
 public struct AppProfile: Codable, Sendable, Hashable {
@@ -53,13 +55,16 @@ public struct AppProfile: Codable, Sendable, Hashable {
     public var faults: Faults?
     /// How installation_proxy treats this bundle.
     public var install: InstallBehaviour?
+    /// Changes from a given launch or build on (a new bundle dylib, a slow initializer): see `ProfileChange`.
+    public var changes: [ProfileChange]?
 
     public init(
         schemaVersion: Int? = 1, models: [String: ModelTimings]? = nil, noise: Double? = nil, seed: UInt64? = nil,
         exitAfterDone: Bool? = nil, developmentSigned: Bool? = nil, markers: [String]? = nil, printsDone: Bool? = nil,
         bundleImages: [String]? = nil, systemImages: [String]? = nil, faults: Faults? = nil,
-        install: InstallBehaviour? = nil
+        install: InstallBehaviour? = nil, changes: [ProfileChange]? = nil
     ) {
+        self.changes = changes
         self.schemaVersion = schemaVersion
         self.models = models
         self.noise = noise
@@ -99,6 +104,7 @@ public struct AppProfile: Codable, Sendable, Hashable {
         if let noise, !(0...1).contains(noise) {
             throw AppProfileError("\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
         }
+        for (index, change) in (changes ?? []).enumerated() { try change.validate(index: index) }
         for (key, model) in models ?? [:] {
             for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {
                 guard let timings else { continue }

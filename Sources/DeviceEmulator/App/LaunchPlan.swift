@@ -73,7 +73,11 @@ public struct LaunchPlanner: Sendable {
         }
         var noise = random("noise")
         let sd = profile.noise ?? 0.05
-        let nominal = profile.timings(productType: productType, kind: kind)
+        let changes = profile.activeChanges(launchNumber: launchNumber, build: app.version)
+        let nominal = changes.reduce(profile.timings(productType: productType, kind: kind).withDerivedMarkers()) {
+            $1.apply(to: $0)
+        }
+        let bundleImages = app.bundleImages + changes.flatMap { $0.addBundleImages ?? [] }
 
         // Pre-main phases with noise; initializer list scaled with its phase.
         let dylib = noise.jitter(nominal.dylibLoadingMs, sd: sd)
@@ -88,7 +92,7 @@ public struct LaunchPlanner: Sendable {
         } ?? false
         let counters = DyldCounters.make(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
-            initializers: list, bundleImageCount: app.bundleImages.count, legacy: osVersion.major <= 9,
+            initializers: list, bundleImageCount: bundleImages.count, legacy: osVersion.major <= 9,
             wrapRebaseBinding: wrap, random: &bookkeeping)
         let preMain = Double(counters.preMainUs) / 1000
 
@@ -116,7 +120,7 @@ public struct LaunchPlanner: Sendable {
         var outputs: [LaunchPlan.Output] = []
 
         // DYLD_PRINT_LIBRARIES lines spread over the dylib-loading phase.
-        let images = loadedImages(app: app, profile: profile)
+        let images = loadedImages(app: app, profile: profile, bundleImages: bundleImages)
         let libraryLines = dyld.libraryLines(images, pid: pid)
         for (index, line) in libraryLines.enumerated() {
             let at = dylib * Double(index + 1) / Double(libraryLines.count + 1)
@@ -187,8 +191,8 @@ public struct LaunchPlanner: Sendable {
 
     /// The images dyld reports for this app: the executable, bundle images, then system images;
     /// UUIDs derived from the path (stable across launches, new per app version).
-    func loadedImages(app: InstalledApp, profile: AppProfile) -> [LoadedImage] {
-        let own = [app.executablePath] + app.bundleImages.map { "\(app.path)/\($0)" }
+    func loadedImages(app: InstalledApp, profile: AppProfile, bundleImages: [String]? = nil) -> [LoadedImage] {
+        let own = [app.executablePath] + (bundleImages ?? app.bundleImages).map { "\(app.path)/\($0)" }
         let system = profile.systemImages ?? Self.defaultSystemImages
         return own.map { LoadedImage(path: $0, uuid: Self.uuid(for: "\(app.bundleID) \(app.version ?? "") \($0.split(separator: "/").suffix(3).joined(separator: "/"))")) }
             + system.map { LoadedImage(path: $0, uuid: Self.uuid(for: "\(osVersion) \($0)")) }

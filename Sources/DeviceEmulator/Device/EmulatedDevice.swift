@@ -14,6 +14,7 @@ public final class EmulatedDevice: Sendable {
 
     private struct State {
         var isAttached = true
+        var isStartingUp = false
         var values: LockdownValues
         var connections: [ObjectIdentifier: any Channel] = [:]
         var pendingServices: [Int: PendingService] = [:]
@@ -42,6 +43,13 @@ public final class EmulatedDevice: Sendable {
 
     /// Whether the device is plugged in (not detached, not rebooting).
     public var isAttached: Bool { state.withLock { $0.isAttached } }
+
+    /// Listed by usbmuxd but lockdownd not answering yet, as in the seconds after a real phone boots:
+    /// `Connect` to the lockdown port is refused (usbmuxd Result 3, ECONNREFUSED). A test switch.
+    public var isStartingUp: Bool {
+        get { state.withLock { $0.isStartingUp } }
+        set { state.withLock { $0.isStartingUp = newValue } }
+    }
 
     /// The device as the core model sees it, with its current name.
     public var info: DeviceInfo {

@@ -16,6 +16,7 @@ public final class DeviceServiceState: @unchecked Sendable {
     private var _installDelayMs: Double = 0
     private var _isDebugserverWedged = false
     private var launches: [EmulatedLaunch] = []
+    private var activities: [DeviceActivity] = []
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
     public let mediaRoot: URL
@@ -123,6 +124,19 @@ public final class DeviceServiceState: @unchecked Sendable {
 
     func recordLaunch(_ launch: EmulatedLaunch) {
         locked { launches.append(launch) }
+    }
+
+    /// Every installd command and app process this device finished, in the order they finished, with the
+    /// real time each kept the device busy: the device's own share of a client's wall time.
+    public var activityHistory: [DeviceActivity] { locked { activities } }
+
+    /// Real seconds the device was busy with the activities that started at or after `date`.
+    public func busySeconds(since date: Date = .distantPast) -> Double {
+        locked { activities.filter { $0.startedAt >= date }.reduce(0) { $0 + $1.seconds } }
+    }
+
+    func recordActivity(_ activity: DeviceActivity) {
+        locked { activities.append(activity) }
     }
 
     /// A restart: every app's next launch is cold.

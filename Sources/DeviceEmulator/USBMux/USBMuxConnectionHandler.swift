@@ -140,6 +140,10 @@ final class USBMuxConnectionHandler: ChannelInboundHandler {
         let port = USBMuxFrame.port(fromWire: wirePort)
         let target: Target
         if port == EmulatedDevice.lockdownPort {
+            guard !device.isStartingUp else {
+                send(USBMuxFrame.result(.connectionRefused, tag: tag), context: context)
+                return
+            }
             target = .lockdown
         } else if let pending = device.takeService(onPort: port) {
             target = .service(pending)

@@ -8,6 +8,10 @@ public protocol DeviceDriver: Sendable {
     /// The devices attached now.
     func listDevices() async throws -> [DeviceInfo]
 
+    /// The devices attached now, reading the values of `udids` only (every device when `nil`); a device
+    /// whose values cannot be read is listed as unreadable instead of failing the listing.
+    func listDevices(reading udids: [String]?) async throws -> DeviceListing
+
     /// Attach and detach events from now on, until the stream's consumer stops iterating.
     func deviceEvents() async throws -> AsyncStream<DeviceEvent>
 
@@ -16,6 +20,11 @@ public protocol DeviceDriver: Sendable {
 
     /// Uploads and installs the app; returns when installd reports `Complete`.
     func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws
+
+    /// Makes the next launch cold: removes the app (fully, before returning) and installs it again;
+    /// returns how long each step took. Implementations may overlap steps that do not depend on each
+    /// other (the upload with the uninstall), never the install with the uninstall.
+    func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings
 
     /// Launches the installed app through debugserver, streams its output to `observer`,
     /// ends it when the observer says so (then kills it), and reports how it ended.
@@ -33,6 +42,32 @@ extension DeviceDriver {
     /// A driver that knows only lockdown's debugserver: libimobiledevice up to iOS 16, none from iOS 17 on.
     public func engineDecision(for device: DeviceInfo) async -> EngineDecision {
         EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
+    }
+}
+
+extension DeviceDriver {
+    /// Uninstall, then install, one after the other.
+    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+        let clock = ContinuousClock()
+        let uninstall = try await clock.measure { try await self.uninstall(bundleID: app.bundleID, on: udid) }
+        let install = try await clock.measure { try await self.install(app, on: udid, timeout: timeout) }
+        return ReinstallTimings(uninstall: uninstall, install: install)
+    }
+}
+
+/// How long the steps of a reinstall took (wall time on the host).
+public struct ReinstallTimings: Sendable, Hashable {
+    /// Until the app was gone (the lookup that checks it is there included).
+    public var uninstall: Duration
+    /// Copying the app to the device, when the driver times it on its own.
+    public var upload: Duration?
+    /// Until installd completed the install (the upload included when `upload` is `nil`).
+    public var install: Duration
+
+    public init(uninstall: Duration, upload: Duration? = nil, install: Duration) {
+        self.uninstall = uninstall
+        self.upload = upload
+        self.install = install
     }
 }
 

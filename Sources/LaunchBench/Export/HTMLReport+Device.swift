@@ -8,7 +8,7 @@ struct DeviceSection {
         html += HTMLText.text("p", ["class": "device-line"], ReportText.deviceLine(device.device))
         html += remarks()
         if let headline = device.headlineMetric {
-            html += cards(headline) + phases() + spread(headline) + table()
+            html += cards(headline) + phases() + causes() + spread(headline) + table()
         } else {
             html += HTMLText.text("p", ["class": "empty"], "Nothing was measured on this device.")
         }
@@ -72,6 +72,50 @@ struct DeviceSection {
             html += HTMLText.text("p", ["class": "empty"], text)
         }
         return html + "\n"
+    }
+
+    /// "What to look at": each phase's share, the embedded dylib count against Apple's advice, the
+    /// slowest initializers by image (see `LaunchCauses`).
+    private func causes() -> String {
+        guard let causes = LaunchCauses(device) else { return "" }
+        var items: [String] = []
+        if !causes.phases.isEmpty {
+            let shares = causes.phases.map { phase in
+                HTMLText.text(
+                    "li", "\(phase.name): \(ReportText.ms(phase.medianMs)) ms, "
+                        + "\(DecimalText.fixed(phase.percent, maxFractionDigits: 0)) % of the phases' sum")
+            }
+            items.append(
+                HTMLText.element(
+                    "li", [:], HTMLText.escape("Where the \(causes.kind.rawValue) launch's time goes:")
+                        + HTMLText.element("ul", [:], shares.joined())))
+        }
+        let tooMany = causes.images.bundleDylibs.count > ImageStatistics.advisedBundleDylibs
+        items.append(HTMLText.text("li", tooMany ? ["class": "bad"] : [:], causes.dylibLine))
+        html: do {
+            let top = causes.images.initializers.prefix(8)
+            guard causes.images.launchesWithInitializerList > 0, !top.isEmpty else {
+                items.append(HTMLText.text("li", causes.initializerLine()))
+                break html
+            }
+            let head = "<thead><tr>" + ["image", "in bundle", "median ms", "p90 ms", "listed in"]
+                .map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
+            let rows = top.map { image in
+                HTMLText.element(
+                    "tr", [:],
+                    HTMLText.element("td", [:], HTMLText.text("code", image.image))
+                        + HTMLText.text("td", image.inBundle ? "yes" : "no")
+                        + HTMLText.text("td", ReportText.ms(image.medianInitializerMs))
+                        + HTMLText.text("td", ReportText.ms(image.p90InitializerMs))
+                        + HTMLText.text("td", "\(image.launchesListed) of \(causes.images.launchesWithInitializerList)"))
+            }
+            items.append(
+                HTMLText.element(
+                    "li", [:], HTMLText.escape("Slowest initializers by image:")
+                        + HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>")
+                        + HTMLText.text("p", ["class": "muted"], ImageStatistics.thresholdNote)))
+        }
+        return "<h3>What to look at</h3>" + HTMLText.element("ul", ["class": "causes"], items.joined()) + "\n"
     }
 
     private func spread(_ headline: Metric) -> String {

@@ -86,6 +86,12 @@ public enum MarkdownReport {
             if !unmeasured.isEmpty {
                 lines += ["", "Not measured: " + unmeasured.map { "`\($0.rawValue)`" }.joined(separator: ", ")]
             }
+            if let causes = LaunchCauses(device) {
+                lines += ["", "What to look at (\(causes.kind.rawValue)):", ""]
+                if let phases = causes.phaseLine { lines.append("- Phases: " + escape(phases)) }
+                lines.append("- " + escape(ReportText.printable(causes.dylibLine)))
+                lines.append("- " + escape(ReportText.printable(causes.initializerLine())))
+            }
         }
         return lines + ["", "</details>"]
     }

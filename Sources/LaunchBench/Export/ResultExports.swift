@@ -14,7 +14,7 @@ public enum ResultExports {
     }
 
     /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
-    /// `summary.csv`, `summary.json` and `report.html` there, each atomically.
+    /// `summary.csv`, `images.csv`, `summary.json` and `report.html` there, each atomically.
     ///
     /// - Parameter resultsFolder: the run's output folder.
     /// - Returns: what was read (for the end-of-run summary: `TerminalSummary.render(outcome.summary, …)`)
@@ -27,12 +27,12 @@ public enum ResultExports {
         return try writeAll(folder)
     }
 
-    /// Writes the four exports of an already loaded folder into `folder.url`.
+    /// Writes the exports of an already loaded folder into `folder.url`.
     @discardableResult
     public static func writeAll(_ folder: ResultsFolder) throws -> Outcome {
         let summary = folder.summary
         var written: [URL] = []
-        for format in [ExportFile.samplesCSV, .summaryCSV, .summaryJSON, .reportHTML] {
+        for format in [ExportFile.samplesCSV, .summaryCSV, .imagesCSV, .summaryJSON, .reportHTML] {
             let url = folder.url.appendingPathComponent(format.fileName)
             try write(try format.data(folder, summary: summary), to: url)
             written.append(url)
@@ -53,12 +53,13 @@ public enum ResultExports {
 
 /// The files `ResultExports.writeAll` produces.
 public enum ExportFile: Sendable, CaseIterable {
-    case samplesCSV, summaryCSV, summaryJSON, reportHTML
+    case samplesCSV, summaryCSV, imagesCSV, summaryJSON, reportHTML
 
     public var fileName: String {
         switch self {
         case .samplesCSV: return ResultsFolder.FileName.samplesCSV
         case .summaryCSV: return ResultsFolder.FileName.summaryCSV
+        case .imagesCSV: return ResultsFolder.FileName.imagesCSV
         case .summaryJSON: return ResultsFolder.FileName.summaryJSON
         case .reportHTML: return ResultsFolder.FileName.reportHTML
         }
@@ -69,6 +70,7 @@ public enum ExportFile: Sendable, CaseIterable {
         switch self {
         case .samplesCSV: return SamplesCSV.csv(folder.samples).data(byteOrderMark: true)
         case .summaryCSV: return SummaryCSV.csv(summary).data(byteOrderMark: true)
+        case .imagesCSV: return ImagesCSV.csv(summary).data(byteOrderMark: true)
         case .summaryJSON: return try SummaryDocument(folder: folder, summary: summary).jsonData()
         case .reportHTML: return Data(HTMLReport.render(folder, summary: summary).utf8)
         }

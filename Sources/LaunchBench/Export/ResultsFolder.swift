@@ -14,6 +14,7 @@ public struct ResultsFolder: Sendable {
         public static let samples = "samples.jsonl"
         public static let samplesCSV = "samples.csv"
         public static let summaryCSV = "summary.csv"
+        public static let imagesCSV = "images.csv"
         public static let summaryJSON = "summary.json"
         public static let reportHTML = "report.html"
     }
@@ -66,7 +67,8 @@ public struct ResultsFolder: Sendable {
         } catch {
             throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
         }
-        let (samples, sampleNotes) = parseSamples(data)
+        let (parsed, sampleNotes) = parseSamples(data)
+        let samples = recoveringInitializers(parsed, folder: url)
         notes += sampleNotes
         if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
         if let manifest {

@@ -8,7 +8,9 @@ import Foundation
 /// device_name, product_type, os_version, launch_kinds: {cold: {launches, failures, no_metrics,
 /// failures_by_status: {status: count}, metrics: {total_premain_ms: {n, failures, min, p25,
 /// median, mean, p75, p90, max, stddev, cv_percent, ci95_low, ci95_high,
-/// ci95_coverage_percent}}}}}]}`.
+/// ci95_coverage_percent}}, images: {launches_with_initializer_list, launches_with_libraries,
+/// bundle_dylibs: [..], advised_maximum_bundle_dylibs, note, images: [{image, in_bundle,
+/// launches_loaded, launches_listed, median_initializer_ms, p90_initializer_ms}]}}}]}`.
 public struct SummaryDocument: Sendable, Hashable, Codable {
     public static let currentSchemaVersion = 1
 
@@ -68,9 +70,72 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var failuresByStatus: [String: Int]
         /// By metric column name (`total_premain_ms`, …).
         public var metrics: [String: Statistics]
+        /// Bundle images and initializer times by image (the rows of `images.csv`).
+        public var images: Images?
 
         enum CodingKeys: String, CodingKey {
             case launches, failures, noMetrics = "no_metrics", failuresByStatus = "failures_by_status", metrics
+            case images
+        }
+    }
+
+    /// `images`: what the launches loaded and initialised (see `ImageStatistics`).
+    public struct Images: Sendable, Hashable, Codable {
+        public var launchesWithInitializerList: Int
+        public var launchesWithLibraries: Int
+        /// Embedded dylibs loaded at launch (bundle images but the executable), and Apple's advice.
+        public var bundleDylibs: [String]
+        public var advisedMaximumBundleDylibs: Int
+        public var note: String
+        public var images: [Image]
+
+        enum CodingKeys: String, CodingKey {
+            case launchesWithInitializerList = "launches_with_initializer_list"
+            case launchesWithLibraries = "launches_with_libraries", bundleDylibs = "bundle_dylibs"
+            case advisedMaximumBundleDylibs = "advised_maximum_bundle_dylibs", note, images
+        }
+
+        init(_ s: ImageStatistics) {
+            launchesWithInitializerList = s.launchesWithInitializerList
+            launchesWithLibraries = s.launchesWithLibraries
+            bundleDylibs = s.bundleDylibs
+            advisedMaximumBundleDylibs = ImageStatistics.advisedBundleDylibs
+            note = ImageStatistics.thresholdNote
+            images = s.images.map(Image.init)
+        }
+    }
+
+    /// One image; `median_initializer_ms` / `p90_initializer_ms` are `null` when no launch listed it.
+    public struct Image: Sendable, Hashable, Codable {
+        public var image: String
+        public var inBundle: Bool
+        public var launchesLoaded: Int
+        public var launchesListed: Int
+        public var medianInitializerMs: Double?
+        public var p90InitializerMs: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case image, inBundle = "in_bundle", launchesLoaded = "launches_loaded", launchesListed = "launches_listed"
+            case medianInitializerMs = "median_initializer_ms", p90InitializerMs = "p90_initializer_ms"
+        }
+
+        init(_ i: ImageStatistics.Image) {
+            image = i.image
+            inBundle = i.inBundle
+            launchesLoaded = i.launchesLoaded
+            launchesListed = i.launchesListed
+            medianInitializerMs = i.medianInitializerMs
+            p90InitializerMs = i.p90InitializerMs
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(image, forKey: .image)
+            try c.encode(inBundle, forKey: .inBundle)
+            try c.encode(launchesLoaded, forKey: .launchesLoaded)
+            try c.encode(launchesListed, forKey: .launchesListed)
+            try c.encode(medianInitializerMs, forKey: .medianInitializerMs)
+            try c.encode(p90InitializerMs, forKey: .p90InitializerMs)
         }
     }
 
@@ -161,7 +226,8 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
                                 metrics: Dictionary(
                                     uniqueKeysWithValues: summary.metrics.compactMap { metric in
                                         kind.metrics[metric].map { (metric.rawValue, Statistics($0)) }
-                                    }))
+                                    }),
+                                images: Images(kind.images))
                         )
                     }))
         }

@@ -28,6 +28,12 @@ public enum SummaryTextReport {
             if !unmeasured.isEmpty, !table.rows.isEmpty {
                 block += "\nnot measured: " + unmeasured.map(\.rawValue).joined(separator: ", ")
             }
+            if let causes = LaunchCauses(device), !table.rows.isEmpty {
+                block += "\nWhat to look at (\(causes.kind.rawValue)):"
+                if let phases = causes.phaseLine { block += "\n  phases: " + phases }
+                block += "\n  " + ReportText.printable(causes.dylibLine)
+                block += "\n  " + ReportText.printable(causes.initializerLine())
+            }
             for remark in ReportText.launchRemarks(device) { block += "\n" + remark.text }
             for message in device.messages.prefix(10) {
                 block += "\n  " + ReportText.printable(message.text) + " (\(message.launches)×)"

@@ -46,6 +46,9 @@ public enum TerminalSummary {
                 out += "  " + style.dim(lines[0]) + "\n"
                 for (line, paint) in zip(lines.dropFirst(), rowStyles) { out += "  " + paint(line) + "\n" }
             }
+            if let causes = LaunchCauses(device) {
+                for line in Self.causeLines(causes) { out += "  " + ReportText.printable(line) + "\n" }
+            }
             for remark in ReportText.launchRemarks(device) {
                 out += "  " + (remark.isFailure ? style.red(remark.text) : remark.text) + "\n"
             }
@@ -53,6 +56,15 @@ public enum TerminalSummary {
         }
         for note in notes { out += style.yellow("note: " + ReportText.printable(note)) + "\n" }
         return out
+    }
+
+    /// Phases, embedded dylibs and slowest initializers, each only when something was captured.
+    static func causeLines(_ causes: LaunchCauses) -> [String] {
+        var lines: [String] = []
+        if let phases = causes.phaseLine { lines.append("\(causes.kind.rawValue) phases (median): \(phases)") }
+        if causes.images.launchesWithLibraries > 0 { lines.append(causes.dylibLine) }
+        if causes.images.launchesWithInitializerList > 0 { lines.append(causes.initializerLine(limit: 3)) }
+        return lines
     }
 
     private struct Style {

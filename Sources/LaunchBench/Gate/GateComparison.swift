@@ -51,6 +51,11 @@ public struct GateEntry: Sendable, Hashable {
     public var reason: String
     /// Launches per side that would detect a change of twice the threshold (see `LaunchesNeeded`).
     public var launchesNeeded: Int?
+    /// Which phases and images moved on this device × kind; `nil` only for entries made by hand.
+    public var explanation: GateExplanation? = nil
+
+    /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework`, when anything is known.
+    public var explanationSentence: String? { explanation?.sentence(totalShiftMs: shift?.shift) }
 
     /// Change of the median, in % of the baseline median.
     public var medianChangePercent: Double? {
@@ -99,11 +104,13 @@ extension GateComparison {
                 let newOfKind = new.filter { $0.kind == kind }
                 // A kind measured on one side only (`--warm 0` in one run) is not a comparison.
                 guard !oldOfKind.isEmpty, !newOfKind.isEmpty else { continue }
+                let explanation = GateExplanation(baseline: oldOfKind, current: newOfKind, level: 1 - settings.alpha)
                 for metric in Self.metrics(baseline: oldOfKind, current: newOfKind, settings: settings) {
-                    entries.append(
-                        Self.entry(
-                            pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
-                            current: Self.side(newOfKind, metric), settings: settings))
+                    var entry = Self.entry(
+                        pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
+                        current: Self.side(newOfKind, metric), settings: settings)
+                    entry.explanation = explanation
+                    entries.append(entry)
                 }
             }
         }

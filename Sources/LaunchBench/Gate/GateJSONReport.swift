@@ -8,7 +8,10 @@ import Foundation
 /// product_type, os_version, baseline_device_udid, matched_by, launch_kind, metric,
 /// baseline: {launches, failures, n, median_ms}, current: {...}, median_change_percent, shift_ms,
 /// shift_ci_low_ms, shift_ci_high_ms, shift_percent, shift_ci_low_percent, shift_ci_high_percent,
-/// u, p_value, test_method, verdict, reason, launches_needed}], unmatched_baseline_devices,
+/// u, p_value, test_method, verdict, reason, launches_needed, explanation: null | {summary, phases:
+/// [{phase, shift_ms, shift_ci_low_ms, shift_ci_high_ms, baseline_n, current_n}], images: [{image,
+/// in_bundle, change: appeared|disappeared|changed, baseline_median_initializer_ms,
+/// current_median_initializer_ms, delta_ms}]}}], unmatched_baseline_devices,
 /// unmatched_current_devices, dylib_guard: null | {passed, violations: [{image, device_udid,
 /// device_name, iteration, launch_kind, log_path, message}]}, reference_gaps: [...],
 /// sample_sizes: [..], notes: [..]}`.
@@ -74,6 +77,29 @@ public enum GateJSONReport {
             "u": .init(e.test?.u), "p_value": .init(e.test?.pValue), "test_method": .init(e.test?.method.rawValue),
             "verdict": .string(e.verdict.rawValue), "reason": .string(e.reason),
             "launches_needed": .init(e.launchesNeeded.map(Double.init)),
+            "explanation": e.explanation.map { explanation($0, sentence: e.explanationSentence) } ?? .null,
+        ])
+    }
+
+    static func explanation(_ x: GateExplanation, sentence: String?) -> GateJSONValue {
+        .object([
+            "summary": .init(sentence),
+            "phases": .array(
+                x.phases.map { p in
+                    .object([
+                        "phase": .string(p.phase), "shift_ms": .number(p.shift.shift), "shift_ci_low_ms": .init(p.shift.low),
+                        "shift_ci_high_ms": .init(p.shift.high), "baseline_n": .number(Double(p.baselineN)),
+                        "current_n": .number(Double(p.currentN)),
+                    ])
+                }),
+            "images": .array(
+                x.images.map { i in
+                    .object([
+                        "image": .string(i.image), "in_bundle": .bool(i.inBundle), "change": .string(i.change.rawValue),
+                        "baseline_median_initializer_ms": .init(i.baselineMedianMs),
+                        "current_median_initializer_ms": .init(i.currentMedianMs), "delta_ms": .init(i.deltaMs),
+                    ])
+                }),
         ])
     }
 

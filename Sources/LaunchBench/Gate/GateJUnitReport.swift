@@ -24,11 +24,14 @@ public enum GateJUnitReport {
                 + "median change \(GateText.signedPercent(entry.medianChangePercent)), shift \(GateText.signedPercent(entry.shiftPercent)) "
                 + "\(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)), \(GateText.pPhrase(entry.test?.pValue)). "
                 + entry.reason
+                + (entry.explanationSentence.map { " Why: \($0)." } ?? "")
+                + (entry.explanation.map { "\n" + GateText.explanationLines($0).joined(separator: "\n") } ?? "")
+            let message = entry.reason + (entry.explanationSentence.map { " \($0)." } ?? "")
             var body = ""
             switch entry.verdict {
             case .regression:
                 failures += 1
-                body += "      <failure message=\"\(XMLText.attribute(entry.reason))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
+                body += "      <failure message=\"\(XMLText.attribute(message))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
             case .insufficientData:
                 errors += 1
                 body += "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"insufficient-data\">\(XMLText.text(figures))</error>\n"

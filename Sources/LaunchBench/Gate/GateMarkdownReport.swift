@@ -26,7 +26,12 @@ public enum GateMarkdownReport {
                 out += "\n"
             }
             for entry in comparison.entries where entry.verdict != .unchanged {
-                out += "- **\(GateText.verdict(entry.verdict))** \(escape(entry.title)): \(escape(entry.reason))\n"
+                out += "- **\(GateText.verdict(entry.verdict))** \(escape(entry.title)): \(escape(entry.reason))"
+                if entry.verdict != .insufficientData, let why = entry.explanationSentence { out += " Why: \(escape(why))" }
+                out += "\n"
+                if entry.verdict != .insufficientData, let explanation = entry.explanation {
+                    for line in GateText.explanationLines(explanation) { out += "  - \(escape(line))\n" }
+                }
             }
             if comparison.entries.contains(where: { $0.verdict != .unchanged }) { out += "\n" }
         }

@@ -25,6 +25,13 @@ public enum GateTableReport {
                 lines.append("")
                 for entry in explained { lines.append("\(GateText.verdict(entry.verdict)): \(entry.title): \(entry.reason)") }
             }
+            let why = comparison.entries.filter { $0.verdict == .regression || $0.verdict == .improvement }
+            for entry in why {
+                guard let explanation = entry.explanation else { continue }
+                lines.append("")
+                lines.append("Why \(entry.title) moved: \(entry.explanationSentence ?? "no phase or image data")")
+                for line in GateText.explanationLines(explanation) { lines.append("  " + line) }
+            }
         }
         if let violations = report.dylibViolations {
             lines.append("")

@@ -48,4 +48,23 @@ enum GateText {
     static func device(_ entry: GateEntry) -> String {
         entry.matchedBy == .udid ? entry.currentDevice.name : "\(entry.currentDevice.name) ≈ \(entry.baselineDevice.name)"
     }
+
+    /// One line per phase (shift with its interval) and per image change, for the table and Markdown.
+    static func explanationLines(_ explanation: GateExplanation) -> [String] {
+        var lines = explanation.phases.map { phase in
+            let interval = phase.shift.low.flatMap { low in
+                phase.shift.high.map { " [\(GateExplanation.signedMs(low).dropLast(3)), \(GateExplanation.signedMs($0).dropLast(3))]" }
+            } ?? " (too few launches for an interval)"
+            return "\(phase.phase): \(GateExplanation.signedMs(phase.shift.shift))\(interval) (n=\(phase.baselineN)/\(phase.currentN))"
+        }
+        lines += explanation.images.map { change in
+            guard change.change == .changed else { return GateExplanation.describe(change) }
+            let sides = "median \(ms(change.baselineMedianMs)) → \(ms(change.currentMedianMs)) ms"
+            return "\(GateExplanation.describe(change)) (\(sides))"
+        }
+        if explanation.images.contains(where: { $0.change == .changed }) {
+            lines.append("Initializer medians are over the launches whose dyld list named the image.")
+        }
+        return lines
+    }
 }

@@ -37,6 +37,15 @@ public struct LaunchRecord: Sendable, Hashable, Codable {
         self.warnings = warnings
     }
 
+    /// dyld's per-image initializer list: the details (or old-format) block's when printed, as it holds
+    /// every image ≥ 0.1 % of the total, else the summary block's `slowest intializers` (≥ 2 %); `nil`
+    /// when dyld printed no statistics block, so no image can be said to be under its threshold.
+    public var imageInitializers: [InitializerTime]? {
+        if let details { return details.imageInitializers }
+        if totalPremainMs != nil || initializerMs != nil || !slowestInitializers.isEmpty { return slowestInitializers }
+        return nil
+    }
+
     /// The record's values as sample metrics (pre-main phases and markers; never `wall_ms`).
     public var metrics: [Metric: Double] {
         var result: [Metric: Double] = [:]

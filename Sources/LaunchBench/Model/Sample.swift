@@ -24,6 +24,10 @@ public struct Sample: Sendable, Hashable, Codable {
     public var startedAt: Date
     /// Images loaded from inside the app bundle (DYLD_PRINT_LIBRARIES), as paths relative to the bundle.
     public var bundleImages: [String]
+    /// dyld's per-image initializer times (ms as printed): the details block's list when printed (images
+    /// ≥ 0.1 % of the total), else the summary's `slowest intializers` (≥ 2 %). `nil` when dyld printed no
+    /// statistics; an image missing from a list was under dyld's threshold, not 0 ms.
+    public var initializers: [InitializerTime]?
     /// Parser warnings and harness notes for this launch.
     public var warnings: [String]
     /// Why the launch failed, in words a user can act on; `nil` when it did not.
@@ -33,14 +37,17 @@ public struct Sample: Sendable, Hashable, Codable {
     public var signal: Int?
     /// The raw log, relative to the results folder (`logs/UDID/0001-cold.log`).
     public var logPath: String?
+    /// How long the harness spent on each step of this launch (`phases` in samples.jsonl; not in the CSV).
+    public var phases: PhaseTimings = PhaseTimings()
 
     public init(
         runID: String, deviceUDID: String, deviceName: String, productType: String, osVersion: String,
         appBundleID: String, appVersion: String, iteration: Int, kind: LaunchKind, launchIndex: Int = 0,
         status: SampleStatus, metrics: [Metric: Double] = [:], startedAt: Date, bundleImages: [String] = [],
         warnings: [String] = [], message: String? = nil, exitStatus: Int? = nil, signal: Int? = nil,
-        logPath: String? = nil
+        logPath: String? = nil, initializers: [InitializerTime]? = nil
     ) {
+        self.initializers = initializers
         self.runID = runID
         self.deviceUDID = deviceUDID
         self.deviceName = deviceName
@@ -69,7 +76,7 @@ public struct Sample: Sendable, Hashable, Codable {
         case productType = "product_type", osVersion = "os_version", appBundleID = "app_bundle_id"
         case appVersion = "app_version", iteration, kind = "launch_kind", launchIndex = "launch_index"
         case status, startedAt = "started_at", bundleImages = "bundle_images", warnings, message
-        case exitStatus = "exit_status", signal, logPath = "log_path"
+        case exitStatus = "exit_status", signal, logPath = "log_path", phases, initializers
     }
 
     private struct MetricKey: CodingKey {
@@ -94,11 +101,13 @@ public struct Sample: Sendable, Hashable, Codable {
         status = try c.decode(SampleStatus.self, forKey: .status)
         startedAt = try c.decode(Date.self, forKey: .startedAt)
         bundleImages = try c.decodeIfPresent([String].self, forKey: .bundleImages) ?? []
+        initializers = try c.decodeIfPresent([InitializerTime].self, forKey: .initializers)
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
         message = try c.decodeIfPresent(String.self, forKey: .message)
         exitStatus = try c.decodeIfPresent(Int.self, forKey: .exitStatus)
         signal = try c.decodeIfPresent(Int.self, forKey: .signal)
         logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
+        phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         let m = try decoder.container(keyedBy: MetricKey.self)
         var metrics: [Metric: Double] = [:]
         for metric in Metric.allCases {
@@ -124,11 +133,13 @@ public struct Sample: Sendable, Hashable, Codable {
         try c.encode(status, forKey: .status)
         try c.encode(startedAt, forKey: .startedAt)
         try c.encode(bundleImages, forKey: .bundleImages)
+        try c.encodeIfPresent(initializers, forKey: .initializers)
         try c.encode(warnings, forKey: .warnings)
         try c.encodeIfPresent(message, forKey: .message)
         try c.encodeIfPresent(exitStatus, forKey: .exitStatus)
         try c.encodeIfPresent(signal, forKey: .signal)
         try c.encodeIfPresent(logPath, forKey: .logPath)
+        if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

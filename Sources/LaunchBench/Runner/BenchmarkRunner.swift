@@ -11,22 +11,33 @@ public struct BenchmarkRunner: Sendable {
         self.reporter = reporter
     }
 
-    /// The devices the plan names (in its order), or every attached device when it names none.
-    /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones) or `.noDevicesAttached`.
-    public func selectDevices(for plan: RunPlan) async throws -> [DeviceInfo] {
-        let attached = try await driver.listDevices()
-        guard !plan.deviceUDIDs.isEmpty else {
-            guard !attached.isEmpty else { throw LaunchBenchError.noDevicesAttached }
-            return attached
+    /// The devices the plan names (in its order), or every attached device when it names none, in
+    /// `devices`. Only the named devices are read; a device whose values cannot be read (restarting,
+    /// unplugged) is reported and returned in `unreadable`, and the others go on.
+    /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones), `.noDevicesAttached`, or
+    ///   `.noReadableDevice` when every device to measure was unreadable.
+    public func selectDevices(for plan: RunPlan) async throws -> DeviceListing {
+        let named = plan.deviceUDIDs.reduce(into: [String]()) { names, udid in
+            if !names.contains(where: { $0.caseInsensitiveCompare(udid) == .orderedSame }) { names.append(udid) }
+        }
+        let listing = try await driver.listDevices(reading: named.isEmpty ? nil : named)
+        for device in listing.unreadable { reporter.report(.deviceUnreadable(device)) }
+        func isUnreadable(_ udid: String) -> Bool {
+            listing.unreadable.contains { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }
         }
         var selected: [DeviceInfo] = []
-        for udid in plan.deviceUDIDs where !selected.contains(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) {
-            guard let device = attached.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) else {
-                throw LaunchBenchError.deviceNotAttached(udid: udid, attached: attached.map(\.udid))
+        if named.isEmpty {
+            guard !listing.attached.isEmpty else { throw LaunchBenchError.noDevicesAttached }
+            selected = listing.devices
+        }
+        for udid in named where !isUnreadable(udid) {
+            guard let device = listing.devices.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) else {
+                throw LaunchBenchError.deviceNotAttached(udid: udid, attached: listing.attached)
             }
             selected.append(device)
         }
-        return selected
+        guard !selected.isEmpty else { throw LaunchBenchError.noReadableDevice(listing.unreadable) }
+        return DeviceListing(devices: selected, unreadable: listing.unreadable, attached: listing.attached)
     }
 
     /// Selects the devices, prepares the results folder, and runs the plan.
@@ -34,7 +45,7 @@ public struct BenchmarkRunner: Sendable {
     ///   - output: `--output`, or `nil` for a new `launchbench-results/<timestamp>` in `workingDirectory`.
     /// - Throws: device selection and results-folder errors (before anything is launched), results-store write errors.
     public func run(_ plan: RunPlan, output: URL?, workingDirectory: URL) async throws -> RunResult {
-        let devices = try await selectDevices(for: plan)
+        let devices = try await selectDevices(for: plan).devices
         let folder = try OutputFolder.prepare(output: output, workingDirectory: workingDirectory)
         let store = try ResultsStore(folder: folder)
         return try await run(plan, devices: devices, store: store)

@@ -39,7 +39,8 @@ struct DeviceSession: Sendable {
 
         if plan.coldMode != .reinstall {
             reporter.report(.preparing(udid: device.udid, iteration: 1, step: "installing"))
-            switch try await reinstall(iteration: 1) {
+            var phases = PhaseTimings()
+            switch try await reinstall(iteration: 1, phases: &phases) {
             case .cancelled: return finish(.interrupted)
             case .recorded(let failure)?:
                 samples.append(failure)
@@ -54,7 +55,8 @@ struct DeviceSession: Sendable {
         var stoppedNote: String?
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return finish(.interrupted) }
-            switch try await prepareColdLaunch(iteration: iteration) {
+            var phases = PhaseTimings()
+            switch try await prepareColdLaunch(iteration: iteration, phases: &phases) {
             case .cancelled: return finish(.interrupted)
             case .recorded(let failure)?:
                 samples.append(failure)
@@ -69,7 +71,10 @@ struct DeviceSession: Sendable {
             for launchIndex in 0...max(0, plan.warmLaunches) {
                 if Task.isCancelled { return finish(.interrupted) }
                 let kind: LaunchKind = launchIndex == 0 ? .cold : .warm
-                guard case .recorded(let sample) = try await launch(iteration: iteration, kind: kind, index: launchIndex)
+                guard
+                    case .recorded(let sample) = try await launch(
+                        iteration: iteration, kind: kind, index: launchIndex,
+                        phases: launchIndex == 0 ? phases : PhaseTimings())
                 else { return finish(.interrupted) }
                 samples.append(sample)
                 switch sample.status {
@@ -107,7 +112,9 @@ struct DeviceSession: Sendable {
     /// One iteration of the reference app: make it cold, launch it cold and warm. Returns whether the
     /// device was lost, or `nil` when cancelled. Failures are recorded like the main app's.
     private func referenceIteration(_ iteration: Int) async throws -> Bool? {
-        let prepared = plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration)
+        var phases = PhaseTimings()
+        let prepared =
+            plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration, phases: &phases)
         switch prepared {
         case .cancelled: return nil
         case .recorded(let failure)?: return failure.status == .deviceLost
@@ -115,7 +122,10 @@ struct DeviceSession: Sendable {
         }
         for launchIndex in 0...max(0, plan.warmLaunches) {
             if Task.isCancelled { return nil }
-            guard case .recorded(let sample) = try await launch(iteration: iteration, kind: launchIndex == 0 ? .cold : .warm, index: launchIndex)
+            guard
+                case .recorded(let sample) = try await launch(
+                    iteration: iteration, kind: launchIndex == 0 ? .cold : .warm, index: launchIndex,
+                    phases: launchIndex == 0 ? phases : PhaseTimings())
             else { return nil }
             if sample.status == .deviceLost { return true }
         }
@@ -123,13 +133,13 @@ struct DeviceSession: Sendable {
     }
 
     /// Makes the next launch cold; returns a failure sample for the cold launch, `.cancelled`, or `nil` when ready.
-    private func prepareColdLaunch(iteration: Int) async throws -> Step? {
+    private func prepareColdLaunch(iteration: Int, phases: inout PhaseTimings) async throws -> Step? {
         switch plan.coldMode {
         case .none:
             return nil
         case .reinstall:
             reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "reinstalling"))
-            return try await reinstall(iteration: iteration)
+            return try await reinstall(iteration: iteration, phases: &phases)
         case .reboot:
             reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "restarting"))
             let startedAt = Date()
@@ -147,11 +157,17 @@ struct DeviceSession: Sendable {
     }
 
     /// Uninstalls and installs the app; a failure is recorded as the iteration's cold sample.
-    private func reinstall(iteration: Int) async throws -> Step? {
+    private func reinstall(iteration: Int, phases: inout PhaseTimings) async throws -> Step? {
         let startedAt = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
-            try await driver.uninstall(bundleID: plan.app.bundleID, on: device.udid)
-            try await driver.install(plan.app, on: device.udid, timeout: plan.installTimeout)
+            let timings = try await driver.reinstall(plan.app, on: device.udid, timeout: plan.installTimeout)
+            phases = PhaseTimings(
+                reinstallMs: LaunchVerdict.milliseconds(clock.now - start),
+                uninstallMs: LaunchVerdict.milliseconds(timings.uninstall),
+                uploadMs: timings.upload.map(LaunchVerdict.milliseconds),
+                installMs: LaunchVerdict.milliseconds(timings.install))
             return nil
         } catch {
             if Task.isCancelled { return .cancelled }
@@ -163,19 +179,24 @@ struct DeviceSession: Sendable {
     }
 
     /// Launches once, watches the output, and records the sample (before the next launch may start).
-    private func launch(iteration: Int, kind: LaunchKind, index: Int) async throws -> Step {
+    /// `phases`: the timings of the work before this launch (the reinstall, on a cold launch).
+    private func launch(iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings) async throws -> Step {
         let startedAt = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
         let log = try store.makeLaunchLog(udid: device.udid, iteration: iteration, kind: kind, launchIndex: index)
         let watcher = LaunchWatcher(log: log, timeout: plan.timeout, grace: plan.grace)
         let request = LaunchRequest(bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
         var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
         sample.logPath = log.relativePath
+        sample.phases = phases
         do {
             let termination = try await withTaskCancellationHandler {
                 try await driver.launch(request, on: device.udid, observer: watcher)
             } onCancel: {
                 watcher.cancel()
             }
+            sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
             guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
             else { return .cancelled }
@@ -211,6 +232,7 @@ struct DeviceSession: Sendable {
     private func apply(_ record: LaunchRecord, to sample: inout Sample) {
         sample.metrics = record.metrics
         sample.bundleImages = record.loadedLibraries.compactMap(\.pathInsideAppBundle)
+        sample.initializers = record.imageInitializers
         sample.warnings = record.warnings
     }
 

@@ -3,6 +3,8 @@
 public enum RunEvent: Sendable {
     /// Something to know about a device's measurements (iOS-version caveats), before it starts.
     case deviceNote(DeviceInfo, String)
+    /// An attached device whose values could not be read is left out (it may be restarting).
+    case deviceUnreadable(UnreadableDevice)
     /// The device will not be measured; the message says why and what to do.
     case deviceSkipped(DeviceInfo, String)
     /// The device's launches begin.

@@ -164,10 +164,13 @@ public struct KindSummary: Sendable, Hashable {
     public var metrics: [Metric: MetricStatistics]
     /// The launches themselves, in order (charts draw every one).
     public var samples: [Sample]
+    /// Bundle images loaded and initializer times by image (`images.csv`, "what to look at").
+    public var images: ImageStatistics
 
     init(kind: LaunchKind, samples: [Sample], metrics: [Metric]) {
         self.kind = kind
         self.samples = samples
+        images = ImageStatistics(samples: samples)
         launches = samples.count
         let failed = samples.filter(\.status.isFailure)
         failures = failed.count

@@ -87,34 +87,50 @@ final class InstallProgress: Sendable {
 
     private struct State {
         var outcome: Outcome?
+        var finishedAt: ContinuousClock.Instant?
         var lastStatus: String?
         var percent: Int?
     }
 
     private let state = Locked(State())
+    /// Signalled once, when the outcome arrives: the waiter wakes at once instead of at its next poll.
+    private let arrived = DispatchSemaphore(value: 0)
 
     var outcome: Outcome? { state.current.outcome }
     /// The last progress step installd named (e.g. `VerifyingApplication`), for timeout messages.
     var lastStatus: String? { state.current.lastStatus }
+    /// When the outcome arrived (the step's end as the host saw it).
+    var finishedAt: ContinuousClock.Instant? { state.current.finishedAt }
+
+    /// Blocks until the outcome arrives or `timeout` passes, whichever is first.
+    func waitForOutcome(upTo timeout: Duration) {
+        guard outcome == nil else { return }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        _ = arrived.wait(timeout: .now() + .nanoseconds(nanoseconds))
+    }
 
     /// Interprets one status message the way libimobiledevice's own loop does: `Error` ends with a
     /// failure, `Status: Complete` (or a message without `Status`) ends with success.
     func receive(_ message: PropertyListValue) {
-        state.withLock { state in
-            guard state.outcome == nil else { return }
+        let ended = state.withLock { state -> Bool in
+            guard state.outcome == nil else { return false }
+            defer { if state.outcome != nil { state.finishedAt = .now } }
             if let error = message["Error"]?.stringValue {
                 state.outcome = .failed(
                     error: error, description: message["ErrorDescription"]?.stringValue,
                     detail: message["ErrorDetail"]?.integerValue)
-                return
+                return true
             }
             guard let status = message["Status"]?.stringValue else {
                 state.outcome = .complete
-                return
+                return true
             }
             state.lastStatus = status
             if let percent = message["PercentComplete"]?.integerValue { state.percent = Int(percent) }
             if status == "Complete" { state.outcome = .complete }
+            return state.outcome != nil
         }
+        if ended { arrived.signal() }
     }
 }

@@ -44,10 +44,11 @@ extension DeviceSession {
         }
     }
 
-    /// installd answers asynchronously (PROTOCOLS §5.4): poll the callback's outcome until it
-    /// arrives, the device leaves, the task is cancelled, or time runs out. The client is freed
-    /// only after this returns.
-    private func wait(
+    /// installd answers asynchronously (PROTOCOLS §5.4): wait for the callback's outcome until it
+    /// arrives, the device leaves, the task is cancelled, or time runs out. The outcome wakes the wait
+    /// at once; detach, cancellation and the deadline are checked every `checkInterval`. The client is
+    /// freed only after this returns.
+    func wait(
         for progress: InstallProgress, step: InstallStep, bundleID: String, deviceName: String,
         deadline: ContinuousClock.Instant, timeout: Duration, events: DeviceEventLog, cancellation: CancellationFlag
     ) throws {
@@ -72,7 +73,10 @@ extension DeviceSession {
                     operation: "\(step.rawValue) of \(bundleID)\(last)", udid: udid,
                     seconds: Double(timeout.components.seconds))
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            progress.waitForOutcome(upTo: min(Self.checkInterval, deadline - ContinuousClock.now))
         }
     }
+
+    /// How often a wait for installd looks at detach events, cancellation and the deadline.
+    static let checkInterval: Duration = .milliseconds(50)
 }

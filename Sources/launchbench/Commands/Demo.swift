@@ -29,6 +29,9 @@ struct Demo: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed of the emulated launches' noise (default: a new one each run, printed, so a run can be repeated).", valueName: "n"))
     var seed: UInt64?
 
+    @Option(help: ArgumentHelp("Measure the sample app as this build (CFBundleVersion). From build 35 on it embeds one more framework with a slow initializer: compare a default demo with a --build 35 one.", valueName: "n"))
+    var build: String?
+
     /// Measure the app written from the embedded description even when the fixture is there (tests).
     @Flag(help: .hidden)
     var embeddedApp = false
@@ -37,13 +40,17 @@ struct Demo: AsyncParsableCommand {
         guard (1...1_000).contains(iterations) else {
             throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 10).")
         }
+        if let build, build.isEmpty || !build.allSatisfy({ $0.isNumber || $0 == "." }) {
+            throw ValidationError("--build '\(build)' is not a build number. Use digits and dots, e.g. --build 35.")
+        }
         if let output, output.isEmpty {
             throw ValidationError("--output is empty. Name a folder, e.g. --output demo-results.")
         }
     }
 
     func run() async throws {
-        let sample = try embeddedApp ? DemoApp.writeEmbedded() : DemoApp.locate()
+        var sample = try embeddedApp ? DemoApp.writeEmbedded() : DemoApp.locate()
+        if let build { sample = try sample.withBuild(build) }
         defer { sample.cleanUp() }
         let app = try AppBundle(contentsOf: sample.url)
         let lab = try await DemoLab.start(seed: seed ?? UInt64.random(in: 1...999_999))
@@ -52,7 +59,7 @@ struct Demo: AsyncParsableCommand {
             Terminal.note(lab.description)
             let plan = RunPlan(
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
-                environment: [DemoLab.overrideVariable], timeout: .seconds(30), grace: .milliseconds(200))
+                environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30), grace: .milliseconds(200))
             code = try await RunExecution.execute(plan, driver: lab.driver, output: output)
         } catch {
             await lab.stop()
@@ -71,6 +78,9 @@ struct DemoLab {
     /// Xcode's Main Thread Checker injection: an override variable, so dyld3 (iOS 13–14) prints statistics.
     static let overrideVariable = EnvironmentVariable(
         name: "DYLD_INSERT_LIBRARIES", value: "/Developer/usr/lib/libMainThreadChecker.dylib")
+
+    /// dyld lists the images it loads, so the reports can name the app's embedded dylibs.
+    static let printLibraries = EnvironmentVariable(name: "DYLD_PRINT_LIBRARIES", value: "1")
 
     static let devices: [EmulatedDeviceSpec] = [
         .numbered(1, productType: "iPhone5,2", osVersion: "10.3.4"),
@@ -183,7 +193,29 @@ struct DemoApp {
                               "mainMs": 270, "didFinishLaunchingMs": 490, "firstFrameMs": 610 } },
             "default": { "cold": { "dylibLoadingMs": 75, "rebaseBindingMs": 12, "objcSetupMs": 9, "initializerMs": 21,
                                    "mainMs": 120, "didFinishLaunchingMs": 215, "firstFrameMs": 265 } }
-          }
+          },
+          "changes": [{ "fromBuild": "35", "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
+                        "dylibLoadingMs": 70, "initializers": [{ "image": "Analytics", "ms": 40 }] }]
         }
         """
+
+    /// A copy of the app in a temp folder with `CFBundleVersion` set to `build` (the emulated app's
+    /// `changes` apply from a build on, so `--build 35` measures a slower build of the same app).
+    func withBuild(_ build: String) throws -> DemoApp {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-demo-build-\(UUID().uuidString.prefix(8))")
+        let copy = folder.appendingPathComponent(url.lastPathComponent)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: url, to: copy)
+            let plistURL = copy.appendingPathComponent("Info.plist")
+            var info = try PropertyListSerialization.propertyList(from: Data(contentsOf: plistURL), format: nil) as? [String: Any] ?? [:]
+            info["CFBundleVersion"] = build
+            try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: plistURL)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw LaunchBenchError.cannotWrite(path: copy.path, reason: "the demo's app of build \(build) cannot be written (\(error.localizedDescription))")
+        }
+        cleanUp()
+        return DemoApp(url: copy, temporaryFolder: folder)
+    }
 }

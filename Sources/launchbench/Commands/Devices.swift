@@ -24,7 +24,9 @@ struct Devices: AsyncParsableCommand {
         connection.apply()
         let base = MobileDeviceDriver()
         let driver = engines.makeDriver(base: base)
-        let devices = try await base.listDevices()
+        let listing = try await base.listDevices(reading: nil)
+        let devices = listing.devices
+        for device in listing.unreadable { Terminal.note(device.message) }
         var rows: [DeviceRow] = []
         for device in devices {
             rows.append(
@@ -51,7 +53,7 @@ struct Devices: AsyncParsableCommand {
                 for advice in row.advice { print("  \(advice)") }
             }
         }
-        if devices.isEmpty {
+        if listing.attached.isEmpty {
             Terminal.note(
                 "No devices attached. Connect an iPhone by USB, unlock it and tap Trust; or point --usbmuxd at an "
                     + "emulated lab (`launchbench emulator`).")

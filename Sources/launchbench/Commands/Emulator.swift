@@ -37,6 +37,11 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Real seconds per emulated second (0.1 = ten times faster).", valueName: "x"))
     var timeScale: Double = 1
 
+    @Option(help: ArgumentHelp(
+        "On stop, write what each device was busy with (installd commands, app processes, real seconds) to this file, one JSON object a line.",
+        valueName: "file"))
+    var activityLog: String?
+
     func validate() throws {
         guard (1...16).contains(devices) else {
             throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
@@ -97,8 +102,37 @@ struct Emulator: AsyncParsableCommand {
 
         var iterator = stopRequests.makeAsyncIterator()
         let received = await iterator.next()
+        if let activityLog { try Self.writeActivity(of: lab, to: activityLog) }
         await lab.stop()
         Terminal.note("Stopped\(received == SIGTERM ? " (SIGTERM)" : ""); socket removed.")
+    }
+
+    /// One line per activity: `{"udid", "kind", "name", "bundleID", "startedAt" (epoch seconds), "seconds"}`.
+    private static func writeActivity(of lab: EmulatedLab, to path: String) throws {
+        struct Line: Encodable {
+            var udid: String
+            var kind: DeviceActivity.Kind
+            var name: String
+            var bundleID: String?
+            var startedAt: Date
+            var seconds: Double
+        }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = .sortedKeys
+        var text = ""
+        for device in lab.devices {
+            for activity in device.services.activityHistory {
+                text += String(decoding: try encoder.encode(Line(
+                    udid: device.udid, kind: activity.kind, name: activity.name, bundleID: activity.bundleID,
+                    startedAt: activity.startedAt, seconds: activity.seconds)), as: UTF8.self) + "\n"
+            }
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("Cannot write the activity log to \(path) (\(error.localizedDescription)). Pass a writable --activity-log path.")
+        }
     }
 
     /// A fresh, short folder under /tmp (not $TMPDIR, which is long on macOS) for the default socket.

@@ -8,7 +8,7 @@ struct Report: AsyncParsableCommand {
         abstract: "Report a results folder: rewrite its exports from samples.jsonl and print a summary.",
         discussion: """
             Reads DIR/run.json (optional) and DIR/samples.jsonl, rewrites DIR/samples.csv, summary.csv, \
-            summary.json and report.html (the same files `launchbench run` writes when it ends), then prints \
+            images.csv, summary.json and report.html (the same files `launchbench run` writes when it ends), then prints \
             the summary in the chosen format. So an interrupted or remote run can be reported later; a \
             half-written last line of samples.jsonl is skipped with a note. Use --print-only for a folder you \
             cannot or do not want to write to.

@@ -7,7 +7,8 @@ import LaunchBench
 /// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
 enum RunExecution {
     /// Runs `plan` over `driver` and reports it; returns the exit code the command should end with:
-    /// 0 every launch measured, 3 a launch failed or a device was skipped or lost, 128+signal when interrupted.
+    /// 0 every launch measured, 3 a launch failed or a device was skipped (unreadable included) or lost,
+    /// 128+signal when interrupted.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, unusable
     ///   `--output`, a results write error).
     static func execute(
@@ -17,7 +18,8 @@ enum RunExecution {
         let progress = RunProgressView()
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        let devices = try await runner.selectDevices(for: plan)
+        let selection = try await runner.selectDevices(for: plan)
+        let devices = selection.devices
         let folder = try OutputFolder.prepare(output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory)
         let store = try ResultsStore(folder: folder)
         await resultsFolder?(folder)
@@ -41,7 +43,8 @@ enum RunExecution {
         if let signal = interruption.received { return ExitCode(128 + signal) }
         if result.interrupted { return ExitCode(130) }
         if let gate, let code = try gate.evaluate(result) { return code }
-        return result.failedLaunches.isEmpty && result.devicesNotFullyMeasured.isEmpty ? .success : ExitCode(3)
+        let everyDeviceMeasured = result.devicesNotFullyMeasured.isEmpty && selection.unreadable.isEmpty
+        return result.failedLaunches.isEmpty && everyDeviceMeasured ? .success : ExitCode(3)
     }
 
     private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {

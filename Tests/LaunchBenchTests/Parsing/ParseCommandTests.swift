@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `launchbench parse` as a user runs it: the built binary in a subprocess.
-@Suite struct ParseCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ParseCommandTests {
     func run(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, out: String, err: String) {
         let binary = try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
         let process = Process()

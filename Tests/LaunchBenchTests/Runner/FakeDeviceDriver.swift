@@ -52,6 +52,8 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
     private var installCounts: [String: Int] = [:]
     private var installFailures: [String: Set<Int>] = [:]
     private var refusals: Set<String> = []
+    private var unreadable: Set<String> = []
+    private(set) var valuesRead: [String] = []
     private(set) var launches: [LaunchLogEntry] = []
     private(set) var uninstalls: [String] = []
     private(set) var installs: [String] = []
@@ -66,6 +68,11 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
     /// Makes the `n`th install (1-based) on `udid` fail with an installd-like message.
     func failInstall(number: Int, on udid: String) {
         _ = locked { installFailures[udid, default: []].insert(number) }
+    }
+
+    /// Makes reading `udid`'s values fail, as while the device is restarting.
+    func makeUnreadable(_ udid: String) {
+        _ = locked { unreadable.insert(udid) }
     }
 
     /// Makes debugserver refuse every launch on `udid`.
@@ -87,7 +94,20 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
 
     // MARK: DeviceDriver
 
-    func listDevices() async throws -> [DeviceInfo] { locked { devices } }
+    func listDevices() async throws -> [DeviceInfo] { try await listDevices(reading: nil).devices }
+
+    func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+        locked {
+            let read = devices.filter { device in udids?.contains { $0.lowercased() == device.udid.lowercased() } ?? true }
+            valuesRead += read.map(\.udid)
+            return DeviceListing(
+                devices: read.filter { !unreadable.contains($0.udid) },
+                unreadable: read.filter { unreadable.contains($0.udid) }.map {
+                    UnreadableDevice(udid: $0.udid, reason: "lockdownd refused the connection (fake)")
+                },
+                attached: devices.map(\.udid))
+        }
+    }
 
     func deviceEvents() async throws -> AsyncStream<DeviceEvent> { AsyncStream { $0.finish() } }
 

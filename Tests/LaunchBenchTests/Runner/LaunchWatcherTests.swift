@@ -4,7 +4,7 @@ import Testing
 @testable import LaunchBench
 
 /// The end-of-launch rule, driven by hand with chosen instants.
-@Suite struct LaunchWatcherTests {
+@Suite(.timeLimit(.minutes(5))) struct LaunchWatcherTests {
     private let stats = FakeOutput.statistics(total: 300, dylib: 100, rebase: 50, objc: 50, initializer: 100)
 
     private func watcher(timeout: Duration = .seconds(10), grace: Duration = .milliseconds(200), log: LaunchLog? = nil)

@@ -1,8 +1,9 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
-@Suite struct RunnerTests {
+@Suite(.timeLimit(.minutes(5))) struct RunnerTests {
     typealias F = RunnerFixtures
 
     private func run(
@@ -216,7 +217,7 @@ import Testing
             try await BenchmarkRunner(driver: driver, reporter: reporter).run(
                 F.plan(iterations: 5, warm: 1, timeout: .seconds(600)), output: folder, workingDirectory: folder)
         }
-        while driver.launchRequests(on: device.udid).count < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the third launch starts") { driver.launchRequests(on: device.udid).count >= 3 }
         task.cancel()
         let result = try await task.value
         #expect(result.interrupted)
@@ -281,6 +282,51 @@ import Testing
         let driver = FakeDeviceDriver(devices: [a, b], script: F.statisticsApp)
         let selected = try await BenchmarkRunner(driver: driver).selectDevices(
             for: F.plan(devices: [b.udid, a.udid.lowercased(), b.udid]))
-        #expect(selected == [b, a])
+        #expect(selected.devices == [b, a])
+        #expect(selected.unreadable.isEmpty)
+    }
+
+    @Test func anUnreadableDeviceIsSkippedWithItsReasonAndTheOthersGoOn() async throws {
+        let a = F.device(1, ios: "12.5.7")
+        let rebooting = F.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a, rebooting], script: F.statisticsApp)
+        driver.makeUnreadable(rebooting.udid)
+        let reporter = RecordingReporter()
+        let runner = BenchmarkRunner(driver: driver, reporter: reporter)
+
+        let selection = try await runner.selectDevices(for: F.plan())
+        #expect(selection.devices == [a])
+        #expect(selection.unreadable.map(\.udid) == [rebooting.udid])
+        #expect(selection.unreadable.first?.message.contains("lockdownd refused") == true)
+        let reported = reporter.all.compactMap { if case .deviceUnreadable(let d) = $0 { return d.udid } else { return nil } }
+        #expect(reported == [rebooting.udid])
+
+        let result = try await run(driver, F.plan(iterations: 2))
+        #expect(Set(result.samples.map(\.deviceUDID)) == [a.udid])
+        #expect(result.manifest.devices == [a])
+    }
+
+    @Test func onlyTheNamedDevicesAreRead() async throws {
+        let a = F.device(1, ios: "12.5.7")
+        let b = F.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a, b], script: F.statisticsApp)
+        driver.makeUnreadable(b.udid)
+        let selection = try await BenchmarkRunner(driver: driver).selectDevices(for: F.plan(devices: [a.udid]))
+        #expect(selection.devices == [a] && selection.unreadable.isEmpty)
+        #expect(driver.valuesRead == [a.udid])
+    }
+
+    @Test func whenNoDeviceToMeasureCanBeReadTheErrorNamesThem() async throws {
+        let a = F.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a], script: F.statisticsApp)
+        driver.makeUnreadable(a.udid)
+        let expected = LaunchBenchError.noReadableDevice([
+            UnreadableDevice(udid: a.udid, reason: "lockdownd refused the connection (fake)")
+        ])
+        await #expect(throws: expected) {
+            try await BenchmarkRunner(driver: driver).selectDevices(for: F.plan(devices: [a.udid]))
+        }
+        #expect(expected.errorDescription?.contains(a.udid) == true)
+        #expect(expected.errorDescription?.contains("launchbench devices") == true)
     }
 }

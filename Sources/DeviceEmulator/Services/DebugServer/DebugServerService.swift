@@ -50,6 +50,8 @@ final class DebugServerHandler: ChannelInboundHandler {
     private var launchedApp: InstalledApp?
     private var timers: [Scheduled<Void>] = []
     private var closeTimer: Scheduled<Void>?
+    /// The running process's busy time, recorded when it exits, is killed or loses its connection.
+    private var activity: ActivityTimer?
     /// The latest write: closing waits for it, so the exit packet is never dropped by the close.
     private var lastWrite: EventLoopFuture<Void>?
 
@@ -71,6 +73,7 @@ final class DebugServerHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         perform(session.connectionClosed(), context: context)
+        endActivity()
         closeTimer?.cancel()
         context.fireChannelInactive()
     }
@@ -107,8 +110,10 @@ final class DebugServerHandler: ChannelInboundHandler {
                 startProcess(context: context)
             case .kill, .detach:
                 stopTimers()
+                endActivity()
             case .close:
                 stopTimers()
+                endActivity()
                 let channel = context.channel
                 if let lastWrite {
                     lastWrite.whenComplete { _ in channel.close(promise: nil) }
@@ -128,6 +133,7 @@ final class DebugServerHandler: ChannelInboundHandler {
         guard let app = launchedApp, let version = device.osVersion else { return }
         let services = device.services
         let (number, kind) = services.beginLaunch(app.bundleID)
+        activity = ActivityTimer(kind: .launch, name: kind.rawValue, bundleID: app.bundleID)
         services.recordLaunch(
             EmulatedLaunch(
                 bundleID: app.bundleID, number: number, kind: kind, arguments: session.request.arguments,
@@ -158,9 +164,15 @@ final class DebugServerHandler: ChannelInboundHandler {
             let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: plan.endsAtMs).nanoseconds)
             timers.append(context.eventLoop.scheduleTask(in: delay) {
                 let (handler, context) = bound.value
+                handler.endActivity()
                 handler.perform(handler.session.processEnded(end), context: context)
             })
         }
+    }
+
+    private func endActivity() {
+        activity?.finish(in: device.services)
+        activity = nil
     }
 
     private func stopTimers() {

@@ -9,6 +9,8 @@ struct InstallationProxyEngine {
         var message: [String: Any]
         /// Runs right before this message is sent (e.g. the app appears when `Complete` goes out).
         var effect: (() -> Void)?
+        /// The app the command turned out to be about (an install learns it from the package).
+        var bundleID: String? = nil
     }
 
     static let installStatuses: [(Int, String)] = [
@@ -74,7 +76,11 @@ struct InstallationProxyEngine {
         }
         let state = self.state
         return statusSteps(upTo: 90, stepMs: stepMs)
-            + [Step(delayMs: stepMs, message: ["Status": "Complete"], effect: { state.install(app) })]
+            + [
+                Step(
+                    delayMs: stepMs, message: ["Status": "Complete"], effect: { state.install(app) },
+                    bundleID: app.bundleID)
+            ]
     }
 
     private func failure(for app: InstalledApp, installNumber: Int) -> Step? {

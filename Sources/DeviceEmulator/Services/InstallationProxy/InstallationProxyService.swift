@@ -25,6 +25,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
     private var pending: [[String: Any]] = []
     private var busy = false
     private var timer: Scheduled<Void>?
+    private var activity: ActivityTimer?
 
     init(engine: InstallationProxyEngine, lab: EmulatedLab) {
         self.engine = engine
@@ -42,6 +43,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
+        finishActivity()
         pending.removeAll()
         context.fireChannelInactive()
     }
@@ -53,7 +55,10 @@ final class InstallationProxyHandler: ChannelInboundHandler {
     private func runNext(context: ChannelHandlerContext) {
         guard !busy, !pending.isEmpty else { return }
         busy = true
-        send(engine.handle(pending.removeFirst())[...], context: context)
+        let request = pending.removeFirst()
+        activity = ActivityTimer(
+            kind: .installer, name: request["Command"] as? String ?? "?", bundleID: Self.bundleID(of: request))
+        send(engine.handle(request)[...], context: context)
     }
 
     private func send(_ steps: ArraySlice<InstallationProxyEngine.Step>, context: ChannelHandlerContext) {
@@ -69,8 +74,24 @@ final class InstallationProxyHandler: ChannelInboundHandler {
             let (handler, context, step, rest) = loopBound.value
             guard context.channel.isActive else { return }
             step.effect?()
+            // Recorded before the last reply goes out: a client that reads the history once it sees the
+            // reply finds the command there.
+            if rest.isEmpty { handler.finishActivity(bundleID: step.bundleID) }
             context.writeAndFlush(handler.wrapOutboundOut(.plistFrame(step.message)), promise: nil)
             handler.send(rest, context: context)
         }
+    }
+
+    private func finishActivity(bundleID: String? = nil) {
+        if let bundleID { activity?.bundleID = bundleID }
+        activity?.finish(in: engine.state)
+        activity = nil
+    }
+
+    /// The app a request is about, for the activity history.
+    private static func bundleID(of request: [String: Any]) -> String? {
+        let options = request["ClientOptions"] as? [String: Any]
+        return request["ApplicationIdentifier"] as? String ?? options?["CFBundleIdentifier"] as? String
+            ?? (options?["BundleIDs"] as? [String])?.first
     }
 }

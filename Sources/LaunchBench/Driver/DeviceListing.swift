@@ -1,0 +1,48 @@
+/// The devices attached now, as a driver could read them.
+///
+/// On a device lab a phone may be restarting or unplugged while its values are read; such a device is
+/// listed in `unreadable` (with the reason) instead of failing the whole listing, so one phone never
+/// stops the others.
+public struct DeviceListing: Sendable, Hashable {
+    /// Devices whose values were read, in the driver's order.
+    public var devices: [DeviceInfo]
+    /// Attached devices whose values could not be read.
+    public var unreadable: [UnreadableDevice]
+    /// Every attached UDID, read or not (for "attached: …" in errors).
+    public var attached: [String]
+
+    public init(devices: [DeviceInfo], unreadable: [UnreadableDevice] = [], attached: [String]? = nil) {
+        self.devices = devices
+        self.unreadable = unreadable
+        self.attached = attached ?? devices.map(\.udid) + unreadable.map(\.udid)
+    }
+}
+
+/// An attached device whose name, model and iOS version could not be read.
+public struct UnreadableDevice: Sendable, Hashable {
+    public var udid: String
+    /// Why, in words (e.g. the library error while it was restarting).
+    public var reason: String
+
+    public init(udid: String, reason: String) {
+        self.udid = udid
+        self.reason = reason
+    }
+
+    /// The line a command prints on stderr.
+    public var message: String {
+        "Device \(udid) was skipped: its values could not be read (\(reason)). It may be restarting or was "
+            + "unplugged; run again once it is back (`launchbench devices` lists it)."
+    }
+}
+
+extension DeviceDriver {
+    /// Drivers that cannot fail per device read them all.
+    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+        let devices = try await listDevices()
+        guard let udids else { return DeviceListing(devices: devices) }
+        return DeviceListing(
+            devices: devices.filter { device in udids.contains { $0.caseInsensitiveCompare(device.udid) == .orderedSame } },
+            attached: devices.map(\.udid))
+    }
+}

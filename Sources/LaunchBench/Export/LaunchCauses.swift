@@ -1,0 +1,71 @@
+/// "What to look at" on one device: where a launch's time goes and which images cause it — the
+/// phases' shares, the embedded dylib count against Apple's advice, the slowest initializers. Shared by
+/// the HTML report, `report --format table` and the end-of-run terminal summary, so they say the same.
+public struct LaunchCauses: Sendable, Hashable {
+    public struct PhaseShare: Sendable, Hashable {
+        public var name: String
+        public var medianMs: Double
+        /// Share of the sum of the phase medians, in percent.
+        public var percent: Double
+    }
+
+    public var kind: LaunchKind
+    public var phases: [PhaseShare]
+    public var images: ImageStatistics
+
+    /// Of the cold launches when there are any (the case launch-time work is about), else the first kind.
+    public init?(_ device: DeviceSummary) {
+        guard let kind = device.kind(.cold) ?? device.kinds.first else { return nil }
+        self.kind = kind.kind
+        images = kind.images
+        let breakdown = PhaseBreakdown(samples: kind.samples)
+        let total = breakdown.totalMs
+        phases = breakdown.phases.map {
+            PhaseShare(name: $0.name, medianMs: $0.medianMs, percent: total > 0 ? $0.medianMs / total * 100 : 0)
+        }
+    }
+
+    /// `dylib loading 75.1 ms (62 %) · rebase/binding 12 ms (10 %) · …`; `nil` when no phase was measured.
+    public var phaseLine: String? {
+        guard !phases.isEmpty else { return nil }
+        return phases.map { phase in
+            let share = DecimalText.fixed(phase.percent, maxFractionDigits: 0)
+            return "\(phase.name) \(ReportText.ms(phase.medianMs)) ms (\(share) %)"
+        }
+        .joined(separator: " · ")
+    }
+
+    /// The embedded dylib count against the advice, with their names.
+    public var dylibLine: String {
+        guard images.launchesWithLibraries > 0 else {
+            return "Embedded dylibs: not captured (run with --allowed-dylibs, or --env DYLD_PRINT_LIBRARIES=1)."
+        }
+        let dylibs = images.bundleDylibs
+        let advice = ImageStatistics.advisedBundleDylibs
+        let verdict = dylibs.count > advice ? "more than" : "within"
+        let names = dylibs.isEmpty ? "" : ": " + dylibs.map(AllowedDylibs.itemName).joined(separator: ", ")
+        return "Embedded dylibs loaded at launch: \(dylibs.count), \(verdict) Apple's advice of at most about "
+            + "\(advice)\(names)."
+    }
+
+    /// The slowest initializers by median, at most `limit`, with how many launches listed each.
+    public func initializerLine(limit: Int = 5) -> String {
+        guard images.launchesWithInitializerList > 0 else {
+            if images.launchesWithInitializerPhase > 0 {
+                return "Initializers by image: not in these samples (written by an older launchbench) and no"
+                    + " launch log to read them from."
+            }
+            return "Initializers by image: dyld printed no initializer list (iOS 15+, or no dyld statistics)."
+        }
+        let top = images.initializers.prefix(limit)
+        guard !top.isEmpty else { return "Initializers by image: no image was over dyld's listing threshold." }
+        return "Slowest initializers (median over the launches listing them): "
+            + top.map { Self.describe($0, of: images.launchesWithInitializerList) }.joined(separator: ", ") + "."
+    }
+
+    /// `SampleKit 12.3 ms (8/10 launches)`.
+    static func describe(_ image: ImageStatistics.Image, of launches: Int) -> String {
+        let name = image.inBundle ? AllowedDylibs.itemName(of: image.image) : image.image
+        return "\(name) \(ReportText.ms(image.medianInitializerMs)) ms (\(image.launchesListed)/\(launches) launches)"
+    }
+}

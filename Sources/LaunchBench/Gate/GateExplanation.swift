@@ -1,0 +1,163 @@
+/// Why a device × launch kind moved between the baseline and the current run: the shift of each
+/// phase (Hodges–Lehmann with its interval, the method of the verdict) and the images that appeared,
+/// disappeared or changed initializer time the most.
+public struct GateExplanation: Sendable, Hashable {
+    public struct PhaseShift: Sendable, Hashable {
+        public var phase: String
+        /// Current − baseline, ms, with its interval (`nil` ends when the samples are too small).
+        public var shift: HodgesLehmannShift
+        public var baselineN: Int
+        public var currentN: Int
+    }
+
+    public struct ImageChange: Sendable, Hashable {
+        public enum Change: String, Sendable, Hashable {
+            /// In the current run's library or initializer lists, in no launch of the baseline.
+            case appeared
+            /// The reverse.
+            case disappeared
+            /// Listed on both sides; the median initializer time moved.
+            case changed
+        }
+
+        public var image: String
+        public var inBundle: Bool
+        public var change: Change
+        /// Median initializer time on each side, over the launches that listed it; `nil` when none did.
+        public var baselineMedianMs: Double?
+        public var currentMedianMs: Double?
+
+        /// current − baseline; an image listed on one side only counts its own time.
+        public var deltaMs: Double? {
+            switch (baselineMedianMs, currentMedianMs) {
+            case let (b?, c?): return c - b
+            case (nil, let c?): return change == .appeared ? c : nil
+            case (let b?, nil): return change == .disappeared ? -b : nil
+            default: return nil
+            }
+        }
+    }
+
+    /// Phases measured on both sides, in launch order.
+    public var phases: [PhaseShift]
+    /// Appeared and disappeared images, then the largest initializer changes (at most `imageLimit` of those).
+    public var images: [ImageChange]
+
+    static let imageLimit = 3
+    /// Initializer changes smaller than this are launch-to-launch noise, not a cause worth naming.
+    static let minimumImageChangeMs = 1.0
+    /// … and so are changes under 10 % of the image's baseline time.
+    static let minimumImageChangeFraction = 0.1
+
+    /// - Parameters:
+    ///   - baseline, current: one device's launches of one kind on each side (failed ones are skipped).
+    ///   - level: the confidence level of the phase intervals (the gate's 1 − α).
+    public init(baseline: [Sample], current: [Sample], level: Double = 0.95) {
+        let old = baseline.filter { !$0.status.isFailure }
+        let new = current.filter { !$0.status.isFailure }
+        phases = Self.phaseDefinitions.compactMap { name, length in
+            let x = old.compactMap(length).filter(\.isFinite)
+            let y = new.compactMap(length).filter(\.isFinite)
+            guard let shift = HodgesLehmannShift(baseline: x, current: y, level: level) else { return nil }
+            return PhaseShift(phase: name, shift: shift, baselineN: x.count, currentN: y.count)
+        }
+        let before = ImageStatistics(samples: old)
+        let after = ImageStatistics(samples: new)
+        let beforeByName = Dictionary(before.images.map { ($0.image, $0) }, uniquingKeysWith: { a, _ in a })
+        let afterByName = Dictionary(after.images.map { ($0.image, $0) }, uniquingKeysWith: { a, _ in a })
+        // An image is only "new" when the baseline could have shown it: its lists were captured.
+        let baselineSaw = { (image: ImageStatistics.Image) in
+            image.inBundle ? before.launchesWithLibraries > 0 : before.launchesWithInitializerList > 0
+        }
+        let currentSaw = { (image: ImageStatistics.Image) in
+            image.inBundle ? after.launchesWithLibraries > 0 : after.launchesWithInitializerList > 0
+        }
+        var changes: [ImageChange] = []
+        for image in after.images where beforeByName[image.image] == nil && baselineSaw(image) {
+            changes.append(
+                ImageChange(
+                    image: image.image, inBundle: image.inBundle, change: .appeared, baselineMedianMs: nil,
+                    currentMedianMs: image.medianInitializerMs))
+        }
+        for image in before.images where afterByName[image.image] == nil && currentSaw(image) {
+            changes.append(
+                ImageChange(
+                    image: image.image, inBundle: image.inBundle, change: .disappeared,
+                    baselineMedianMs: image.medianInitializerMs, currentMedianMs: nil))
+        }
+        // New bundle dylibs first (they cost dylib loading), then by the size of their initializer time.
+        changes.sort { a, b in
+            if a.inBundle != b.inBundle { return a.inBundle }
+            return abs(a.deltaMs ?? 0) > abs(b.deltaMs ?? 0)
+        }
+        let moved = after.images.compactMap { image -> ImageChange? in
+            guard let old = beforeByName[image.image], let b = old.medianInitializerMs,
+                let c = image.medianInitializerMs, abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
+            else { return nil }
+            return ImageChange(
+                image: image.image, inBundle: image.inBundle || old.inBundle, change: .changed, baselineMedianMs: b,
+                currentMedianMs: c)
+        }
+        .sorted { abs($0.deltaMs ?? 0) > abs($1.deltaMs ?? 0) }
+        images = changes + moved.prefix(Self.imageLimit)
+    }
+
+    /// The phases compared: dyld's four, then the after-main stretches from the app's markers.
+    static var phaseDefinitions: [(String, @Sendable (Sample) -> Double?)] { [
+        ("dylib loading", { $0[.dylibLoadingMs] }),
+        ("rebase/binding", { $0[.rebaseBindingMs] }),
+        ("ObjC setup", { $0[.objcSetupMs] }),
+        ("initializers", { $0[.initializerMs] }),
+        // Without dyld's phases (iOS 15+) the whole start → main stretch is one phase, from the markers.
+        (PhaseBreakdown.wholePreMain, { s in s[.totalPremainMs] == nil ? s[.mainMs] : nil }),
+        (
+            "main → didFinishLaunching",
+            { s in s[.didFinishLaunchingMs].flatMap { end in s[.mainMs].map { end - $0 } } }
+        ),
+        (
+            "didFinishLaunching → first frame",
+            { s in s[.firstFrameMs].flatMap { end in s[.didFinishLaunchingMs].map { end - $0 } } }
+        ),
+    ] }
+
+    /// The phase that moved the most in the direction of `totalShiftMs` (`nil` when none did).
+    public func mainPhase(forShift totalShiftMs: Double) -> PhaseShift? {
+        phases.filter { ($0.shift.shift > 0) == (totalShiftMs > 0) && $0.shift.shift != 0 }
+            .max { abs($0.shift.shift) < abs($1.shift.shift) }
+    }
+
+    /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework` — the whole shift,
+    /// the phase that carried most of it, and the images that explain it.
+    public func sentence(totalShiftMs: Double?) -> String? {
+        var text = ""
+        if let total = totalShiftMs {
+            text = Self.signedMs(total)
+            if let phase = mainPhase(forShift: total) {
+                text += ", of which \(phase.phase) \(Self.signedMs(phase.shift.shift))"
+            }
+        }
+        let causes = images.prefix(Self.imageLimit).map(Self.describe)
+        if !causes.isEmpty { text += (text.isEmpty ? "" : ": ") + causes.joined(separator: ", ") }
+        return text.isEmpty ? nil : text
+    }
+
+    /// `new bundle dylib Analytics.framework (initializer 40.1 ms)`, `SampleKit initializer +12.3 ms`.
+    static func describe(_ change: ImageChange) -> String {
+        let name = change.inBundle ? AllowedDylibs.itemName(of: change.image) : change.image
+        let what = change.inBundle ? "bundle dylib" : "image"
+        switch change.change {
+        case .appeared:
+            let time = change.currentMedianMs.map { " (initializer \(GateText.ms($0)) ms)" } ?? ""
+            return "new \(what) \(name)\(time)"
+        case .disappeared:
+            return "\(what) \(name) no longer loaded"
+        case .changed:
+            return "\(name) initializer \(change.deltaMs.map(signedMs) ?? "–")"
+        }
+    }
+
+    static func signedMs(_ value: Double) -> String {
+        let text = GateText.ms(value)
+        return (value >= 0 && !text.hasPrefix("-") ? "+" : "") + text + " ms"
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// Launch times across many results folders (a CI artifact history): per device × launch kind ×
+/// metric, one point per folder with its median, 95 % interval and n, in run order; a point is a
+/// *step* when the gate's test (Mann–Whitney at α, Hodges–Lehmann shift past the threshold) says the
+/// change from the previous point of the same series is real.
+///
+/// Folders are ordered by their run's start time (`run.json`, else the first launch), ties in the
+/// order given. Devices are matched as the gate matches them: same UDID, else same model and iOS
+/// version. A folder that cannot be read is listed in `skipped` and left out, never fatal.
+public struct Trend: Sendable {
+    /// One results folder that was read.
+    public struct Run: Sendable, Hashable {
+        /// The path as given.
+        public var path: String
+        public var startedAt: Date?
+        /// `1.2 (34)`, from run.json or the launches.
+        public var appVersion: String?
+    }
+
+    /// A folder left out, and why, in words for the user.
+    public struct Skipped: Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// One folder's statistics of one series.
+    public struct Point: Sendable, Hashable {
+        /// Index into `runs`.
+        public var run: Int
+        public var device: DeviceIdentity
+        public var n: Int
+        public var failures: Int
+        public var median: Double?
+        public var ci95Low: Double?
+        public var ci95High: Double?
+        /// The gate's comparison with the previous point of the series; `nil` for the first point.
+        public var change: GateEntry?
+
+        /// A real step: the gate would call it a regression or an improvement.
+        public var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
+    }
+
+    /// One device × kind × metric across the runs.
+    public struct Series: Sendable, Hashable {
+        /// The device as first seen (later points may be another phone of the same model and iOS).
+        public var device: DeviceIdentity
+        public var kind: LaunchKind
+        public var metric: Metric
+        public var points: [Point]
+    }
+
+    public var runs: [Run]
+    public var skipped: [Skipped]
+    public var series: [Series]
+    public var settings: GateSettings
+
+    /// Reads every folder and builds the series.
+    /// - Parameters:
+    ///   - paths: results folders, in any order.
+    ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
+    ///     metric measured anywhere).
+    /// How the folders are put in order.
+    public enum Order: String, Sendable, CaseIterable {
+        /// By the run's start time (`run.json`, else the first launch).
+        case time
+        /// By the app's build (`run.json`'s `CFBundleVersion`, else the launches' app version), compared
+        /// numerically part by part (`9` < `10` < `10.1`); runs of the same build by time.
+        case build
+    }
+
+    public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
+        var loaded: [(path: String, folder: ResultsFolder, start: Date?)] = []
+        var skipped: [Skipped] = []
+        for path in paths {
+            do {
+                let folder = try ResultsFolder.load(URL(fileURLWithPath: path))
+                guard !folder.samples.isEmpty else {
+                    skipped.append(Skipped(path: path, reason: "samples.jsonl holds no launches"))
+                    continue
+                }
+                loaded.append((path, folder, folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min()))
+            } catch {
+                let reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
+                skipped.append(Skipped(path: path, reason: reason))
+            }
+        }
+        // Stable: equal or unknown keys keep the order given.
+        let ordered = loaded.enumerated().sorted { a, b in
+            if order == .build {
+                let c = Self.compareBuilds(Self.build(of: a.element.folder), Self.build(of: b.element.folder))
+                if c != 0 { return c < 0 }
+            }
+            switch (a.element.start, b.element.start) {
+            case let (x?, y?) where x != y: return x < y
+            default: return a.offset < b.offset
+            }
+        }.map(\.element)
+        self.init(folders: ordered.map { ($0.path, $0.folder) }, skipped: skipped, settings: settings)
+    }
+
+    /// Builds the series from folders already read, in run order.
+    public init(
+        folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [], settings: GateSettings = GateSettings()
+    ) {
+        self.settings = settings
+        self.skipped = skipped
+        runs = folders.map { path, folder in
+            Run(
+                path: path, startedAt: folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min(),
+                appVersion: folder.manifest?.app.map { app in
+                    [app.version, app.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+                } ?? folder.samples.first?.appVersion)
+        }
+        var seriesDevices: [DeviceIdentity] = []
+        var byKey: [String: Series] = [:]
+        var order: [String] = []
+        var previous: [String: [Sample]] = [:]
+        for (runIndex, (_, folder)) in folders.enumerated() {
+            let devices = GateComparison.devices(of: folder.samples)
+            // Match this run's devices to the series' devices as the gate does.
+            let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
+            var seriesOf: [String: DeviceIdentity] = [:]
+            for pair in matching.pairs { seriesOf[pair.current.udid] = pair.baseline }
+            for device in matching.unmatchedCurrent {
+                seriesDevices.append(device)
+                seriesOf[device.udid] = device
+            }
+            let summary = RunSummary(samples: folder.samples)
+            for deviceSummary in summary.devices {
+                guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
+                for kind in deviceSummary.kinds {
+                    let metrics = settings.metrics.isEmpty ? summary.metrics : settings.metrics
+                    for metric in metrics {
+                        guard let s = kind.metrics[metric], s.n > 0 else { continue }
+                        let key = "\(anchor.udid)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
+                        let ofKind = kind.samples
+                        var change: GateEntry?
+                        if let before = previous[key] {
+                            let pair = DeviceMatching.Pair(baseline: anchor, current: deviceSummary.device, basis: .udid)
+                            change = GateComparison.entry(
+                                pair: pair,
+                                kind: kind.kind, metric: metric, baseline: GateComparison.side(before, metric),
+                                current: GateComparison.side(ofKind, metric), settings: settings)
+                        }
+                        previous[key] = ofKind
+                        let point = Point(
+                            run: runIndex, device: deviceSummary.device, n: s.n, failures: s.failures, median: s.median,
+                            ci95Low: s.ci95?.low, ci95High: s.ci95?.high, change: change)
+                        if byKey[key] == nil {
+                            order.append(key)
+                            byKey[key] = Series(device: anchor, kind: kind.kind, metric: metric, points: [])
+                        }
+                        byKey[key]?.points.append(point)
+                    }
+                }
+            }
+        }
+        series = order.compactMap { byKey[$0] }
+    }
+
+    /// The build a folder measured: run.json's app build, else the launches' `1.2 (34)` app version.
+    static func build(of folder: ResultsFolder) -> String {
+        if let build = folder.manifest?.app?.build { return build }
+        let version = folder.samples.first?.appVersion ?? ""
+        // `1.2 (34)`: the build is in the parentheses.
+        if let open = version.lastIndex(of: "("), let close = version.lastIndex(of: ")"), open < close {
+            return String(version[version.index(after: open)..<close])
+        }
+        return version
+    }
+
+    /// Negative, 0 or positive as build `a` sorts before, with or after `b` (numeric parts, then text).
+    static func compareBuilds(_ a: String, _ b: String) -> Int {
+        let x = a.split(whereSeparator: { !$0.isNumber }).map { Int($0) ?? 0 }
+        let y = b.split(whereSeparator: { !$0.isNumber }).map { Int($0) ?? 0 }
+        for i in 0..<max(x.count, y.count) {
+            let l = i < x.count ? x[i] : -1
+            let r = i < y.count ? y[i] : -1
+            if l != r { return l < r ? -1 : 1 }
+        }
+        return a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    /// The series worth a chart: the metrics that say how long a launch took (total pre-main, first
+    /// frame; else the headline metric), unless metrics were chosen.
+    public var keySeries: [Series] {
+        guard settings.metrics.isEmpty else { return series }
+        let preferred: [Metric] = [.totalPremainMs, .firstFrameMs]
+        let key = series.filter { preferred.contains($0.metric) }
+        if !key.isEmpty { return key }
+        return series.filter { $0.metric == .wallMs }.isEmpty ? series : series.filter { $0.metric == .wallMs }
+    }
+
+    /// Notes for every output: skipped folders and what a step means.
+    public var notes: [String] {
+        skipped.map { "Skipped \($0.path): \($0.reason)" }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import LaunchBench
+import Testing
+
+/// Where an iteration's time went: the runner records the reinstall's steps and each launch's duration.
+@Suite struct PhaseTimingsTests {
+    typealias F = RunnerFixtures
+
+    private func run(_ driver: any DeviceDriver, _ plan: RunPlan) async throws -> RunResult {
+        let folder = F.temporaryFolder()
+        return try await BenchmarkRunner(driver: driver).run(plan, output: folder, workingDirectory: folder)
+    }
+
+    @Test func coldSamplesCarryTheReinstallAndEverySampleItsLaunch() async throws {
+        let device = F.device(1, ios: "12.5.7")
+        let result = try await run(FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 2))
+        #expect(result.samples.count == 6)
+        for sample in result.samples {
+            let phases = sample.phases
+            #expect(phases.launchMs.map { $0 >= 0 } == true)
+            if sample.kind == .cold {
+                let reinstall = try #require(phases.reinstallMs)
+                let uninstall = try #require(phases.uninstallMs)
+                let install = try #require(phases.installMs)
+                #expect(reinstall >= uninstall + install - 0.001)  // the default reinstall runs them in turn
+                #expect(phases.uploadMs == nil)  // timed inside the install by the default
+            } else {
+                #expect(phases.reinstallMs == nil && phases.installMs == nil)
+            }
+        }
+        let onDisk = try F.readSamples(in: result.folder)
+        #expect(onDisk.map(\.phases) == result.samples.map(\.phases))
+    }
+
+    @Test func theDriversStepTimesReachTheColdSample() async throws {
+        let device = F.device(1, ios: "14.8", model: "iPhone12,1")
+        let driver = SteppedReinstallDriver(base: FakeDeviceDriver(devices: [device], script: F.statisticsApp))
+        let result = try await run(driver, F.plan(iterations: 1, warm: 1))
+        let cold = try #require(result.samples.first { $0.kind == .cold })
+        #expect(cold.phases.uninstallMs == 150)
+        #expect(cold.phases.uploadMs == 12)
+        #expect(cold.phases.installMs == 650)
+        #expect(try #require(cold.phases.reinstallMs) >= 0)
+    }
+
+    @Test func withoutReinstallNoSampleHasReinstallTimes() async throws {
+        let device = F.device(1, ios: "12.5.7")
+        let result = try await run(
+            FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 1, cold: .none))
+        #expect(result.samples.count == 4)
+        #expect(result.samples.allSatisfy { $0.phases.reinstallMs == nil && $0.phases.launchMs != nil })
+    }
+
+    @Test func samplesJSONHasPhasesOnlyWhenTimed() throws {
+        var sample = Sample(
+            runID: "r", deviceUDID: "u", deviceName: "n", productType: "iPhone12,1", osVersion: "14.8",
+            appBundleID: "b", appVersion: "1", iteration: 1, kind: .cold, status: .ok,
+            startedAt: Date(timeIntervalSince1970: 0))
+        let plain = String(decoding: try JSONCoding.encoder().encode(sample), as: UTF8.self)
+        #expect(!plain.contains("phases"))
+        sample.phases = PhaseTimings(reinstallMs: 812.5, uninstallMs: 160, uploadMs: 12, installMs: 655, launchMs: 270)
+        let timed = String(decoding: try JSONCoding.encoder().encode(sample), as: UTF8.self)
+        #expect(timed.contains(
+            #""phases":{"install_ms":655,"launch_ms":270,"reinstall_ms":812.5,"uninstall_ms":160,"upload_ms":12}"#))
+        #expect(try JSONCoding.decoder().decode(Sample.self, from: Data(timed.utf8)).phases == sample.phases)
+    }
+
+    @Test func summariesSayWhereTheTimeWent() {
+        let cold = PhaseTimings(reinstallMs: 812.4, uninstallMs: 160, uploadMs: 12.2, installMs: 655, launchMs: 270)
+        #expect(cold.summary == "reinstall 812 ms (uninstall 160 ms, upload 12 ms, install 655 ms), launch 270 ms")
+        #expect(PhaseTimings(launchMs: 170.6).summary == "launch 171 ms")
+        #expect(PhaseTimings().summary == nil)
+        #expect(
+            PhaseTimings.iterationSummary(cold: cold, warm: PhaseTimings(launchMs: 165))
+                == "reinstall 0.81 s (upload 0.01 s), cold 0.27 s, warm 0.17 s")
+        #expect(
+            PhaseTimings.iterationSummary(cold: PhaseTimings(reinstallMs: 1500, launchMs: 300), warm: nil)
+                == "reinstall 1.50 s, cold 0.30 s")
+        #expect(PhaseTimings.iterationSummary(cold: nil, warm: nil) == nil)
+    }
+}
+
+/// The fake driver with a reinstall that reports fixed step times, as a driver that times its own steps does.
+private struct SteppedReinstallDriver: DeviceDriver {
+    let base: FakeDeviceDriver
+
+    func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
+    func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
+    func uninstall(bundleID: String, on udid: String) async throws { try await base.uninstall(bundleID: bundleID, on: udid) }
+    func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
+        try await base.install(app, on: udid, timeout: timeout)
+    }
+    func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+        try await base.uninstall(bundleID: app.bundleID, on: udid)
+        try await base.install(app, on: udid, timeout: timeout)
+        return ReinstallTimings(uninstall: .milliseconds(150), upload: .milliseconds(12), install: .milliseconds(650))
+    }
+    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+        try await base.launch(request, on: udid, observer: observer)
+    }
+    func restart(_ udid: String, timeout: Duration) async throws { try await base.restart(udid, timeout: timeout) }
+}
