@@ -32,6 +32,22 @@ public final class EngineRoutingDriver: DeviceDriver {
 
     public func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
 
+    // Forwarded explicitly: the protocol's defaults would read every device strictly and reinstall in
+    // two sessions, losing `base`'s tolerant listing and its lean reinstall.
+    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+        try await base.listDevices(reading: udids)
+    }
+
+    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+        if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
+            let clock = ContinuousClock()
+            let uninstall = try await clock.measure { try await devicectl.uninstall(bundleID: app.bundleID, on: udid) }
+            let install = try await clock.measure { try await devicectl.install(app, on: udid, timeout: timeout) }
+            return ReinstallTimings(uninstall: uninstall, install: install)
+        }
+        return try await base.reinstall(app, on: udid, timeout: timeout)
+    }
+
     public func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
 
     public func uninstall(bundleID: String, on udid: String) async throws {
@@ -101,7 +117,7 @@ public final class EngineRoutingDriver: DeviceDriver {
 
     private func engine(of udid: String) async throws -> (DeviceInfo, EngineDecision) {
         if let known = decisions.withLock({ $0[udid] }) { return known }
-        guard let device = try await base.listDevices().first(where: { $0.udid == udid }) else {
+        guard let device = try await base.listDevices(reading: [udid]).devices.first(where: { $0.udid == udid }) else {
             return (DeviceInfo(udid: udid, name: udid, productType: "", osVersion: "", buildVersion: ""),
                 .use(.libimobiledevice, reason: "device not listed"))
         }

@@ -193,7 +193,7 @@ enum Pymobiledevice3EndToEnd {
         await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
         let runner = BenchmarkRunner(driver: driver)
         do {
-            let devices = try await runner.selectDevices(for: plan)
+            let devices = try await runner.selectDevices(for: plan).devices
             let result = try await runner.run(plan, devices: devices, store: try ResultsStore(folder: folder))
             await driver.shutdown()
             return result
