@@ -9,11 +9,20 @@ public actor ResultsStore {
     public nonisolated let folder: URL
     private let samples: FileHandle
     private let encoder = JSONCoding.encoder()
+    /// Disk space held back for the last `run.json`: on a full disk it is given up so the run's end
+    /// (`interrupted`, outcomes) can still be recorded. Removed by `close`.
+    private let reserve: URL
+
+    /// The reserve's file name (see `OutputFolder.writtenEntries`) and size.
+    public static let reserveFileName = ".launchbench-reserve"
+    static let reserveBytes = 256 * 1024
 
     /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `OutputFolder.prepare`).
     /// - Throws: `LaunchBenchError.cannotWrite`.
     public init(folder: URL) throws {
         self.folder = folder
+        reserve = folder.appendingPathComponent(Self.reserveFileName)
+        try? Data(count: Self.reserveBytes).write(to: reserve)
         let url = folder.appendingPathComponent("samples.jsonl")
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
@@ -28,9 +37,16 @@ public actor ResultsStore {
         }
     }
 
-    /// Writes `run.json` atomically (a reader never sees half a file).
+    /// Writes `run.json` atomically (a reader never sees half a file; a failed write leaves the previous one).
+    /// When the disk is full, the reserve is given up and the write tried once more.
     public func writeManifest(_ manifest: RunManifest) throws {
-        try manifest.write(to: folder.appendingPathComponent("run.json"))
+        let url = folder.appendingPathComponent("run.json")
+        do {
+            try manifest.write(to: url)
+        } catch {
+            guard (try? FileManager.default.removeItem(at: reserve)) != nil else { throw error }
+            try manifest.write(to: url)
+        }
     }
 
     /// Appends one line to `samples.jsonl` and flushes it to disk before returning.
@@ -67,10 +83,11 @@ public actor ResultsStore {
         return "logs/\(safeUDID)/\(number)-\(suffix).log"
     }
 
-    /// Closes `samples.jsonl`.
+    /// Closes `samples.jsonl` and frees the reserve.
     public func close() {
         try? samples.synchronize()
         try? samples.close()
+        try? FileManager.default.removeItem(at: reserve)
     }
 }
 

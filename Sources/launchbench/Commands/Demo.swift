@@ -23,6 +23,9 @@ struct Demo: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
 
+    @Flag(help: "Reuse an --output folder that holds an earlier run's results (only launchbench's own files are removed).")
+    var overwrite = false
+
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
 
@@ -53,7 +56,7 @@ struct Demo: AsyncParsableCommand {
             let plan = RunPlan(
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable], timeout: .seconds(30), grace: .milliseconds(200))
-            code = try await RunExecution.execute(plan, driver: lab.driver, output: output)
+            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite)
         } catch {
             await lab.stop()
             throw error

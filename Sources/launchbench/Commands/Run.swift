@@ -18,6 +18,11 @@ struct Run: AsyncParsableCommand {
             measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
             launched through libimobiledevice and are skipped with advice.
 
+            Results folder: --output must name a new or empty folder. A folder holding an earlier run's results \
+            is replaced only with --overwrite, and then only the files launchbench wrote there are removed \
+            (run.json, samples.*, summary.*, report.html, logs/, reference/); your other files stay. A folder \
+            holding anything else, and the folder of --baseline, are never written into.
+
             CI gate: --baseline compares the run with an earlier results folder when it ends (see `launchbench \
             compare`); --allowed-dylibs fails on any image from the app bundle the list does not name (checked \
             in Frameworks/ before launching and, with DYLD_PRINT_LIBRARIES=1, at every launch); \
@@ -58,6 +63,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
+
+    @Flag(help: "Reuse an --output folder that holds an earlier run's results (only launchbench's own files are removed).")
+    var overwrite = false
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -100,7 +108,7 @@ struct Run: AsyncParsableCommand {
             environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
             grace: Self.duration(grace), settle: Self.duration(settle)))
         connection.apply()
-        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output, gate: runGate)
+        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output, overwrite: overwrite, gate: runGate)
         if code != .success { throw code }
     }
 
