@@ -28,9 +28,19 @@ struct Run: AsyncParsableCommand {
             in Frameworks/ before launching and, with DYLD_PRINT_LIBRARIES=1, at every launch); \
             --target-precision keeps launching until the cold median is known within ±PCT %.
 
-            Exit codes: 0 all launches measured, 3 a launch failed or a device was skipped or lost, \
-            130 interrupted, 64 bad options. With --baseline the gate decides: 0 no regression, 2 regression \
-            (or an unlisted dylib), 3 too many failed launches to judge, 5 baseline not found.
+            One run per device at a time: a device another launchbench run is measuring is left out, naming \
+            that run's process; when every selected device is busy the run is refused (exit 1).
+
+            Signals: Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal or SSH session closed) and SIGQUIT end the \
+            run cleanly (launches in flight are ended, run.json says interrupted, the exports are written) and \
+            exit 128+signal; a second one quits at once. When stdout or stderr is closed (`| head`, a lost \
+            terminal) the run stops printing and goes on measuring and writing its results folder.
+
+            Exit codes: 0 every launch measured, 3 a launch failed or measured nothing (no-metrics) or a device \
+            was busy, skipped or lost, 1 an error (e.g. a results write failed: the message names the file), \
+            128+signal interrupted (130 Ctrl-C), 64 bad options (also a bad USBMUXD_SOCKET_ADDRESS). With \
+            --baseline the gate decides: 0 no regression, 2 regression (or an unlisted dylib), 3 too many failed \
+            launches to judge, 5 baseline not found.
             """
     )
 
