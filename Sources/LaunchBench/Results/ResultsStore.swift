@@ -92,12 +92,13 @@ public actor ResultsStore {
 }
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
-public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle`.
+public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle` and `writeFailure`.
     public let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
     public let relativePath: String
     private let lock = NSLock()
     private var handle: FileHandle?
+    private var writeFailure: String?
 
     init(url: URL, relativePath: String) throws {
         self.url = url
@@ -115,12 +116,25 @@ public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle`.
         }
     }
 
-    /// Appends bytes; a write error stops logging but never the launch (the sample still records the values).
+    /// Appends bytes; a write error stops logging but never the launch (the sample still records the values,
+    /// and `failure` says why the log is incomplete).
     public func write(_ bytes: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         guard let handle, !bytes.isEmpty else { return }
-        do { try handle.write(contentsOf: Data(bytes)) } catch { self.handle = nil }
+        do {
+            try handle.write(contentsOf: Data(bytes))
+        } catch {
+            self.handle = nil
+            writeFailure = "\(relativePath) is incomplete: writing it failed (\(error.localizedDescription))"
+        }
+    }
+
+    /// Why the log stopped being written (a full disk…), `nil` while it is complete.
+    public var failure: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return writeFailure
     }
 
     /// Flushes to disk and closes; later writes are ignored.

@@ -201,6 +201,7 @@ struct DeviceSession: Sendable {
             }
             sample.message = Self.describe(error)
         }
+        if let failure = log.failure { sample.warnings.append(failure) }
         try await store.append(sample)
         reporter.report(.launchFinished(sample))
         return .recorded(sample)

@@ -124,6 +124,24 @@ import Testing
         #endif
     }
 
+    @Test func aLogThatCouldNotBeWrittenIsAWarningOnItsLaunch() async throws {
+        #if os(Linux)
+        let device = F.device(1, ios: "12.5.7")
+        let folder = F.temporaryFolder()
+        let logPath = folder.appendingPathComponent(
+            ResultsStore.logPath(udid: device.udid, iteration: 1, kind: .warm, launchIndex: 1)).path
+        let driver = FakeDeviceDriver(devices: [device]) { context in
+            if context.number == 2 { Self.fillDisk(under: logPath) }
+            return F.statisticsApp(context)
+        }
+        let result = try await BenchmarkRunner(driver: driver).run(
+            F.plan(iterations: 1, warm: 1), output: folder, workingDirectory: folder)
+        #expect(result.samples.map(\.status) == [.ok, .ok])
+        #expect(result.samples[0].warnings.isEmpty)
+        #expect(result.samples[1].warnings.contains { $0.contains("0001-warm.log is incomplete") })
+        #endif
+    }
+
     @Test func aFailedManifestWriteKeepsTheFirstErrorAndSaysRunJsonWasNotUpdated() {
         let first = LaunchBenchError.cannotWrite(path: "/r/samples.jsonl", reason: "No space left on device")
         let second = LaunchBenchError.cannotWrite(path: "/r/run.json", reason: "No space left on device")
