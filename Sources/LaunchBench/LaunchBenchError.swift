@@ -33,6 +33,7 @@ extension LaunchBenchError: LocalizedError {
         case .unreadableResults(let path, let reason):
             return "Cannot read results at \(path): \(reason)."
         case .cannotWrite(let path, let reason):
+            let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
             return "Cannot write \(path): \(reason). Check free disk space and permissions."
         case .outputFolderInUse(let path, let reason):
             return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "

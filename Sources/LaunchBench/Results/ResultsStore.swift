@@ -49,14 +49,20 @@ public actor ResultsStore {
         }
     }
 
-    /// Appends one line to `samples.jsonl` and flushes it to disk before returning.
+    /// Appends one line to `samples.jsonl` and flushes it to disk before returning. A write that fails (a full
+    /// disk) is cut back off, so the file keeps whole lines only: its last good state.
     public func append(_ sample: Sample) throws {
+        let goodLength = try? samples.offset()
         do {
             var line = try encoder.encode(sample)
             line.append(0x0A)
             try samples.write(contentsOf: line)
             try samples.synchronize()
         } catch {
+            if let goodLength {
+                try? samples.truncate(atOffset: goodLength)
+                try? samples.seekToEnd()
+            }
             throw LaunchBenchError.cannotWrite(
                 path: folder.appendingPathComponent("samples.jsonl").path, reason: error.localizedDescription)
         }
