@@ -46,6 +46,14 @@ enum LineClassifier {
     // MARK: - dyld and app lines, possibly glued after other output
 
     private static func scanAnywhere(_ line: LineBytes) -> LogEvent {
+        // dyld's summary lines end in `(p%)`: only such lines are searched for a glued label, so other
+        // output costs two byte compares here, nothing in the loop below.
+        let n = line.count
+        if n > 20, line[n - 1] == UInt8(ascii: ")"), line[n - 2] == UInt8(ascii: "%"),
+            let event = gluedSummaryLine(line)
+        {
+            return event
+        }
         var i = 0
         let end = line.count - 4
         while i < end {
@@ -54,8 +62,6 @@ enum LineClassifier {
                 if line.hasPrefix("dyld", at: i), let event = dyldLine(line, at: i) { return event }
             } else if byte == UInt8(ascii: "[") {
                 if line.hasPrefix("[launchbench] ", at: i) { return marker(line, at: i + 14) }
-            } else if byte == UInt8(ascii: ":") {
-                if i >= 4, line.hasPrefix("time:", at: i - 4), let event = gluedSummaryLine(line, colon: i) { return event }
             }
             i += 1
         }
@@ -68,8 +74,17 @@ enum LineClassifier {
         ("rebase/binding time:", .rebaseBinding), ("ObjC setup time:", .objcSetup), ("initializer time:", .initializer),
     ]
 
-    /// A summary line glued after other output, its `time:` colon at `colon`: only with a readable dyld
-    /// time and its `(p%)`, so an app's own "… time: 5" is not taken for dyld's.
+    /// A summary line glued after other output: a label ending in `time:`, then a readable dyld time and its
+    /// `(p%)`, so an app's own "… time: 5" is not taken for dyld's.
+    private static func gluedSummaryLine(_ line: LineBytes) -> LogEvent? {
+        var from = 0
+        while let found = line.firstOffset(of: "time:", from: from) {
+            if let event = gluedSummaryLine(line, colon: found + 4) { return event }
+            from = found + 5
+        }
+        return nil
+    }
+
     private static func gluedSummaryLine(_ line: LineBytes, colon: Int) -> LogEvent? {
         for label in summaryLabels {
             let start = colon + 1 - label.text.utf8CodeUnitCount
