@@ -37,7 +37,8 @@ extension LaunchBenchError: LocalizedError {
             return "Cannot write \(path): \(reason). Check free disk space and permissions."
         case .outputFolderInUse(let path, let reason):
             return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "
-                + "or add --overwrite to replace an earlier run's results (only the files launchbench wrote are removed)."
+                + "or add --overwrite to replace an earlier run's results (only the files launchbench wrote are "
+                + "removed)."
         case .outputIsBaseline(let path, let relation, let baseline):
             return "Will not write results into \(path): \(relation) the baseline being compared (--baseline "
                 + "\(baseline)), which a run must never overwrite. Pass another --output folder."

@@ -20,7 +20,8 @@ public enum OutputFolder {
     /// (`writtenEntries`) is removed; the user's other files stay. Anything else is refused, and so is a folder
     /// that is, holds or lies inside one of `protected` (the baseline being compared).
     /// - Throws: `LaunchBenchError.outputFolderInUse` for a non-empty folder or a file,
-    ///   `.outputIsBaseline` when it overlaps a protected path, `LaunchBenchError.cannotWrite` when the folder cannot be created or emptied.
+    ///   `.outputIsBaseline` when it overlaps a protected path, `.cannotWrite` when the folder cannot be created
+    ///   or emptied.
     public static func prepare(
         output: URL?, workingDirectory: URL, now: Date = Date(), overwrite: Bool = false, protected: [URL] = []
     ) throws -> URL {
@@ -66,7 +67,8 @@ public enum OutputFolder {
         }
         guard overwrite else {
             throw LaunchBenchError.outputFolderInUse(
-                path: folder.path, reason: "it holds an earlier run's results (\(listed)); add --overwrite to replace them")
+                path: folder.path,
+                reason: "it holds an earlier run's results (\(listed)); add --overwrite to replace them")
         }
         for entry in entries where writtenEntries.contains(entry) {
             let url = folder.appendingPathComponent(entry)

@@ -127,7 +127,9 @@ public struct BenchmarkRunner: Sendable {
 
     /// `failure` with a note that run.json could not be updated either.
     static func adding(_ manifestError: any Error, to failure: any Error) -> any Error {
-        guard case LaunchBenchError.cannotWrite(let path, let reason)? = failure as? LaunchBenchError else { return failure }
+        guard case LaunchBenchError.cannotWrite(let path, let reason)? = failure as? LaunchBenchError else {
+            return failure
+        }
         let detail = (manifestError as? any LocalizedError)?.errorDescription ?? "\(manifestError)"
         return LaunchBenchError.cannotWrite(
             path: path, reason: reason + "; run.json keeps its state from the start of the run, as the end could not "

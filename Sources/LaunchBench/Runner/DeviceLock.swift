@@ -48,7 +48,8 @@ public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed 
         let url = folder.appendingPathComponent(fileName(udid: udid, scope: scope))
         let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw LaunchBenchError.cannotWrite(path: url.path, reason: "the device lock cannot be created (\(errnoText()))")
+            throw LaunchBenchError.cannotWrite(
+                path: url.path, reason: "the device lock cannot be created (\(errnoText()))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = readHolder(fd)
@@ -131,7 +132,8 @@ public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed 
         var buffer = [UInt8](repeating: 0, count: 1024)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return Holder() }
-        let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: buffer[..<count], as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false)
         return Holder(
             pid: lines.first.flatMap { Int32($0) }, command: lines.count > 1 ? String(lines[1]) : nil,
             since: lines.count > 2 && !lines[2].isEmpty ? String(lines[2]) : nil)

@@ -74,7 +74,8 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
                 record: record, launchedAt: launchedAt, completeAt: completeAt, receivedOutput: byteCount > 0,
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
                 statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
-                expectedMarkers: expectsMarkers, printedEndMarker: progress.done || progress.markers["firstFrame"] != nil)
+                expectedMarkers: expectsMarkers,
+                printedEndMarker: progress.done || progress.markers["firstFrame"] != nil)
         }
     }
 

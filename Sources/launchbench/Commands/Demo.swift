@@ -23,7 +23,7 @@ struct Demo: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
 
-    @Flag(help: "Reuse an --output folder that holds an earlier run's results (only launchbench's own files are removed).")
+    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
     var overwrite = false
 
     @Option(help: "Iterations per device.")

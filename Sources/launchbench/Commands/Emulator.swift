@@ -68,7 +68,9 @@ struct Emulator: AsyncParsableCommand {
             throw ValidationError("--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one).")
         }
         if deviceNames.count > devices {
-            throw ValidationError("\(deviceNames.count) --device-name values for \(devices) devices. Pass at most one per device, or raise --devices.")
+            throw ValidationError(
+                "\(deviceNames.count) --device-name values for \(devices) devices. Pass at most one per device, "
+                    + "or raise --devices.")
         }
         guard timeScale.isFinite, timeScale > 0 else {
             throw ValidationError("--time-scale \(timeScale) must be above zero (1 = real time, 0.1 = ten times faster).")

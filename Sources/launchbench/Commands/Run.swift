@@ -74,7 +74,7 @@ struct Run: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
 
-    @Flag(help: "Reuse an --output folder that holds an earlier run's results (only launchbench's own files are removed).")
+    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
     var overwrite = false
 
     @OptionGroup var connection: ConnectionOptions
@@ -118,7 +118,8 @@ struct Run: AsyncParsableCommand {
             environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
             grace: Self.duration(grace), settle: Self.duration(settle)))
         connection.apply()
-        let code = try await RunExecution.execute(plan, driver: MobileDeviceDriver(), output: output, overwrite: overwrite, gate: runGate)
+        let code = try await RunExecution.execute(
+            plan, driver: MobileDeviceDriver(), output: output, overwrite: overwrite, gate: runGate)
         if code != .success { throw code }
     }
 

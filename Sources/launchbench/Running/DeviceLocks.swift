@@ -13,7 +13,8 @@ struct DeviceLocks {
     static func acquire(_ devices: [DeviceInfo]) throws -> DeviceLocks {
         // The usbmuxd in use scopes the lock: emulated labs reuse UDIDs; the system daemon's devices are keyed by UDID.
         let address = USBMuxAddress.configured
-        let scope = address == nil || address == .unix(path: USBMuxAddress.systemSocketPath) ? nil : address?.description
+        let system = address == nil || address == .unix(path: USBMuxAddress.systemSocketPath)
+        let scope = system ? nil : address?.description
         var locks = DeviceLocks(held: [], busy: [:])
         var refusals: [String] = []
         for device in devices {
