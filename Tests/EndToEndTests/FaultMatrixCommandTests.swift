@@ -305,4 +305,28 @@ import TestSupport
             #expect(try E.samplesOnDisk(output).contains { $0.deviceName == EmulatedDeviceSpec.hostileNames[0] })
         }
     }
+
+    /// `launchbench emulator --device-name … --hostile-names`: the names reach libimobiledevice verbatim.
+    @Test func theEmulatorSwitchesGiveDevicesTheNamesAsked() async throws {
+        let emulator = try ChildProcess(
+            executable: try launchbench(),
+            arguments: ["emulator", "--devices", "3", "--device-name", "Plain, \"quoted\"", "--hostile-names"])
+        let first = try await emulator.readLine(timeout: .seconds(60))
+        let line = try #require(first, "no address printed; stderr: \(emulator.standardError)")
+        let address = String(line.dropFirst("USBMUXD_SOCKET_ADDRESS=".count))
+        let devices = try ChildProcess(
+            executable: try launchbench(), arguments: ["devices", "--json", "--usbmuxd", address])
+        let status = try await devices.waitForExit(timeout: .seconds(60))
+        emulator.send(signal: SIGINT)
+        _ = try await emulator.waitForExit(timeout: .seconds(60))
+        #expect(status == 0, "stderr: \(devices.standardError)")
+        let listed = try JSONSerialization.jsonObject(with: Data(devices.standardOutput.utf8)) as? [[String: Any]] ?? []
+        let names = Set(listed.compactMap { $0["name"] as? String })
+        #expect(names == Set(["Plain, \"quoted\""] + EmulatedDeviceSpec.hostileNames.prefix(2)))
+
+        let tooMany = try ChildProcess(
+            executable: try launchbench(), arguments: ["emulator", "--devices", "1", "--device-name", "a", "--device-name", "b"])
+        #expect(try await tooMany.waitForExit(timeout: .seconds(30)) == 64)
+        #expect(tooMany.standardError.contains("--device-name"))
+    }
 }
