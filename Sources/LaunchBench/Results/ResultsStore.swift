@@ -61,7 +61,7 @@ public actor ResultsStore {
         } catch {
             if let goodLength {
                 try? samples.truncate(atOffset: goodLength)
-                try? samples.seekToEnd()
+                _ = try? samples.seekToEnd()
             }
             throw LaunchBenchError.cannotWrite(
                 path: folder.appendingPathComponent("samples.jsonl").path, reason: error.localizedDescription)

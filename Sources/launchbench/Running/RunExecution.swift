@@ -84,7 +84,7 @@ enum RunExecution {
     }
 }
 
-/// Turns the first SIGINT, SIGTERM, SIGHUP (the terminal or SSH session closed) or SIGQUIT (Ctrl-\\) into a
+/// Turns the first SIGINT, SIGTERM, SIGHUP (the terminal or SSH session closed) or SIGQUIT (Ctrl-\) into a
 /// graceful stop: the launches in flight are ended, everything measured is kept and the exports are written.
 /// A second one quits at once.
 final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sources are only cancelled.
