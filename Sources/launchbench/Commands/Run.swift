@@ -13,8 +13,9 @@ struct Run: AsyncParsableCommand {
             DYLD_PRINT_STATISTICS=1, so dyld prints its pre-main phases (iOS 9–12; iOS 13–14 only with an \
             override variable such as DYLD_INSERT_LIBRARIES); after-main comes from the app's own \
             `[launchbench] mark=NAME t=MS` lines (LaunchProbe), the only source from iOS 15 on. A launch ends \
-            when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace), or \
-            at --timeout. Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
+            when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace; once \
+            an earlier launch printed firstFrame/done, the statistics alone no longer end one), or at --timeout; \
+            an app that exits with a non-zero status is never `ok` (exited-early). Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
             measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
             launched through libimobiledevice and are skipped with advice.
 
