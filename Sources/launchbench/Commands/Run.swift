@@ -15,7 +15,7 @@ struct Run: AsyncParsableCommand {
             `[launchbench] mark=NAME t=MS` lines (LaunchProbe), the only source from iOS 15 on. A launch ends \
             when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace; once \
             an earlier launch printed firstFrame/done, the statistics alone no longer end one), or at --timeout; \
-            an app that exits with a non-zero status is never `ok` (exited-early). Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
+            an app that exits with a non-zero status is never `ok` (exited-early, or crashed before completing). Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
             measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices cannot be \
             launched through libimobiledevice and are skipped with advice.
 
