@@ -10,10 +10,15 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
     case unreadableResults(path: String, reason: String)
     /// Writing results failed (disk full, permissions…).
     case cannotWrite(path: String, reason: String)
-    /// `--output` names a folder that holds something other than a previous results folder.
+    /// `--output` names a folder that holds other files, an earlier run (without `--overwrite`) or the baseline.
     case outputFolderInUse(path: String, reason: String)
+    /// `--output` is, holds or lies inside the baseline the run is compared with (`relation` says which).
+    case outputIsBaseline(path: String, relation: String, baseline: String)
     /// `--device` names a device that is not attached; `attached` lists the UDIDs that are.
     case deviceNotAttached(udid: String, attached: [String])
+    /// Every selected device is being measured by another launchbench run (each entry names the device
+    /// and who holds it).
+    case devicesBusy([String])
     /// No device is attached at all.
     case noDevicesAttached
     /// Devices are attached, but none of those to measure could be read (restarting, unplugged).
@@ -30,13 +35,21 @@ extension LaunchBenchError: LocalizedError {
         case .unreadableResults(let path, let reason):
             return "Cannot read results at \(path): \(reason)."
         case .cannotWrite(let path, let reason):
+            let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
             return "Cannot write \(path): \(reason). Check free disk space and permissions."
         case .outputFolderInUse(let path, let reason):
             return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "
-                + "or a previous launchbench results folder (it is replaced)."
+                + "or add --overwrite to replace an earlier run's results (only the files launchbench wrote are "
+                + "removed)."
+        case .outputIsBaseline(let path, let relation, let baseline):
+            return "Will not write results into \(path): \(relation) the baseline being compared (--baseline "
+                + "\(baseline)), which a run must never overwrite. Pass another --output folder."
         case .deviceNotAttached(let udid, let attached):
             let list = attached.isEmpty ? "no device is attached" : "attached: \(attached.joined(separator: ", "))"
             return "Device \(udid) is not attached (\(list)). Check the UDID with `launchbench devices`."
+        case .devicesBusy(let devices):
+            return "Every selected device is in use by another launchbench run: \(devices.joined(separator: "; ")). "
+                + "Wait for that run to end (or stop it), or pick another device with --device."
         case .noDevicesAttached:
             return "No device is attached. Connect an unlocked, paired iPhone (trust this computer), "
                 + "or try `launchbench demo` to run against an emulated lab."

@@ -3,6 +3,12 @@ import LaunchBench
 
 @main
 struct LaunchBenchCommand: AsyncParsableCommand {
+    /// SIGPIPE is ignored before anything runs: `launchbench run … | head` must not die mid-run.
+    static func main() async {
+        Terminal.ignoreBrokenPipes()
+        await main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "launchbench",
         abstract: "Measure how long an iOS app takes to launch on real iPhones: pre-main and after-main, cold and warm.",

@@ -224,16 +224,19 @@ public struct Faults: Codable, Sendable, Hashable {
     public var garbage: GarbageFault?
     /// dyld's 64-bit wrap artefact: `rebase/binding time: 411015771.6 seconds (…%)` (dyld 421–852).
     public var dyldWrap: LaunchSelector?
+    /// Output without a final newline written right before dyld's statistics, which glue themselves to it.
+    public var unterminatedOutput: UnterminatedOutputFault?
 
     public init(
         crash: CrashFault? = nil, hang: PointFault? = nil, earlyExit: ExitFault? = nil, garbage: GarbageFault? = nil,
-        dyldWrap: LaunchSelector? = nil
+        dyldWrap: LaunchSelector? = nil, unterminatedOutput: UnterminatedOutputFault? = nil
     ) {
         self.crash = crash
         self.hang = hang
         self.earlyExit = earlyExit
         self.garbage = garbage
         self.dyldWrap = dyldWrap
+        self.unterminatedOutput = unterminatedOutput
     }
 }
 
@@ -288,6 +291,17 @@ public struct GarbageFault: Codable, Sendable, Hashable {
         self.when = when
         self.chunks = chunks
         self.maxBytes = maxBytes
+    }
+}
+
+/// `text` (default `Loading…`) written with no newline just before dyld's statistics block.
+public struct UnterminatedOutputFault: Codable, Sendable, Hashable {
+    public var when: LaunchSelector
+    public var text: String?
+
+    public init(when: LaunchSelector, text: String? = nil) {
+        self.when = when
+        self.text = text
     }
 }
 

@@ -127,6 +127,11 @@ public struct LaunchPlanner: Sendable {
             outputs.append(.init(atMs: at, bytes: Array((line + "\n").utf8)))
         }
         let statistics = dyld.statisticsLines(counters)
+        if !statistics.isEmpty, let glued = profile.faults?.unterminatedOutput,
+            matches(glued.when, kind: kind, launchNumber: launchNumber, random: random("unterminatedOutput"))
+        {
+            outputs.append(.init(atMs: preMain, bytes: Array((glued.text ?? "Loading…").utf8)))
+        }
         if !statistics.isEmpty {
             outputs.append(.init(atMs: preMain, bytes: Array(statistics.map { $0 + "\n" }.joined().utf8)))
         }

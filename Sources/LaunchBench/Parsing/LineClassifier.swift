@@ -1,9 +1,11 @@
 /// Turns one line into a `LogEvent`, looking only at bytes.
 ///
 /// Recognised anywhere in a line (output of other programs may precede them without a line
-/// break): dyld4 `dyld[pid]: <UUID> path`, `dyld: loaded: …`, `dyld: <UUID> path`, and the app's
-/// `[launchbench] …` lines. Statistics lines must start the line once indentation, `> ` quote
-/// marks and `**` bold marks are stripped.
+/// break): dyld4 `dyld[pid]: <UUID> path`, `dyld: loaded: …`, `dyld: <UUID> path`, the app's
+/// `[launchbench] …` lines, and the summary block's `… time:` lines (an app's stdout without a final
+/// newline glues itself to dyld's `Total pre-main time:`; glued, the value must read as dyld's time with its
+/// percentage). Other statistics lines must start the line once indentation, `> ` quote marks and `**`
+/// bold marks are stripped.
 enum LineClassifier {
     static func classify(_ raw: LineBytes, listOpen: Bool) -> LogEvent {
         var line = raw
@@ -44,6 +46,14 @@ enum LineClassifier {
     // MARK: - dyld and app lines, possibly glued after other output
 
     private static func scanAnywhere(_ line: LineBytes) -> LogEvent {
+        // dyld's summary lines end in `(p%)`: only such lines are searched for a glued label, so other
+        // output costs two byte compares here, nothing in the loop below.
+        let n = line.count
+        if n > 20, line[n - 1] == UInt8(ascii: ")"), line[n - 2] == UInt8(ascii: "%"),
+            let event = gluedSummaryLine(line)
+        {
+            return event
+        }
         var i = 0
         let end = line.count - 4
         while i < end {
@@ -56,6 +66,35 @@ enum LineClassifier {
             i += 1
         }
         return .unrecognized
+    }
+
+    /// The summary labels, each ending in `time:`.
+    private static let summaryLabels: [(text: StaticString, line: SummaryLine)] = [
+        ("Total pre-main time:", .total), ("dylib loading time:", .dylibLoading),
+        ("rebase/binding time:", .rebaseBinding), ("ObjC setup time:", .objcSetup), ("initializer time:", .initializer),
+    ]
+
+    /// A summary line glued after other output: a label ending in `time:`, then a readable dyld time and its
+    /// `(p%)`, so an app's own "… time: 5" is not taken for dyld's.
+    private static func gluedSummaryLine(_ line: LineBytes) -> LogEvent? {
+        var from = 0
+        while let found = line.firstOffset(of: "time:", from: from) {
+            if let event = gluedSummaryLine(line, colon: found + 4) { return event }
+            from = found + 5
+        }
+        return nil
+    }
+
+    private static func gluedSummaryLine(_ line: LineBytes, colon: Int) -> LogEvent? {
+        for label in summaryLabels {
+            let start = colon + 1 - label.text.utf8CodeUnitCount
+            guard start > 0, line.hasPrefix(label.text, at: start) else { continue }
+            let time = DyldNumbers.time(in: line, after: colon + 1)
+            if case .unreadable = time { return nil }
+            guard line.firstOffset(of: "(", from: colon + 1) != nil else { return nil }
+            return .summary(label.line, time)
+        }
+        return nil
     }
 
     /// A line (or line tail) starting with `dyld` at `offset`; `nil` when it is no form we read.

@@ -5,14 +5,26 @@ public enum OutputFolder {
     /// The folder default runs go under, relative to the current directory.
     public static let defaultParent = "launchbench-results"
 
+    /// What launchbench writes into a results folder: the only entries `--overwrite` removes.
+    public static let writtenEntries = [
+        ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
+        ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
+        "logs", RunManifest.referenceFolderName, ResultsStore.reserveFileName,
+    ]
+
     /// Creates the results folder and returns it.
     ///
     /// Without `output`, a new `launchbench-results/<UTC timestamp>` under `workingDirectory`. With `output`,
-    /// that folder when it is missing or empty; a previous results folder (see `isResultsFolder`)
-    /// is emptied and reused, so a CI job can pass the same `--output` every time. Anything else is refused.
-    /// - Throws: `LaunchBenchError.outputFolderInUse` for a non-empty foreign folder or a file,
-    ///   `LaunchBenchError.cannotWrite` when the folder cannot be created or emptied.
-    public static func prepare(output: URL?, workingDirectory: URL, now: Date = Date()) throws -> URL {
+    /// that folder when it is missing or empty. A results folder is never replaced silently: a previous results
+    /// folder (see `isResultsFolder`) is reused only with `overwrite`, and then only what launchbench wrote there
+    /// (`writtenEntries`) is removed; the user's other files stay. Anything else is refused, and so is a folder
+    /// that is, holds or lies inside one of `protected` (the baseline being compared).
+    /// - Throws: `LaunchBenchError.outputFolderInUse` for a non-empty folder or a file,
+    ///   `.outputIsBaseline` when it overlaps a protected path, `.cannotWrite` when the folder cannot be created
+    ///   or emptied.
+    public static func prepare(
+        output: URL?, workingDirectory: URL, now: Date = Date(), overwrite: Bool = false, protected: [URL] = []
+    ) throws -> URL {
         let fileManager = FileManager.default
         guard let output else {
             let parent = workingDirectory.appendingPathComponent(defaultParent)
@@ -27,6 +39,11 @@ public enum OutputFolder {
             return candidate
         }
         let folder = output.standardizedFileURL
+        for path in protected {
+            if let relation = overlap(folder, path) {
+                throw LaunchBenchError.outputIsBaseline(path: folder.path, relation: relation, baseline: path.path)
+            }
+        }
         var isDirectory: ObjCBool = false
         guard fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) else {
             try create(folder)
@@ -42,13 +59,18 @@ public enum OutputFolder {
             throw LaunchBenchError.cannotWrite(path: folder.path, reason: "the folder cannot be listed (\(error.localizedDescription))")
         }
         if entries.isEmpty { return folder }
+        let shown = entries.prefix(3).joined(separator: ", ")
+        let listed = shown + (entries.count > 3 ? " and \(entries.count - 3) more" : "")
         guard isResultsFolder(folder) else {
-            let shown = entries.prefix(3).joined(separator: ", ")
-            let more = entries.count > 3 ? " and \(entries.count - 3) more" : ""
             throw LaunchBenchError.outputFolderInUse(
-                path: folder.path, reason: "it already holds \(shown)\(more) and is not a launchbench results folder")
+                path: folder.path, reason: "it already holds \(listed) and is not a launchbench results folder")
         }
-        for entry in entries {
+        guard overwrite else {
+            throw LaunchBenchError.outputFolderInUse(
+                path: folder.path,
+                reason: "it holds an earlier run's results (\(listed)); add --overwrite to replace them")
+        }
+        for entry in entries where writtenEntries.contains(entry) {
             let url = folder.appendingPathComponent(entry)
             do {
                 try fileManager.removeItem(at: url)
@@ -57,6 +79,20 @@ public enum OutputFolder {
             }
         }
         return folder
+    }
+
+    /// How `folder` overlaps `protected` ("it is", "it holds", "it lies inside"), `nil` when apart. Paths are
+    /// compared with symbolic links resolved, so `--output link-to-baseline` is caught too.
+    static func overlap(_ folder: URL, _ protected: URL) -> String? {
+        func components(_ url: URL) -> [String] {
+            url.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        }
+        let a = components(folder)
+        let b = components(protected)
+        if a == b { return "it is" }
+        if b.count > a.count, Array(b.prefix(a.count)) == a { return "it holds" }
+        if a.count > b.count, Array(a.prefix(b.count)) == b { return "it lies inside" }
+        return nil
     }
 
     /// Whether `folder` is a launchbench results folder: a `samples.jsonl` next to a `run.json` that names a

@@ -9,11 +9,20 @@ public actor ResultsStore {
     public nonisolated let folder: URL
     private let samples: FileHandle
     private let encoder = JSONCoding.encoder()
+    /// Disk space held back for the last `run.json`: on a full disk it is given up so the run's end
+    /// (`interrupted`, outcomes) can still be recorded. Removed by `close`.
+    private let reserve: URL
+
+    /// The reserve's file name (see `OutputFolder.writtenEntries`) and size.
+    public static let reserveFileName = ".launchbench-reserve"
+    static let reserveBytes = 256 * 1024
 
     /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `OutputFolder.prepare`).
     /// - Throws: `LaunchBenchError.cannotWrite`.
     public init(folder: URL) throws {
         self.folder = folder
+        reserve = folder.appendingPathComponent(Self.reserveFileName)
+        try? Data(count: Self.reserveBytes).write(to: reserve)
         let url = folder.appendingPathComponent("samples.jsonl")
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
@@ -28,19 +37,32 @@ public actor ResultsStore {
         }
     }
 
-    /// Writes `run.json` atomically (a reader never sees half a file).
+    /// Writes `run.json` atomically (a reader never sees half a file; a failed write leaves the previous one).
+    /// When the disk is full, the reserve is given up and the write tried once more.
     public func writeManifest(_ manifest: RunManifest) throws {
-        try manifest.write(to: folder.appendingPathComponent("run.json"))
+        let url = folder.appendingPathComponent("run.json")
+        do {
+            try manifest.write(to: url)
+        } catch {
+            guard (try? FileManager.default.removeItem(at: reserve)) != nil else { throw error }
+            try manifest.write(to: url)
+        }
     }
 
-    /// Appends one line to `samples.jsonl` and flushes it to disk before returning.
+    /// Appends one line to `samples.jsonl` and flushes it to disk before returning. A write that fails (a full
+    /// disk) is cut back off, so the file keeps whole lines only: its last good state.
     public func append(_ sample: Sample) throws {
+        let goodLength = try? samples.offset()
         do {
             var line = try encoder.encode(sample)
             line.append(0x0A)
             try samples.write(contentsOf: line)
             try samples.synchronize()
         } catch {
+            if let goodLength {
+                try? samples.truncate(atOffset: goodLength)
+                _ = try? samples.seekToEnd()
+            }
             throw LaunchBenchError.cannotWrite(
                 path: folder.appendingPathComponent("samples.jsonl").path, reason: error.localizedDescription)
         }
@@ -67,20 +89,22 @@ public actor ResultsStore {
         return "logs/\(safeUDID)/\(number)-\(suffix).log"
     }
 
-    /// Closes `samples.jsonl`.
+    /// Closes `samples.jsonl` and frees the reserve.
     public func close() {
         try? samples.synchronize()
         try? samples.close()
+        try? FileManager.default.removeItem(at: reserve)
     }
 }
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
-public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle`.
+public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle` and `writeFailure`.
     public let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
     public let relativePath: String
     private let lock = NSLock()
     private var handle: FileHandle?
+    private var writeFailure: String?
 
     init(url: URL, relativePath: String) throws {
         self.url = url
@@ -98,12 +122,25 @@ public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle`.
         }
     }
 
-    /// Appends bytes; a write error stops logging but never the launch (the sample still records the values).
+    /// Appends bytes; a write error stops logging but never the launch (the sample still records the values,
+    /// and `failure` says why the log is incomplete).
     public func write(_ bytes: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         guard let handle, !bytes.isEmpty else { return }
-        do { try handle.write(contentsOf: Data(bytes)) } catch { self.handle = nil }
+        do {
+            try handle.write(contentsOf: Data(bytes))
+        } catch {
+            self.handle = nil
+            writeFailure = "\(relativePath) is incomplete: writing it failed (\(error.localizedDescription))"
+        }
+    }
+
+    /// Why the log stopped being written (a full disk…), `nil` while it is complete.
+    public var failure: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return writeFailure
     }
 
     /// Flushes to disk and closes; later writes are ignored.

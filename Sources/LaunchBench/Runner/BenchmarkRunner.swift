@@ -53,10 +53,13 @@ public struct BenchmarkRunner: Sendable {
 
     /// Runs the plan on `devices`, writing into `store`. When the task is cancelled (Ctrl-C), the launches
     /// in flight are ended, nothing measured is lost, and the result says `interrupted`.
-    /// - Throws: `LaunchBenchError.cannotWrite` when results cannot be written.
-    public func run(_ plan: RunPlan, devices: [DeviceInfo], store: ResultsStore, runID: String = UUID().uuidString.lowercased())
-        async throws -> RunResult
-    {
+    /// - Parameters:
+    ///   - busy: devices another run holds (UDID → why), recorded as skipped and not launched.
+    /// - Throws: `LaunchBenchError.cannotWrite` when results cannot be written (naming the write that failed).
+    public func run(
+        _ plan: RunPlan, devices: [DeviceInfo], store: ResultsStore, runID: String = UUID().uuidString.lowercased(),
+        busy: [String: String] = [:]
+    ) async throws -> RunResult {
         var manifest = RunManifest(
             runID: runID, startedAt: Date(), app: RunManifest.App(plan.app), options: Self.options(plan),
             devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) }, interrupted: false)
@@ -66,6 +69,12 @@ public struct BenchmarkRunner: Sendable {
             let engine = await driver.engineDecision(for: device)
             outcomes[index].engine = engine.engine?.rawValue
             outcomes[index].engineReason = engine.engine == nil ? nil : engine.explanation
+            if let reason = busy[device.udid] {
+                outcomes[index].outcome = .skipped
+                outcomes[index].notes = [reason]
+                reporter.report(.deviceSkipped(device, reason))
+                continue
+            }
             switch DeviceAdvice.advice(for: device, plan: plan, engine: engine) {
             case .skip(let reason):
                 outcomes[index].outcome = .skipped
@@ -106,20 +115,39 @@ public struct BenchmarkRunner: Sendable {
         }
         manifest.endedAt = Date()
         manifest.deviceOutcomes = outcomes
-        manifest.interrupted = Task.isCancelled || outcomes.contains { $0.outcome == .interrupted }
-        try await store.writeManifest(manifest)
-        await store.close()
-        if let reference {
-            var referenceManifest = reference.manifest
-            referenceManifest.endedAt = manifest.endedAt
-            referenceManifest.deviceOutcomes = manifest.deviceOutcomes
-            referenceManifest.interrupted = manifest.interrupted
-            try await reference.store.writeManifest(referenceManifest)
-            await reference.store.close()
+        manifest.interrupted = Task.isCancelled || failure != nil || outcomes.contains { $0.outcome == .interrupted }
+        do {
+            try await store.writeManifest(manifest)
+            await store.close()
+            if let reference {
+                var referenceManifest = reference.manifest
+                referenceManifest.endedAt = manifest.endedAt
+                referenceManifest.deviceOutcomes = manifest.deviceOutcomes
+                referenceManifest.interrupted = manifest.interrupted
+                try await reference.store.writeManifest(referenceManifest)
+                await reference.store.close()
+            }
+        } catch {
+            await store.close()
+            // The write that failed first is the one to name (a full disk fails run.json too, but later);
+            // run.json is written atomically, so it keeps its last good state.
+            guard let failure else { throw error }
+            throw Self.adding(error, to: failure)
         }
         if let failure { throw failure }
         let samples = measured.flatMap { samplesByDevice[$0] ?? [] }
         return RunResult(folder: store.folder, manifest: manifest, samples: samples)
+    }
+
+    /// `failure` with a note that run.json could not be updated either.
+    static func adding(_ manifestError: any Error, to failure: any Error) -> any Error {
+        guard case LaunchBenchError.cannotWrite(let path, let reason)? = failure as? LaunchBenchError else {
+            return failure
+        }
+        let detail = (manifestError as? any LocalizedError)?.errorDescription ?? "\(manifestError)"
+        return LaunchBenchError.cannotWrite(
+            path: path, reason: reason + "; run.json keeps its state from the start of the run, as the end could not "
+                + "be recorded either (\(detail))")
     }
 
     /// With `--reference-app`: the results folder `DIR/reference/` for its launches (a results folder of

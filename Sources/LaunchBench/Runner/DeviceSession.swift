@@ -13,6 +13,10 @@ struct DeviceSession: Sendable {
     let reporter: any RunReporter
     /// Where the reference app's launches are recorded (`--reference-app`), `nil` without one.
     var referenceStore: ResultsStore? = nil
+    /// Whether this app printed its end markers on this device before (the main app's; see `LaunchWatcher`).
+    var markerHistory = MarkerHistory()
+    /// The same for the reference app, kept across its iterations.
+    var referenceMarkerHistory = MarkerHistory()
 
     /// Refused launches (or failed installs) in a row after which the device is given up: signing,
     /// a locked device or a full disk do not get better by themselves.
@@ -93,7 +97,7 @@ struct DeviceSession: Sendable {
             if let referenceStore, let referencePlan = plan.referencePlan {
                 let reference = DeviceSession(
                     driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
-                    reporter: SilentRunReporter())
+                    reporter: SilentRunReporter(), markerHistory: referenceMarkerHistory)
                 guard let lost = try await reference.referenceIteration(iteration) else { return finish(.interrupted) }
                 if lost { return finish(.lost, "The device disappeared during the reference app's launches.") }
             }
@@ -185,7 +189,8 @@ struct DeviceSession: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let log = try store.makeLaunchLog(udid: device.udid, iteration: iteration, kind: kind, launchIndex: index)
-        let watcher = LaunchWatcher(log: log, timeout: plan.timeout, grace: plan.grace)
+        let watcher = LaunchWatcher(
+            log: log, timeout: plan.timeout, grace: plan.grace, expectsMarkers: markerHistory.printedEndMarker)
         let request = LaunchRequest(bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
         var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
         sample.logPath = log.relativePath
@@ -198,6 +203,7 @@ struct DeviceSession: Sendable {
             }
             sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
+            if observation.printedEndMarker { markerHistory.printedEndMarker = true }
             guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
             else { return .cancelled }
             apply(observation.record, to: &sample)
@@ -216,6 +222,7 @@ struct DeviceSession: Sendable {
             }
             sample.message = Self.describe(error)
         }
+        if let failure = log.failure { sample.warnings.append(failure) }
         try await store.append(sample)
         reporter.report(.launchFinished(sample))
         return .recorded(sample)
@@ -246,5 +253,17 @@ struct DeviceSession: Sendable {
     /// The error's user-facing text.
     static func describe(_ error: any Error) -> String {
         (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+    }
+}
+
+/// Whether an app printed `firstFrame`/`done` in an earlier launch on a device; shared by reference, since
+/// a `DeviceSession` is a value.
+final class MarkerHistory: @unchecked Sendable {  // `lock` guards `printed`.
+    private let lock = NSLock()
+    private var printed = false
+
+    var printedEndMarker: Bool {
+        get { lock.critical { printed } }
+        set { lock.critical { printed = newValue } }
     }
 }

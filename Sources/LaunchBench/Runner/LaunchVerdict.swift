@@ -27,7 +27,11 @@ struct LaunchVerdict: Sendable, Hashable {
             message = Self.timeoutMessage(observation, timeout: timeout)
         case .exited(let code):
             exitStatus = code
-            if observation.completeAt != nil {
+            if observation.completeAt != nil && code != 0 {
+                status = .exitedEarly
+                message = "The app exited with status \(code) right after its launch output; its figures are not "
+                    + "counted (a launch that fails is not a launch to time)."
+            } else if observation.completeAt != nil {
                 status = measured ? .ok : .noMetrics
                 message = measured ? nil : Self.nothingMeasured
                 wallMs = measured ? milliseconds(until: observation.completeAt) : nil
@@ -56,6 +60,10 @@ struct LaunchVerdict: Sendable, Hashable {
         let limit = "within \(formatSeconds(timeout)) s"
         if !observation.receivedOutput {
             return "The app printed nothing \(limit) and was killed. Raise --timeout if it is just slow."
+        }
+        if observation.expectedMarkers && observation.markerNames.isEmpty && observation.statisticsComplete {
+            return "dyld's statistics arrived, but not the [launchbench] markers earlier launches of this app "
+                + "printed, \(limit); the app was killed (it hung after pre-main?)."
         }
         if !observation.markerNames.isEmpty {
             return "The app printed markers \(observation.markerNames.joined(separator: ", ")) but no firstFrame or "

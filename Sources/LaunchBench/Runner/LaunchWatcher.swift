@@ -5,7 +5,9 @@ import Foundation
 ///
 /// The end-of-launch rule: the launch is *complete* once the app printed `[launchbench] done`, or its
 /// `firstFrame` marker, or a complete dyld statistics block with no marker after it (markers that start
-/// arriving after the statistics mean the app uses markers: then wait for `firstFrame`/`done`). The app
+/// arriving after the statistics mean the app uses markers: then wait for `firstFrame`/`done`). When earlier
+/// launches of this app on this device printed `firstFrame`/`done` (`expectsMarkers`), the statistics alone
+/// never complete a launch: one that hangs after pre-main waits for the markers up to `timeout`. The app
 /// is ended `grace` after it became complete, or at `timeout` after `continue`, or at once when cancelled.
 final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guards every `var`.
     private let lock = NSLock()
@@ -19,11 +21,13 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
     private var completeAt: ContinuousClock.Instant?
     private var byteCount = 0
     private var cancelled = false
+    private let expectsMarkers: Bool
 
-    init(log: LaunchLog?, timeout: Duration, grace: Duration) {
+    init(log: LaunchLog?, timeout: Duration, grace: Duration, expectsMarkers: Bool = false) {
         self.log = log
         self.timeout = timeout
         self.grace = grace
+        self.expectsMarkers = expectsMarkers
         createdAt = clock.now
     }
 
@@ -69,7 +73,9 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
             return LaunchObservation(
                 record: record, launchedAt: launchedAt, completeAt: completeAt, receivedOutput: byteCount > 0,
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
-                statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted())
+                statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
+                expectedMarkers: expectsMarkers,
+                printedEndMarker: progress.done || progress.markers["firstFrame"] != nil)
         }
     }
 
@@ -79,7 +85,7 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
         let progress = parser.progress
         let complete =
             progress.done || progress.markers["firstFrame"] != nil
-            || (progress.statisticsComplete && progress.markers.isEmpty)
+            || (progress.statisticsComplete && progress.markers.isEmpty && !expectsMarkers)
         if !complete {
             completeAt = nil
         } else if completeAt == nil {
@@ -99,4 +105,8 @@ struct LaunchObservation: Sendable {
     var sawPartialLaunch: Bool
     var statisticsComplete: Bool
     var markerNames: [String]
+    /// Earlier launches printed `firstFrame`/`done`, so this one had to as well.
+    var expectedMarkers = false
+    /// This launch printed `firstFrame` or `done` (later launches must, too).
+    var printedEndMarker = false
 }

@@ -92,7 +92,7 @@ enum GateOutput {
             try save(format.render(report), to: output)
             Terminal.note(report.headline)
         } else {
-            FileHandle.standardOutput.write(Data(format.render(report).utf8))
+            Terminal.output(format.render(report))
             if format != .table && format != .markdown { Terminal.note(report.headline) }
         }
         if let junit { try save(GateFormat.junit.render(report), to: junit) }

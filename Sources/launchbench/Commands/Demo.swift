@@ -23,6 +23,9 @@ struct Demo: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
 
+    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
+    var overwrite = false
+
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
 
@@ -59,8 +62,9 @@ struct Demo: AsyncParsableCommand {
             Terminal.note(lab.description)
             let plan = RunPlan(
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
-                environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30), grace: .milliseconds(200))
-            code = try await RunExecution.execute(plan, driver: lab.driver, output: output)
+                environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
+                grace: .milliseconds(200))
+            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite)
         } catch {
             await lab.stop()
             throw error

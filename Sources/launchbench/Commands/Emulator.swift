@@ -42,6 +42,16 @@ struct Emulator: AsyncParsableCommand {
         valueName: "file"))
     var activityLog: String?
 
+    @Option(
+        name: .customLong("device-name"),
+        help: ArgumentHelp(
+            "DeviceName of the next device, in order (repeatable; any text: test how your pipeline shows it).",
+            valueName: "name"))
+    var deviceNames: [String] = []
+
+    @Flag(help: "Give the devices names that attack CSV and HTML exports (a =HYPERLINK formula, <script> markup).")
+    var hostileNames = false
+
     func validate() throws {
         guard (1...16).contains(devices) else {
             throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
@@ -61,6 +71,11 @@ struct Emulator: AsyncParsableCommand {
         }
         if let listen, EmulatorAddress(hostAndPort: listen) == nil {
             throw ValidationError("--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one).")
+        }
+        if deviceNames.count > devices {
+            throw ValidationError(
+                "\(deviceNames.count) --device-name values for \(devices) devices. Pass at most one per device, "
+                    + "or raise --devices.")
         }
         guard timeScale.isFinite, timeScale > 0 else {
             throw ValidationError("--time-scale \(timeScale) must be above zero (1 = real time, 0.1 = ten times faster).")
@@ -85,7 +100,9 @@ struct Emulator: AsyncParsableCommand {
         signal(SIGTERM, SIG_IGN)
         let stopRequests = Self.signalStream([SIGINT, SIGTERM])
 
-        let specs = EmulatedDeviceSpec.lab(count: devices, osVersion: ios, productType: model)
+        var specs = EmulatedDeviceSpec.lab(count: devices, osVersion: ios, productType: model)
+        let names = deviceNames + (hostileNames ? EmulatedDeviceSpec.hostileNames : [])
+        for (index, name) in names.prefix(specs.count).enumerated() { specs[index] = specs[index].named(name) }
         let lab = try await EmulatedLab.start(on: addresses, devices: specs, timeScale: timeScale)
 
         var out = lab.addresses.map { "USBMUXD_SOCKET_ADDRESS=\($0.usbmuxdSocketAddress)" }
@@ -95,7 +112,7 @@ struct Emulator: AsyncParsableCommand {
         }
         out += ["", table.render()]
         // Unbuffered: a parent process reading our stdout through a pipe must see this right away.
-        FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8))
+        Terminal.output(out.joined(separator: "\n") + "\n")
         Terminal.note("Emulated lab running (time scale \(timeScale)). In another shell:")
         Terminal.note("  export \(out[0]); idevice_id -l")
         Terminal.note("Press Ctrl-C to stop.")

@@ -43,7 +43,7 @@ struct Parse: ParsableCommand {
         case .csv: text = ParseReport.csv(parsed)
         case .table: text = ParseReport.table(parsed)
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Terminal.output(text)
     }
 
     /// Streams the file through the parser in 1 MiB reads: big logs never sit in memory whole.

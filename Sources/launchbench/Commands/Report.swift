@@ -58,7 +58,7 @@ struct Report: AsyncParsableCommand {
             try ResultExports.write(try format.render(folder, summary: summary, byteOrderMark: true), to: url)
             Terminal.note("report: wrote \(url.path)")
         } else {
-            FileHandle.standardOutput.write(try format.render(folder, summary: summary, byteOrderMark: false))
+            Terminal.output(try format.render(folder, summary: summary, byteOrderMark: false))
         }
     }
 }

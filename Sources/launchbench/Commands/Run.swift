@@ -13,20 +13,37 @@ struct Run: AsyncParsableCommand {
             DYLD_PRINT_STATISTICS=1, so dyld prints its pre-main phases (iOS 9–12; iOS 13–14 only with an \
             override variable such as DYLD_INSERT_LIBRARIES); after-main comes from the app's own \
             `[launchbench] mark=NAME t=MS` lines (LaunchProbe), the only source from iOS 15 on. A launch ends \
-            when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace), or \
-            at --timeout. Devices run in parallel; every launch is written to DIR/samples.jsonl as it is \
-            measured, with its raw output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices have no \
-            debugserver in lockdown: they are launched through devicectl (macOS, Xcode 16+) or pymobiledevice3 \
-            (--engine), or skipped with advice naming what to install.
+            when the app exits, when its statistics or firstFrame/done marker arrived (plus a short grace; once \
+            an earlier launch printed firstFrame/done, the statistics alone no longer end one), or at --timeout; \
+            an app that exits with a non-zero status is never `ok` (exited-early, or crashed before completing). \
+            Devices run in parallel; every launch is written to DIR/samples.jsonl as it is measured, with its raw \
+            output in DIR/logs/, so Ctrl-C loses nothing. iOS 17+ devices have no debugserver in lockdown: they \
+            are launched through devicectl (macOS, Xcode 16+) or pymobiledevice3 (--engine), or skipped with \
+            advice naming what to install.
+
+            Results folder: --output must name a new or empty folder. A folder holding an earlier run's results \
+            is replaced only with --overwrite, and then only the files launchbench wrote there are removed \
+            (run.json, samples.*, summary.*, report.html, logs/, reference/); your other files stay. A folder \
+            holding anything else, and the folder of --baseline, are never written into.
 
             CI gate: --baseline compares the run with an earlier results folder when it ends (see `launchbench \
             compare`); --allowed-dylibs fails on any image from the app bundle the list does not name (checked \
             in Frameworks/ before launching and, with DYLD_PRINT_LIBRARIES=1, at every launch); \
             --target-precision keeps launching until the cold median is known within ±PCT %.
 
-            Exit codes: 0 all launches measured, 3 a launch failed or a device was skipped or lost, \
-            130 interrupted, 64 bad options. With --baseline the gate decides: 0 no regression, 2 regression \
-            (or an unlisted dylib), 3 too many failed launches to judge, 5 baseline not found.
+            One run per device at a time: a device another launchbench run is measuring is left out, naming \
+            that run's process; when every selected device is busy the run is refused (exit 1).
+
+            Signals: Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal or SSH session closed) and SIGQUIT end the \
+            run cleanly (launches in flight are ended, run.json says interrupted, the exports are written) and \
+            exit 128+signal; a second one quits at once. When stdout or stderr is closed (`| head`, a lost \
+            terminal) the run stops printing and goes on measuring and writing its results folder.
+
+            Exit codes: 0 every launch measured, 3 a launch failed or measured nothing (no-metrics) or a device \
+            was busy, skipped or lost, 1 an error (e.g. a results write failed: the message names the file), \
+            128+signal interrupted (130 Ctrl-C), 64 bad options (also a bad USBMUXD_SOCKET_ADDRESS). With \
+            --baseline the gate decides: 0 no regression, 2 regression (or an unlisted dylib), 3 too many failed \
+            launches to judge, 5 baseline not found.
             """
     )
 
@@ -59,6 +76,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
     var output: String?
+
+    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
+    var overwrite = false
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -106,7 +126,9 @@ struct Run: AsyncParsableCommand {
         let driver = engines.makeDriver(base: MobileDeviceDriver())
         let code: ExitCode
         do {
-            code = try await RunExecution.execute(plan, driver: driver, output: output, gate: runGate) { folder in
+            code = try await RunExecution.execute(
+                plan, driver: driver, output: output, overwrite: overwrite, gate: runGate
+            ) { folder in
                 // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log.
                 await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
             }

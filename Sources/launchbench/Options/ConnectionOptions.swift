@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MobileDevice
 
 /// `--usbmuxd ADDRESS`: which usbmuxd every device command talks to.
@@ -20,6 +21,16 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError(
                 "Invalid --usbmuxd value '\(usbmuxd)': use UNIX:/path/to/socket, host:port or [v6addr]:port "
                     + "(port 1-65535).")
+        }
+        // Without --usbmuxd the environment decides; a value libusbmuxd cannot parse would silently fall back
+        // to the system daemon and be reported as "usbmuxd not running", so it is refused like a bad --usbmuxd.
+        let variable = USBMuxAddress.environmentVariable
+        if usbmuxd == nil, let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty,
+            USBMuxAddress(value) == nil
+        {
+            throw ValidationError(
+                "Invalid \(variable) '\(value)' in the environment: use UNIX:/path/to/socket, host:port or "
+                    + "[v6addr]:port (port 1-65535), unset it for the system usbmuxd, or pass --usbmuxd.")
         }
     }
 

@@ -2,17 +2,18 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LaunchBench
+import MobileDevice
 
 /// What `run` and `demo` share: select devices, prepare the results folder, run with live progress,
 /// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
 enum RunExecution {
     /// Runs `plan` over `driver` and reports it; returns the exit code the command should end with:
-    /// 0 every launch measured, 3 a launch failed or a device was skipped (unreadable included) or lost,
-    /// 128+signal when interrupted.
-    /// - Throws: errors that stop the run before or while it writes results (unknown device, unusable
-    ///   `--output`, a results write error).
+    /// 0 every launch measured, 3 a launch failed or measured nothing, or a device was busy, skipped
+    /// (unreadable included) or lost, 128+signal when interrupted.
+    /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
+    ///   unusable `--output`, a results write error).
     static func execute(
-        _ plan: RunPlan, driver: any DeviceDriver, output: String?, gate: RunGate? = nil,
+        _ plan: RunPlan, driver: any DeviceDriver, output: String?, overwrite: Bool = false, gate: RunGate? = nil,
         resultsFolder: ((URL) async -> Void)? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
@@ -20,12 +21,16 @@ enum RunExecution {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let selection = try await runner.selectDevices(for: plan)
         let devices = selection.devices
-        let folder = try OutputFolder.prepare(output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory)
+        let locks = try DeviceLocks.acquire(devices)
+        defer { locks.release() }
+        let folder = try OutputFolder.prepare(
+            output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory, overwrite: overwrite,
+            protected: gate?.baselineFolder.map { [$0] } ?? [])
         let store = try ResultsStore(folder: folder)
         await resultsFolder?(folder)
         Terminal.note(introduction(plan, devices: devices, folder: folder))
 
-        let run = Task { try await runner.run(plan, devices: devices, store: store) }
+        let run = Task { try await runner.run(plan, devices: devices, store: store, busy: locks.busy) }
         let interruption = Interruption { run.cancel() }
         let result: RunResult
         do {
@@ -39,12 +44,19 @@ enum RunExecution {
 
         if result.interrupted { Terminal.note("Interrupted: every launch finished so far is kept in \(folder.path).") }
         printSummary(result)
-        print("Results: \(folder.path)")
+        Terminal.output("Results: \(folder.path)\n")
         if let signal = interruption.received { return ExitCode(128 + signal) }
         if result.interrupted { return ExitCode(130) }
         if let gate, let code = try gate.evaluate(result) { return code }
+        let unmeasured = result.samples.filter { $0.status == .noMetrics }.count
+        if unmeasured > 0 {
+            Terminal.note(
+                "\(unmeasured) of \(result.samples.count) launches measured nothing (no-metrics): exit status 3, "
+                    + "since 0 means every launch was measured.")
+        }
+        let allMeasured = result.failedLaunches.isEmpty && unmeasured == 0
         let everyDeviceMeasured = result.devicesNotFullyMeasured.isEmpty && selection.unreadable.isEmpty
-        return result.failedLaunches.isEmpty && everyDeviceMeasured ? .success : ExitCode(3)
+        return allMeasured && everyDeviceMeasured ? .success : ExitCode(3)
     }
 
     private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
@@ -67,7 +79,7 @@ enum RunExecution {
             let exports = try ResultExports.writeAll(resultsFolder: result.folder)
             let text = TerminalSummary.render(
                 exports.summary, color: Terminal.colorEnabled(for: STDOUT_FILENO), notes: exports.folder.notes)
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Terminal.output(text)
         } catch {
             Terminal.note(
                 "The exports could not be written: \(error.localizedDescription) samples.jsonl is complete; retry with "
@@ -76,8 +88,9 @@ enum RunExecution {
     }
 }
 
-/// Turns the first SIGINT/SIGTERM into a graceful stop (the launches in flight are ended, everything
-/// measured is kept); a second one quits at once.
+/// Turns the first SIGINT, SIGTERM, SIGHUP (the terminal or SSH session closed) or SIGQUIT (Ctrl-\) into a
+/// graceful stop: the launches in flight are ended, everything measured is kept and the exports are written.
+/// A second one quits at once.
 final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sources are only cancelled.
     private let lock = NSLock()
     private var signal: Int32?
@@ -85,7 +98,7 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
 
     init(onFirst: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "launchbench.run.signals")
-        for number in [SIGINT, SIGTERM] {
+        for number in Self.handled {
             Foundation.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [weak self] in
@@ -107,6 +120,8 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
         }
     }
 
+    static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
     /// The first signal received, if any.
     var received: Int32? { lock.critical { signal } }
 
@@ -114,8 +129,7 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
     func stop() {
         for source in sources { source.cancel() }
         sources = []
-        Foundation.signal(SIGINT, SIG_DFL)
-        Foundation.signal(SIGTERM, SIG_DFL)
+        for number in Self.handled { Foundation.signal(number, SIG_DFL) }
     }
 }
 

@@ -40,6 +40,15 @@ struct RunGate {
         }
     }
 
+    /// The folder of `--baseline` (its parent when it names a summary.json): never written into by the run.
+    var baselineFolder: URL? {
+        guard let path = options.baseline else { return nil }
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        return exists && !isDirectory.boolValue ? url.deletingLastPathComponent() : url
+    }
+
     /// The plan with what the gate needs: images printed at every launch, the stopping rule.
     func adjust(_ plan: RunPlan) -> RunPlan {
         var plan = plan
@@ -88,7 +97,7 @@ struct RunGate {
         if let allowed {
             report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(samples: result.samples)
         }
-        print("")
+        Terminal.output("\n")
         try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
         if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
         return ExitCode(report.outcome.exitCode)

@@ -97,7 +97,7 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
         var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
         for line in lines { text += "\r\u{1B}[2K" + render(line) + "\n" }
         drawnLines = lines.count
-        FileHandle.standardError.write(Data(text.utf8))
+        Terminal.write(text, to: STDERR_FILENO)
     }
 
     /// Prints a message above the live block (or as a plain line), then redraws the block.
@@ -109,7 +109,7 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
         var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A\u{1B}[J" : ""
         text += message + "\n"
         drawnLines = 0
-        FileHandle.standardError.write(Data(text.utf8))
+        Terminal.write(text, to: STDERR_FILENO)
         if !lines.isEmpty { draw() }
     }
 

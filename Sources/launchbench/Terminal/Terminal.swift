@@ -15,6 +15,60 @@ enum Terminal {
 
     /// Writes a line to stderr (progress and diagnostics never go to stdout).
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        write(text + "\n", to: STDERR_FILENO)
     }
+
+    /// Writes results text to stdout.
+    static func output(_ text: String) {
+        write(text, to: STDOUT_FILENO)
+    }
+
+    /// Writes `data` to stdout.
+    static func output(_ data: Data) {
+        write([UInt8](data), to: STDOUT_FILENO)
+    }
+
+    /// Writes to stdout or stderr, never failing: once a stream is closed (`| head` quit, the terminal or SSH
+    /// session went away: EPIPE, EIO) nothing more is printed to it, and the run goes on measuring and
+    /// writing its results folder. SIGPIPE is ignored (`ignoreBrokenPipes`), so a closed pipe is an error
+    /// here, not the end of the process.
+    static func write(_ text: String, to fd: Int32) {
+        write(Array(text.utf8), to: fd)
+    }
+
+    private static func write(_ bytes: [UInt8], to fd: Int32) {
+        closedStreams.lock()
+        defer { closedStreams.unlock() }
+        guard !closedStreams.fds.contains(fd) else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
+                continue
+            } else {
+                closedStreams.fds.insert(fd)
+                return
+            }
+        }
+    }
+
+    /// Whether a write to `fd` failed (the reader went away).
+    static func isClosed(_ fd: Int32) -> Bool {
+        closedStreams.lock()
+        defer { closedStreams.unlock() }
+        return closedStreams.fds.contains(fd)
+    }
+
+    /// Makes a write to a closed pipe an error instead of a fatal SIGPIPE (`launchbench run … | head`).
+    static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    private final class ClosedStreams: NSLock, @unchecked Sendable {  // the lock guards `fds`.
+        var fds: Set<Int32> = []
+    }
+
+    private static let closedStreams = ClosedStreams()
 }

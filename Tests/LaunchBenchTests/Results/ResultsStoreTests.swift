@@ -38,19 +38,78 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: second.path))
     }
 
-    @Test func outputMayBeNewEmptyOrAPreviousResultsFolder() async throws {
-        let fresh = root.appendingPathComponent("a/b/new")
-        #expect(try OutputFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)
-
-        let previous = root.appendingPathComponent("previous")
+    private func makePreviousResults(_ name: String) async throws -> URL {
+        let previous = root.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: previous.appendingPathComponent("logs/U1"), withIntermediateDirectories: true)
         let store = try ResultsStore(folder: previous)
         try await store.writeManifest(manifest())
         try await store.append(sample(1))
         await store.close()
+        for file in ["samples.csv", "summary.csv", "summary.json", "report.html"] {
+            try Data("x".utf8).write(to: previous.appendingPathComponent(file))
+        }
+        try FileManager.default.createDirectory(at: previous.appendingPathComponent("reference"), withIntermediateDirectories: true)
+        return previous
+    }
+
+    @Test func outputMayBeNewEmptyOrAPreviousResultsFolderWithOverwrite() async throws {
+        let fresh = root.appendingPathComponent("a/b/new")
+        #expect(try OutputFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)
+        #expect(try OutputFolder.prepare(output: fresh, workingDirectory: root) == fresh.standardizedFileURL)  // empty
+
+        let previous = try await makePreviousResults("previous")
         #expect(OutputFolder.isResultsFolder(previous))
-        _ = try OutputFolder.prepare(output: previous, workingDirectory: root)
+        _ = try OutputFolder.prepare(output: previous, workingDirectory: root, overwrite: true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path).isEmpty)
+    }
+
+    /// Fault matrix: `--output` naming an earlier results folder that also held the user's files deleted them.
+    @Test func anEarlierResultsFolderIsKeptWithoutOverwriteAndTheUsersFilesAlways() async throws {
+        let previous = try await makePreviousResults("earlier")
+        try Data("mine".utf8).write(to: previous.appendingPathComponent("notes.txt"))
+        try FileManager.default.createDirectory(at: previous.appendingPathComponent("extra"), withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: previous.appendingPathComponent("extra/plot.py"))
+        let before = try FileManager.default.contentsOfDirectory(atPath: previous.path).sorted()
+
+        #expect {
+            try OutputFolder.prepare(output: previous, workingDirectory: root)
+        } throws: { error in
+            guard case LaunchBenchError.outputFolderInUse(_, let reason)? = error as? LaunchBenchError else { return false }
+            return reason.contains("earlier run") && reason.contains("--overwrite")
+                && (error as? LaunchBenchError)?.errorDescription?.contains("--overwrite") == true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path).sorted() == before)
+
+        _ = try OutputFolder.prepare(output: previous, workingDirectory: root, overwrite: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path).sorted() == ["extra", "notes.txt"])
+        #expect(try String(contentsOf: previous.appendingPathComponent("extra/plot.py"), encoding: .utf8) == "mine")
+    }
+
+    /// Fault matrix: `run --baseline X --output X` compared, then deleted the baseline.
+    @Test func theBaselineIsNeverTheOutputNorInsideItNorAroundIt() async throws {
+        let baseline = try await makePreviousResults("baseline")
+        let link = root.appendingPathComponent("link-to-baseline")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: baseline)
+        let cases: [(URL, [URL], String)] = [
+            (baseline, [baseline], "it is"),
+            (link, [baseline], "it is"),
+            (root, [baseline], "it holds"),
+            (baseline.appendingPathComponent("new"), [baseline], "it lies inside"),
+            (baseline, [baseline.appendingPathComponent("summary.json").deletingLastPathComponent()], "it is"),
+        ]
+        for (output, protected, relation) in cases {
+            #expect {
+                try OutputFolder.prepare(output: output, workingDirectory: root, overwrite: true, protected: protected)
+            } throws: { error in
+                guard case LaunchBenchError.outputIsBaseline(_, let found, _)? = error as? LaunchBenchError else { return false }
+                return found == relation
+            }
+        }
+        #expect(OutputFolder.isResultsFolder(baseline))
+        #expect(FileManager.default.fileExists(atPath: baseline.appendingPathComponent("report.html").path))
+        // A sibling folder is fine.
+        let sibling = root.appendingPathComponent("baseline-2")
+        #expect(try OutputFolder.prepare(output: sibling, workingDirectory: root, protected: [baseline]) == sibling)
     }
 
     @Test func refusesAForeignFolderOrAFile() throws {

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One benchmark at a time per device, across processes: a second run on a busy device would measure
+/// "cold" launches warmed by the first one's and record them as valid samples.
+///
+/// Each device has a lock file in a per-user folder, held with `flock`, which the kernel releases when the
+/// holder exits in any way (even SIGKILL): a file left by a dead process is simply taken over. The holder
+/// writes its PID, command line and start time into the file, so a refused run can say who has the device.
+public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed once, by `release` (callers own it).
+    /// Who holds a busy device, as read from its lock file.
+    public struct Holder: Sendable, Hashable {
+        public var pid: Int32?
+        public var command: String?
+        public var since: String?
+
+        /// `process 4242 (launchbench run App.app …) since 2026-11-22T21:00:00Z`.
+        public var description: String {
+            var text = pid.map { "process \($0)" } ?? "another launchbench process"
+            if let command, !command.isEmpty { text += " (\(command))" }
+            if let since { text += " since \(since)" }
+            return text
+        }
+    }
+
+    /// The device's UDID.
+    public let udid: String
+    /// The lock file.
+    public let url: URL
+    private var descriptor: Int32
+
+    private init(udid: String, url: URL, descriptor: Int32) {
+        self.udid = udid
+        self.url = url
+        self.descriptor = descriptor
+    }
+
+    /// Takes the lock of `udid`, or tells who holds it.
+    /// - Parameters:
+    ///   - scope: distinguishes devices reached through another usbmuxd (an emulated lab's UDIDs repeat
+    ///     from lab to lab); `nil` for the system usbmuxd, so a real device is locked by its UDID alone.
+    ///   - folder: where lock files live (default `defaultFolder()`).
+    /// - Returns: the lock (hold it until the run ends, then `release`), or the holder when the device is busy.
+    /// - Throws: `LaunchBenchError.cannotWrite` when the lock file cannot be created.
+    public static func acquire(
+        udid: String, scope: String? = nil, folder: URL? = nil, command: String = describeCommand()
+    ) throws -> Result<DeviceLock, Busy> {
+        let folder = try folder ?? defaultFolder()
+        let url = folder.appendingPathComponent(fileName(udid: udid, scope: scope))
+        let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw LaunchBenchError.cannotWrite(
+                path: url.path, reason: "the device lock cannot be created (\(errnoText()))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = readHolder(fd)
+            close(fd)
+            return .failure(Busy(udid: udid, holder: holder))
+        }
+        // Ours now (a file whose holder died is unlocked, so a stale one is taken over here): say who we are.
+        let text = "\(getpid())\n\(command)\n\(timestamp())\n"
+        _ = ftruncate(fd, 0)
+        _ = text.utf8CString.withUnsafeBufferPointer { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
+        return .success(DeviceLock(udid: udid, url: url, descriptor: fd))
+    }
+
+    /// Releases the lock (process exit does it too). The file stays: removing it would race a new holder.
+    public func release() {
+        guard descriptor >= 0 else { return }
+        _ = ftruncate(descriptor, 0)
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+
+    /// A busy device.
+    public struct Busy: Error, Sendable, Hashable {
+        public var udid: String
+        public var holder: Holder
+
+        /// `Device U1 is in use by process 4242 (…) since …`.
+        public var description: String { "Device \(udid) is in use by \(holder.description)" }
+    }
+
+    /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks`, else
+    /// `$TMPDIR/launchbench-<uid>/locks` (created 0700; per user, so another user's runs cannot block yours).
+    public static func defaultFolder() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let folder: URL
+        if let custom = environment["LAUNCHBENCH_LOCK_DIR"], !custom.isEmpty {
+            folder = URL(fileURLWithPath: custom, isDirectory: true)
+        } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            FileManager.default.isWritableFile(atPath: runtime)
+        {
+            folder = URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("launchbench/locks")
+        } else {
+            let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            folder = URL(fileURLWithPath: temporary, isDirectory: true)
+                .appendingPathComponent("launchbench-\(getuid())/locks")
+        }
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: folder.path, reason: "the device-lock folder cannot be created")
+        }
+        return folder
+    }
+
+    /// `<UDID>.lock`, or `<UDID>@<hash of scope>.lock`; only file-name-safe characters.
+    static func fileName(udid: String, scope: String?) -> String {
+        let safe = String(udid.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
+        guard let scope else { return safe + ".lock" }
+        // FNV-1a: stable across runs and processes (Hasher is seeded per process).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in scope.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return safe + "@" + String(hash, radix: 16) + ".lock"
+    }
+
+    /// This process's command line, shortened for a message.
+    public static func describeCommand() -> String {
+        let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "launchbench"
+        let text = ([name] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            .replacingOccurrences(of: "\n", with: " ")
+        return text.count > 160 ? String(text.prefix(157)) + "…" : text
+    }
+
+    private static func readHolder(_ fd: Int32) -> Holder {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return Holder() }
+        let lines = String(decoding: buffer[..<count], as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        return Holder(
+            pid: lines.first.flatMap { Int32($0) }, command: lines.count > 1 ? String(lines[1]) : nil,
+            since: lines.count > 2 && !lines[2].isEmpty ? String(lines[2]) : nil)
+    }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date())
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}

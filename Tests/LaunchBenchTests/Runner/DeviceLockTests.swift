@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import LaunchBench
+
+/// One run per device across processes (the cross-process case runs the built binary, in EndToEndTests).
+@Suite struct DeviceLockTests {
+    private let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-locks-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    @Test func aHeldDeviceIsRefusedWithItsHolderAndFreedOnRelease() throws {
+        guard case .success(let lock) = try DeviceLock.acquire(udid: "U1", folder: folder, command: "launchbench run A.app")
+        else {
+            Issue.record("the first lock failed")
+            return
+        }
+        // flock locks belong to an open file: a second open in this same process is refused like another process.
+        guard case .failure(let busy) = try DeviceLock.acquire(udid: "U1", folder: folder, command: "second") else {
+            Issue.record("a held device was locked twice")
+            return
+        }
+        #expect(busy.holder.pid == getpid() && busy.holder.command == "launchbench run A.app" && busy.holder.since != nil)
+        #expect(busy.description.contains("process \(getpid()) (launchbench run A.app)"))
+        guard case .success = try DeviceLock.acquire(udid: "U2", folder: folder) else {
+            Issue.record("another device was busy")
+            return
+        }
+        lock.release()
+        guard case .success(let again) = try DeviceLock.acquire(udid: "U1", folder: folder, command: "third") else {
+            Issue.record("a released device stayed busy")
+            return
+        }
+        again.release()
+    }
+
+    @Test func aLockFileLeftByADeadProcessIsTakenOver() throws {
+        let url = folder.appendingPathComponent(DeviceLock.fileName(udid: "U3", scope: nil))
+        try Data("999999\nlaunchbench run Old.app\n2026-01-01T00:00:00Z\n".utf8).write(to: url)
+        guard case .success(let lock) = try DeviceLock.acquire(udid: "U3", folder: folder, command: "new") else {
+            Issue.record("a stale lock was not taken over")
+            return
+        }
+        #expect(try String(contentsOf: url, encoding: .utf8).hasPrefix("\(getpid())\nnew\n"))
+        lock.release()
+    }
+
+    @Test func theUsbmuxdScopesTheLockAndNamesAreFileSafe() {
+        #expect(DeviceLock.fileName(udid: "00008030-001A", scope: nil) == "00008030-001A.lock")
+        let a = DeviceLock.fileName(udid: "U/../x", scope: "UNIX:/tmp/a.sock")
+        let b = DeviceLock.fileName(udid: "U/../x", scope: "UNIX:/tmp/b.sock")
+        #expect(a != b && !a.contains("/") && a == DeviceLock.fileName(udid: "U/../x", scope: "UNIX:/tmp/a.sock"))
+    }
+}
