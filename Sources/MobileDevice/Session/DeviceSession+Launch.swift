@@ -27,17 +27,9 @@ extension DeviceSession {
         let lockdown = try LockdownClient(device: device, handshake: true)
         let name = try lockdown.string(forKey: "DeviceName")
         let version = try lockdown.string(forKey: "ProductVersion")
-        let installer = try InstallationProxyClient(
-            device: device, service: try lockdown.startService(InstallationProxyClient.service))
-        let attributes = try installer.lookup(
-            bundleID: bundleID, attributes: ["CFBundleIdentifier", "CFBundleExecutable", "Path", "Container"])
-        guard let attributes, let path = attributes["Path"]?.stringValue,
-            let executable = attributes["CFBundleExecutable"]?.stringValue
-        else {
-            throw DeviceError.appNotInstalled(bundleID: bundleID, udid: udid)
-        }
+        let app = try lookUp(bundleID, on: device, lockdown: lockdown)
         let service = try startDebugserver(lockdown: lockdown, deviceName: name, osVersion: version)
-        return ((path + "/" + executable, attributes["Container"]?.stringValue), service)
+        return (app, service)
     }
 
     /// The secure service first (iOS 14+), then the plain one, like the Debian library; when lockdown
@@ -68,7 +60,8 @@ extension DeviceSession {
         try checkNotCancelled(cancellation)
         return try detectingLoss(during: "launch of \(request.bundleID)") {
             let device = try DeviceHandle(udid: udid)
-            let app = try lookUp(request.bundleID, on: device)
+            let app = try lookUp(
+                request.bundleID, on: device, lockdown: try LockdownClient(device: device, handshake: true))
             var run = LaunchRun(
                 client: try ForwardedDebugserverConnection(port: port, udid: udid, forwarder: forwarder), udid: udid,
                 bundleID: request.bundleID, observer: observer, cancellation: cancellation,
@@ -79,9 +72,10 @@ extension DeviceSession {
         }
     }
 
-    /// The app's executable path and data container, from installation_proxy.
-    private func lookUp(_ bundleID: String, on device: DeviceHandle) throws -> (executable: String, container: String?) {
-        let lockdown = try LockdownClient(device: device, handshake: true)
+    /// The app's executable path and data container, from installation_proxy (started on `lockdown`).
+    private func lookUp(
+        _ bundleID: String, on device: DeviceHandle, lockdown: LockdownClient
+    ) throws -> (executable: String, container: String?) {
         let installer = try InstallationProxyClient(
             device: device, service: try lockdown.startService(InstallationProxyClient.service))
         let attributes = try installer.lookup(
