@@ -110,16 +110,7 @@ import TestSupport
             let (measured, rebooting) = (lab.devices[0], lab.devices[1])
             let app = try E.makeApp("Reboots", profile: E.profile())
             let output = E.temporaryFolder("reboots").appendingPathComponent("results")
-            let reboots = Task {
-                for _ in 0..<2000 where !Task.isCancelled {
-                    try? lab.detach(udid: rebooting.udid)
-                    try? await Task.sleep(for: .milliseconds(5))
-                    rebooting.isStartingUp = true
-                    try? lab.attach(udid: rebooting.udid)
-                    try? await Task.sleep(for: .milliseconds(5))
-                    rebooting.isStartingUp = false
-                }
-            }
+            let reboots = lab.keepRebooting(rebooting, times: 2000, pause: .milliseconds(5))
             defer { reboots.cancel() }
             let child = try start(
                 ["run", app.url.path, "--device", measured.udid, "--iterations", "3", "--output", output.path], lab: lab)

@@ -58,17 +58,7 @@ import Testing
         let flapping = try await SharedTestLab.addDevice()
         defer { for device in [steady, flapping] { Task { await SharedTestLab.removeDevice(device) } } }
         let lab = try await SharedTestLab.lab()
-        let reboots = Task {
-            for _ in 0..<300 where !Task.isCancelled {
-                try? lab.detach(udid: flapping.udid)
-                try? await Task.sleep(for: .milliseconds(3))
-                flapping.isStartingUp = true
-                try? lab.attach(udid: flapping.udid)
-                try? await Task.sleep(for: .milliseconds(3))
-                flapping.isStartingUp = false
-                try? await Task.sleep(for: .milliseconds(3))
-            }
-        }
+        let reboots = lab.keepRebooting(flapping, times: 300, pause: .milliseconds(3))
         defer { reboots.cancel() }
         let driver = MobileDeviceDriver()
         for _ in 0..<25 {

@@ -26,20 +26,7 @@ public enum HTMLReport {
             body += DeviceSection(device: device, metrics: summary.metrics).render(id: "device-\(index + 1)")
         }
         body += runDetails(folder) + methodNote
-        return """
-            <!DOCTYPE html>
-            <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
-            <head>
-            <meta charset="utf-8"/>
-            <meta name="viewport" content="width=device-width, initial-scale=1"/>
-            <title>Launch times · \(HTMLText.escape(title))</title>
-            <style>\(css)</style>
-            </head>
-            <body>
-            \(body)</body>
-            </html>
-
-            """
+        return HTMLText.page(title: "Launch times · \(title)", css: css, body: body)
     }
 
     /// The key numbers of every device in one table, each device linking to its section.

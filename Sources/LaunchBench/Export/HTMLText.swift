@@ -22,6 +22,24 @@ public enum HTMLText {
     }
 
     /// `<name a="v">content</name>`, attribute values escaped; `content` is markup (escape text first).
+    /// A whole self-contained page: `title` is escaped here, `css` and `body` are markup already.
+    static func page(title: String, css: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <meta name="viewport" content="width=device-width, initial-scale=1"/>
+        <title>\(escape(title))</title>
+        <style>\(css)</style>
+        </head>
+        <body>
+        \(body)</body>
+        </html>
+
+        """
+    }
+
     static func element(_ name: String, _ attributes: KeyValuePairs<String, String>, _ content: String) -> String {
         "<\(name)\(attributeText(attributes))>\(content)</\(name)>"
     }

@@ -22,20 +22,7 @@ extension TrendReport {
             section += table(series, trend: trend)
             body += HTMLText.element("section", ["class": "device", "id": "series-\(index + 1)"], section) + "\n"
         }
-        return """
-            <!DOCTYPE html>
-            <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
-            <head>
-            <meta charset="utf-8"/>
-            <meta name="viewport" content="width=device-width, initial-scale=1"/>
-            <title>Launch time trend</title>
-            <style>\(HTMLReport.css)\(trendCSS)</style>
-            </head>
-            <body>
-            \(body)</body>
-            </html>
-
-            """
+        return HTMLText.page(title: "Launch time trend", css: HTMLReport.css + trendCSS, body: body)
     }
 
     static let trendCSS = """
