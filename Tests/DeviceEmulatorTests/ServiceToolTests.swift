@@ -94,6 +94,24 @@ import Testing
         }
     }
 
+    /// iOS 14–16 serve debugserver over TLS (DVTSecureSocketProxy): when the app has exited, the session
+    /// must end the way a real debugserver's does (the socket closes, no TLS close_notify), or
+    /// idevicedebug 1.3.0 loops on empty reads forever.
+    @Test(.enabled(if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"), "needs idevicedebug"))
+    func idevicedebugExitsAfterTheAppOverTheSecureService() async throws {
+        let device = Self.spec(6, ios: "14.8", model: "iPhone12,1")
+        try await PrivateLab.with(devices: [device]) { lab in
+            let install = try await ExternalTool.run(
+                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+            try #require(install.exitCode == 0, "\(install.standardError)")
+            let run = try await ExternalTool.run(
+                "idevicedebug", ["-u", device.udid, "run", Self.bundleID],
+                usbmuxd: lab.usbmuxdSocketAddress, timeout: .seconds(60))
+            #expect(run.exitCode != nil, "idevicedebug hung: \(run.standardOutput)")
+            #expect(run.standardOutput.contains("[launchbench] done"), "\(run.standardOutput)")
+        }
+    }
+
     @Test(.enabled(if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"), "needs idevicedebug"))
     func idevicedebugIsRefusedOnALockedDeviceAndOnIOS17() async throws {
         let locked = Self.spec(5, ios: "14.8", model: "iPhone12,1")

@@ -1,5 +1,6 @@
 import LaunchBench
 import NIOCore
+import NIOSSL
 
 /// `com.apple.debugserver`: launches the emulated app over the GDB remote protocol and streams what
 /// it prints. iOS 14–16 also offer `com.apple.debugserver.DVTSecureSocketProxy`, the same service behind
@@ -114,11 +115,15 @@ final class DebugServerHandler: ChannelInboundHandler {
             case .close:
                 stopTimers()
                 endActivity()
-                let channel = context.channel
+                // debugserver leaves by exiting: the socket just closes. On the TLS service that means no
+                // close_notify, so close below the TLS handler (libimobiledevice 1.3.0 reads a close_notify
+                // as endless empty reads, and idevicedebug then never exits).
+                let below = (try? context.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self))
+                let closer = NIOLoopBound(below ?? context, eventLoop: context.eventLoop)
                 if let lastWrite {
-                    lastWrite.whenComplete { _ in channel.close(promise: nil) }
+                    lastWrite.whenComplete { _ in closer.value.close(promise: nil) }
                 } else {
-                    context.close(promise: nil)
+                    closer.value.close(promise: nil)
                 }
             }
         }
