@@ -1,4 +1,5 @@
 internal import CIMobileDevice
+import Foundation
 
 /// Owns a `lockdownd_client_t`; `deinit` frees it (which ends the session with StopSession).
 /// Not Sendable: lives on the owning `DeviceSession` actor.
@@ -74,6 +75,16 @@ final class ServiceDescriptor {
     init?(owning handle: lockdownd_service_descriptor_t?) {
         guard let handle else { return nil }
         self.handle = handle
+    }
+
+    /// A descriptor made here rather than by lockdown, e.g. to test the TLS path against a plain service.
+    convenience init(port: UInt16, usesTLS: Bool) {
+        let handle = malloc(MemoryLayout<lockdownd_service_descriptor>.size)!
+            .bindMemory(to: lockdownd_service_descriptor.self, capacity: 1)
+        handle.initialize(to: lockdownd_service_descriptor())  // freed by lockdownd_service_descriptor_free
+        handle.pointee.port = port
+        handle.pointee.ssl_enabled = usesTLS ? 1 : 0
+        self.init(owning: handle)!
     }
 
     deinit { lockdownd_service_descriptor_free(handle) }

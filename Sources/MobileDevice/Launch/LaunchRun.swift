@@ -5,7 +5,7 @@ import LaunchBench
 /// without `OK` acknowledgements. Runs on the device's queue; the observer is asked between reads,
 /// at least every `pollInterval`. Whatever happens, the app is not left running.
 struct LaunchRun {
-    let client: any DebugserverConnection
+    let client: GDBRemoteClient
     let udid: String
     let bundleID: String
     let observer: any LaunchObserver
@@ -23,7 +23,7 @@ struct LaunchRun {
     private var processMayExist = false
 
     init(
-        client: any DebugserverConnection, udid: String, bundleID: String, observer: any LaunchObserver,
+        client: GDBRemoteClient, udid: String, bundleID: String, observer: any LaunchObserver,
         cancellation: CancellationFlag, deviceLeft: @escaping () -> Bool
     ) {
         self.client = client
@@ -154,7 +154,7 @@ struct LaunchRun {
         }
         throw DeviceError.timedOut(
             operation: "ending \(bundleID) (debugserver did not confirm the kill)", udid: udid,
-            seconds: Double(Self.killTimeout.components.seconds))
+            seconds: Self.killTimeout.seconds)
     }
 
     private func connectionLost(_ reason: String) -> DeviceError {

@@ -10,8 +10,10 @@ extension DeviceSession {
         return try detectingLoss(during: "launch of \(request.bundleID)") {
             let device = try DeviceHandle(udid: udid)
             let (app, debugService) = try prepareLaunch(of: request.bundleID, on: device)
+            let connection = try DeviceServiceConnection(
+                device: device, service: debugService, name: "debugserver", handshakeTimeout: .seconds(10))
             var run = LaunchRun(
-                client: try DebugserverClient(device: device, service: debugService), udid: udid,
+                client: GDBRemoteClient(transport: connection, udid: udid), udid: udid,
                 bundleID: request.bundleID, observer: observer, cancellation: cancellation,
                 deviceLeft: { [self] in deviceLeft() })
             return try run.run(
@@ -32,13 +34,16 @@ extension DeviceSession {
         return (app, service)
     }
 
+    /// The Debian build of libimobiledevice 1.3.0 asks for the secure name first (iOS 14+), then the plain one.
+    private static let debugserverServices = ["com.apple.debugserver.DVTSecureSocketProxy", "com.apple.debugserver"]
+
     /// The secure service first (iOS 14+), then the plain one, like the Debian library; when lockdown
     /// offers neither, says why in terms of the device's iOS version.
     private func startDebugserver(lockdown: LockdownClient, deviceName: String, osVersion: String) throws
         -> ServiceDescriptor
     {
         var refusal: LibraryCall?
-        for service in DebugserverClient.services {
+        for service in Self.debugserverServices {
             do {
                 return try lockdown.startService(service)
             } catch DeviceError.serviceUnavailable(_, _, let call) {
@@ -63,7 +68,9 @@ extension DeviceSession {
             let app = try lookUp(
                 request.bundleID, on: device, lockdown: try LockdownClient(device: device, handshake: true))
             var run = LaunchRun(
-                client: try ForwardedDebugserverConnection(port: port, udid: udid, forwarder: forwarder), udid: udid,
+                client: GDBRemoteClient(
+                    transport: try LoopbackTCPTransport(port: port, udid: udid, forwarder: forwarder), udid: udid),
+                udid: udid,
                 bundleID: request.bundleID, observer: observer, cancellation: cancellation,
                 deviceLeft: { [self] in deviceLeft() })
             return try run.run(

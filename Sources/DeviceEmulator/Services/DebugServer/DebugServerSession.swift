@@ -126,8 +126,11 @@ final class DebugServerSession {
             return reply("OK")
         }
         if text.hasPrefix("QSetWorkingDir:") {
-            let bytes = GDBPacket.unhex(text.dropFirst("QSetWorkingDir:".count))
-            request.workingDirectory = bytes.map { String(decoding: $0, as: UTF8.self) }
+            // The path is hex-encoded; a real debugserver cannot chdir to what a plain path decodes to (E61).
+            guard let bytes = GDBPacket.unhex(text.dropFirst("QSetWorkingDir:".count)), !bytes.isEmpty else {
+                return reply("E61")
+            }
+            request.workingDirectory = String(decoding: bytes, as: UTF8.self)
             return reply("OK")
         }
         for prefix in Self.acceptedSettings where text.hasPrefix(prefix) { return reply("OK") }
