@@ -16,6 +16,7 @@ import Testing
 
     @Test func explicitVariableWinsAndANonExecutableOneMeansNotInstalled() throws {
         let root = try Self.folder(withExecutable: "bin/pmd3")
+        defer { try? FileManager.default.removeItem(at: root) }
         let path = root.appendingPathComponent("bin/pmd3").path
         #expect(Pymobiledevice3Locator.find(environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": path], currentDirectory: "/",
             executablePath: nil) == path)
@@ -26,6 +27,7 @@ import Testing
 
     @Test func projectVirtualEnvironmentIsFoundFromTheWorkingDirectoryOrAboveTheExecutable() throws {
         let root = try Self.folder(withExecutable: ".venv-pmd3/bin/pymobiledevice3")
+        defer { try? FileManager.default.removeItem(at: root) }
         let expected = root.appendingPathComponent(".venv-pmd3/bin/pymobiledevice3").path
         #expect(Pymobiledevice3Locator.find(environment: [:], currentDirectory: root.path, executablePath: nil) == expected)
         let executable = root.appendingPathComponent(".build/debug/launchbench").path
@@ -34,6 +36,7 @@ import Testing
 
     @Test func pathIsTheLastResort() throws {
         let root = try Self.folder(withExecutable: "tools/pymobiledevice3")
+        defer { try? FileManager.default.removeItem(at: root) }
         let tools = root.appendingPathComponent("tools").path
         #expect(Pymobiledevice3Locator.find(environment: ["PATH": "/nonexistent:\(tools)"], currentDirectory: "/",
             executablePath: nil) == tools + "/pymobiledevice3")
