@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
         .library(name: "LaunchProbe", targets: ["LaunchProbe"]),
     ],
+    // Exact versions: the ones the tests ran with. Package.pins lists every resolved package (these and
+    // theirs); Scripts/check-pins fails the build when a resolution differs (README, design: "Pinned packages").
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         // TLS on the emulated device's service connections (DVTSecureSocketProxy), as a real iOS 14–16 device.
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
