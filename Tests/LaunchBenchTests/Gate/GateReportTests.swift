@@ -101,18 +101,26 @@ import FoundationXML
     }
     #endif
 
-    @Test(.enabled(if: GateReportTests.xmlschemaAvailable)) func junitValidatesAgainstTheSchema() throws {
+    @Test(.enabled(if: GateReportTests.python != nil)) func junitValidatesAgainstTheSchema() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gate-junit-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: file) }
         try GateJUnitReport.render(Self.sampleReport()).write(to: file, atomically: true, encoding: .utf8)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scripts/validate-junit.py")
-        let (status, output) = try Self.run("/usr/bin/env", ["python3", script.path, file.path])
+        let python = try #require(Self.python)
+        let (status, output) = try Self.run(python, [script.path, file.path])
         #expect(status == 0, "\(output)")
         #expect(output.contains("valid"))
     }
 
-    static let xmlschemaAvailable: Bool = (try? run("/usr/bin/env", ["python3", "-c", "import xmlschema"]).0) == 0
+    /// A Python that has xmlschema: the system's (Scripts/bootstrap installs python3-xmlschema), or another
+    /// one on PATH (e.g. pyenv's, which does not see Debian's packages).
+    static let python: String? = {
+        let onPath = (try? run("/usr/bin/env", ["which", "python3"]).1.trimmingCharacters(in: .whitespacesAndNewlines))
+        return ["/usr/bin/python3", onPath].compactMap { $0 }.filter { !$0.isEmpty }.first { candidate in
+            (try? run(candidate, ["-c", "import xmlschema"]).0) == 0
+        }
+    }()
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
         let process = Process()
