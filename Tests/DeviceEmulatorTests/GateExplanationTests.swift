@@ -72,8 +72,8 @@ import Testing
         #expect(junit.contains("<failure message=\"Slower by"))
         #expect(junit.contains("of which dylib loading +"))
         #expect(junit.contains("new bundle dylib Analytics.framework"))
-        let json = try #require(
-            try JSONSerialization.jsonObject(with: Data(GateJSONReport.render(report).utf8)) as? [String: Any])
+        let text = GateJSONReport.render(report, exitCode: 2)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let comparison = try #require((json["comparisons"] as? [[String: Any]])?.first)
         let explanation = try #require(comparison["explanation"] as? [String: Any])
         #expect((explanation["summary"] as? String)?.contains("Analytics.framework") == true)

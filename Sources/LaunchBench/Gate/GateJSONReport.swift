@@ -18,12 +18,15 @@ import Foundation
 public enum GateJSONReport {
     public static let schemaVersion = 1
 
-    public static func render(_ report: GateReport) -> String {
+    /// The report as one JSON object of the shape above.
+    /// - Parameters:
+    ///   - exitCode: the status the command exits with for `report.outcome` (the command layer maps it).
+    public static func render(_ report: GateReport, exitCode: Int32) -> String {
         var root: [String: GateJSONValue] = [
             "schema_version": .number(Double(schemaVersion)),
             "tool_version": .string(LaunchBenchVersion.current),
             "outcome": .string(report.outcome.rawValue),
-            "exit_code": .number(Double(report.outcome.exitCode)),
+            "exit_code": .number(Double(exitCode)),
             "headline": .string(report.headline),
             "baseline": .init(report.baselinePath),
             "current": .init(report.currentPath),

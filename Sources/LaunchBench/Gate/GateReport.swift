@@ -27,23 +27,15 @@ public struct GateReport: Sendable, Hashable {
         self.notes = notes
     }
 
-    /// The gate's overall result, and the process exit code it maps to (ARCHITECTURE.md).
+    /// The gate's overall result (the command layer maps it to the process's exit status).
     public enum Outcome: String, Sendable, Hashable, Codable {
         /// No regression and the guard passed (improvements and unchanged metrics pass).
         case passed
-        /// A regression, or an image the allow list does not name: exit 2.
+        /// A regression, or an image the allow list does not name.
         case failed
         /// Nothing regressed, but some device × kind × metric could not be judged (too many failed
-        /// launches, too few launches, no matching device): exit 3.
+        /// launches, too few launches, no matching device).
         case undecided
-
-        public var exitCode: Int32 {
-            switch self {
-            case .passed: return 0
-            case .failed: return 2
-            case .undecided: return 3
-            }
-        }
     }
 
     public var outcome: Outcome {

@@ -62,12 +62,12 @@ struct Compare: AsyncParsableCommand {
         } catch let error as GateError {
             Terminal.note("Error: \(error.localizedDescription)")
             switch error {
-            case .baselineNotFound: throw ExitCode(5)
-            case .noLaunches(_, let role, _): throw ExitCode(role == "baseline" ? 5 : 3)
+            case .baselineNotFound: throw ExitCode(.baselineNotFound)
+            case .noLaunches(_, let role, _): throw ExitCode(role == "baseline" ? .baselineNotFound : .incomplete)
             }
         }
         try GateOutput.write(report, format: format, to: output, junit: junit, markdown: markdown)
-        if report.outcome != .passed { throw ExitCode(report.outcome.exitCode) }
+        if report.outcome != .passed { throw ExitCode(ExitStatus(report.outcome)) }
     }
 }
 
@@ -79,7 +79,7 @@ enum GateFormat: String, CaseIterable, ExpressibleByArgument {
         switch self {
         case .table: return GateTableReport.render(report)
         case .markdown: return GateMarkdownReport.render(report)
-        case .json: return GateJSONReport.render(report)
+        case .json: return GateJSONReport.render(report, exitCode: ExitStatus(report.outcome).rawValue)
         case .junit: return GateJUnitReport.render(report)
         }
     }

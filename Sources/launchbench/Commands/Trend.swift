@@ -58,7 +58,7 @@ struct TrendCommand: AsyncParsableCommand {
             Terminal.note(
                 "Error: none of the \(directories.count) folders could be read; pass the --output folders of "
                     + "`launchbench run`.")
-            throw ExitCode(1)
+            throw ExitCode(.failure)
         }
         let text = TrendReport.render(trend, format: format)
         let data = format == .csv && output != nil ? TrendReport.csv(trend).data(byteOrderMark: true) : Data(text.utf8)

@@ -8,8 +8,8 @@ import MobileDevice
 /// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
 enum RunExecution {
     /// Runs `plan` over `driver` and reports it; returns the exit code the command should end with:
-    /// 0 every launch measured, 3 a launch failed or measured nothing, or a device was busy, skipped
-    /// (unreadable included) or lost, 128+signal when interrupted.
+    /// `.success` when every launch was measured, `.incomplete` when a launch failed or measured nothing, or a
+    /// device was busy, skipped (unreadable included) or lost, 128+signal when interrupted, else the gate's.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
@@ -45,9 +45,9 @@ enum RunExecution {
         if result.interrupted { Terminal.note("Interrupted: every launch finished so far is kept in \(folder.path).") }
         printSummary(result)
         Terminal.output("Results: \(folder.path)\n")
-        if let signal = interruption.received { return ExitCode(128 + signal) }
-        if result.interrupted { return ExitCode(130) }
-        if let gate, let code = try gate.evaluate(result) { return code }
+        if let signal = interruption.received { return .interrupted(by: signal) }
+        if result.interrupted { return ExitCode(.interrupted) }
+        if let gate, let status = try gate.evaluate(result) { return ExitCode(status) }
         let unmeasured = result.samples.filter { $0.status == .noMetrics }.count
         if unmeasured > 0 {
             Terminal.note(
@@ -56,7 +56,7 @@ enum RunExecution {
         }
         let allMeasured = result.failedLaunches.isEmpty && unmeasured == 0
         let everyDeviceMeasured = result.devicesNotFullyMeasured.isEmpty && selection.unreadable.isEmpty
-        return allMeasured && everyDeviceMeasured ? .success : ExitCode(3)
+        return ExitCode(allMeasured && everyDeviceMeasured ? .success : .incomplete)
     }
 
     private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
@@ -112,7 +112,7 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
                     onFirst()
                 } else {
                     Terminal.note("Quitting now; samples.jsonl holds every launch finished so far.")
-                    exit(128 + number)
+                    exit(ExitCode.interrupted(by: number).rawValue)
                 }
             }
             source.resume()

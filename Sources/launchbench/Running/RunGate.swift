@@ -13,8 +13,9 @@ struct RunGate {
     var referenceApp: AppBundle?
 
     /// Reads the baseline and the allow list and checks the embedded frameworks, before any launch.
-    /// - Throws: `ExitCode(5)` when the baseline is missing or has no launches, `ExitCode(2)` when the
-    ///   bundle embeds an unlisted framework (both after saying so), file errors otherwise.
+    /// - Throws: `ExitCode(.baselineNotFound)` when the baseline is missing or has no launches,
+    ///   `ExitCode(.regression)` when the bundle embeds an unlisted framework (both after saying so), file
+    ///   errors otherwise.
     init(options: GateOptions, app: AppBundle) throws {
         self.options = options
         self.app = app
@@ -22,7 +23,7 @@ struct RunGate {
             baseline = try options.baseline.map { try GateInput.load(path: $0, role: "baseline") }
         } catch let error as GateError {
             Terminal.note("Error: \(error.localizedDescription)")
-            throw ExitCode(5)
+            throw ExitCode(.baselineNotFound)
         }
         referenceApp = try options.referenceApp.map { try AppBundle(contentsOf: URL(fileURLWithPath: $0)) }
         if let referenceApp, referenceApp.bundleID == app.bundleID {
@@ -35,7 +36,7 @@ struct RunGate {
             if !violations.isEmpty {
                 let report = GateReport(dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
                 try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
-                throw ExitCode(2)
+                throw ExitCode(.regression)
             }
         }
     }
@@ -62,9 +63,9 @@ struct RunGate {
         return plan
     }
 
-    /// Judges the finished run; returns the exit code the command should end with, or `nil` when
+    /// Judges the finished run; returns the exit status the command should end with, or `nil` when
     /// the gate has nothing to say about it (no baseline, no guard).
-    func evaluate(_ result: RunResult) throws -> ExitCode? {
+    func evaluate(_ result: RunResult) throws -> ExitStatus? {
         if let path = options.writeAllowedDylibs {
             let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
                 .currentImages(embeddedFrameworks: app.frameworks, samples: result.samples)
@@ -88,7 +89,7 @@ struct RunGate {
                 current = try GateInput.load(path: result.folder.path, role: "current")
             } catch let error as GateError {
                 Terminal.note("Error: \(error.localizedDescription)")
-                return ExitCode(3)
+                return .incomplete
             }
             report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
@@ -100,7 +101,7 @@ struct RunGate {
         Terminal.output("\n")
         try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
         if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
-        return ExitCode(report.outcome.exitCode)
+        return ExitStatus(report.outcome)
     }
 
     /// The main app's distance to the reference app, per device and kind (read from DIR/reference/).
