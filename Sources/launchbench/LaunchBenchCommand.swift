@@ -4,9 +4,24 @@ import LaunchBench
 @main
 struct LaunchBenchCommand: AsyncParsableCommand {
     /// SIGPIPE is ignored before anything runs: `launchbench run … | head` must not die mid-run.
+    ///
+    /// The one place errors are printed: a command throws, and this prints the message once, as `Error: …`,
+    /// then exits with the error's `ExitStatus` (`CommandFailure`); ArgumentParser reports the rest (bad
+    /// options with the usage and exit 64, `ExitCode` silently, any other error with exit 1).
     static func main() async {
         Terminal.ignoreBrokenPipes()
-        await main(nil)
+        do {
+            var command = try await asyncParseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard let failure = CommandFailure(reporting: error) else { exit(withError: error) }
+            Terminal.note("Error: " + failure.message)
+            exit(withError: ExitCode(failure.status))
+        }
     }
 
     static let configuration = CommandConfiguration(

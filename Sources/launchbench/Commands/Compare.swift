@@ -52,20 +52,11 @@ struct Compare: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report: GateReport
-        do {
-            let allowed = try allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
-            let baselineInput = try GateInput.load(path: baseline, role: "baseline")
-            let currentInput = try GateInput.load(path: current, role: "current")
-            let settings = GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
-            report = GateReport(baseline: baselineInput, current: currentInput, settings: settings, allowed: allowed)
-        } catch let error as GateError {
-            Terminal.note("Error: \(error.localizedDescription)")
-            switch error {
-            case .baselineNotFound: throw ExitCode(.baselineNotFound)
-            case .noLaunches(_, let role, _): throw ExitCode(role == "baseline" ? .baselineNotFound : .incomplete)
-            }
-        }
+        let allowed = try allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
+        let baselineInput = try GateInput.load(path: baseline, role: "baseline")
+        let currentInput = try GateInput.load(path: current, role: "current")
+        let settings = GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+        let report = GateReport(baseline: baselineInput, current: currentInput, settings: settings, allowed: allowed)
         try GateOutput.write(report, format: format, to: output, junit: junit, markdown: markdown)
         if report.outcome != .passed { throw ExitCode(ExitStatus(report.outcome)) }
     }

@@ -55,8 +55,9 @@ struct Parse: ParsableCommand {
                 chunk.withUnsafeBytes { parser.feed($0.bindMemory(to: UInt8.self)) }
             }
         } catch {
-            Terminal.note("Error: cannot read log file \(path): \(error.localizedDescription). Check that it is a readable file.")
-            throw ExitCode.failure
+            throw CommandFailure(
+                .failure,
+                "cannot read log file \(path): \(error.localizedDescription). Check that it is a readable file.")
         }
         return parser.finish()
     }
@@ -65,16 +66,15 @@ struct Parse: ParsableCommand {
         if path == "-" { return FileHandle.standardInput }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            Terminal.note("Error: log file not found: \(path). Check the path.")
-            throw ExitCode.failure
+            throw CommandFailure(.failure, "log file not found: \(path). Check the path.")
         }
         if isDirectory.boolValue {
-            Terminal.note("Error: \(path) is a folder, not a log file. Name the log files inside it, e.g. \(path)/logs/*/*.log.")
-            throw ExitCode.failure
+            throw CommandFailure(
+                .failure,
+                "\(path) is a folder, not a log file. Name the log files inside it, e.g. \(path)/logs/*/*.log.")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            Terminal.note("Error: cannot open log file \(path). Check its permissions.")
-            throw ExitCode.failure
+            throw CommandFailure(.failure, "cannot open log file \(path). Check its permissions.")
         }
         return handle
     }

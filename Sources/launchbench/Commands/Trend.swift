@@ -55,10 +55,10 @@ struct TrendCommand: AsyncParsableCommand {
             settings: GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:))))
         for skipped in trend.skipped { Terminal.note("trend: skipped \(skipped.path): \(skipped.reason)") }
         guard !trend.runs.isEmpty else {
-            Terminal.note(
-                "Error: none of the \(directories.count) folders could be read; pass the --output folders of "
+            throw CommandFailure(
+                .failure,
+                "none of the \(directories.count) folders could be read; pass the --output folders of "
                     + "`launchbench run`.")
-            throw ExitCode(.failure)
         }
         let text = TrendReport.render(trend, format: format)
         let data = format == .csv && output != nil ? TrendReport.csv(trend).data(byteOrderMark: true) : Data(text.utf8)

@@ -13,18 +13,12 @@ struct RunGate {
     var referenceApp: AppBundle?
 
     /// Reads the baseline and the allow list and checks the embedded frameworks, before any launch.
-    /// - Throws: `ExitCode(.baselineNotFound)` when the baseline is missing or has no launches,
-    ///   `ExitCode(.regression)` when the bundle embeds an unlisted framework (both after saying so), file
-    ///   errors otherwise.
+    /// - Throws: `GateError` when the baseline is missing or has no launches, `ExitCode(.regression)` when
+    ///   the bundle embeds an unlisted framework (after printing the gate's report), file errors otherwise.
     init(options: GateOptions, app: AppBundle) throws {
         self.options = options
         self.app = app
-        do {
-            baseline = try options.baseline.map { try GateInput.load(path: $0, role: "baseline") }
-        } catch let error as GateError {
-            Terminal.note("Error: \(error.localizedDescription)")
-            throw ExitCode(.baselineNotFound)
-        }
+        baseline = try options.baseline.map { try GateInput.load(path: $0, role: "baseline") }
         referenceApp = try options.referenceApp.map { try AppBundle(contentsOf: URL(fileURLWithPath: $0)) }
         if let referenceApp, referenceApp.bundleID == app.bundleID {
             throw ValidationError(
@@ -65,6 +59,7 @@ struct RunGate {
 
     /// Judges the finished run; returns the exit status the command should end with, or `nil` when
     /// the gate has nothing to say about it (no baseline, no guard).
+    /// - Throws: `GateError` when the run's own results cannot be compared, file errors.
     func evaluate(_ result: RunResult) throws -> ExitStatus? {
         if let path = options.writeAllowedDylibs {
             let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
@@ -84,13 +79,7 @@ struct RunGate {
 
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
         if let baseline {
-            let current: GateInput
-            do {
-                current = try GateInput.load(path: result.folder.path, role: "current")
-            } catch let error as GateError {
-                Terminal.note("Error: \(error.localizedDescription)")
-                return .incomplete
-            }
+            let current = try GateInput.load(path: result.folder.path, role: "current")
             report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
             report.referenceGaps = gaps

@@ -78,6 +78,17 @@ import TestSupport
         #expect(!result.err.contains("Fatal error"))
     }
 
+    /// A file error is printed once, with one `Error:` prefix and without the usage (it is not an option mistake).
+    @Test(arguments: ["/nonexistent/capture.log", "/"])
+    func aFileErrorIsPrintedOnce(path: String) throws {
+        let result = try run(["parse", path])
+        #expect(result.status == 1)
+        #expect(result.err.components(separatedBy: "Error:").count == 2, "\(result.err)")
+        #expect(result.err.hasPrefix("Error: ") && result.err.contains(path))
+        #expect(!result.err.contains("Usage:"))
+        #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
+    }
+
     @Test func csvQuotesFileNamesAndTableShowsWarnings() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
