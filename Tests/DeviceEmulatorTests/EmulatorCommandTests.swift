@@ -73,6 +73,34 @@ struct EmulatorCommandTests {
         #expect(seconds >= 0.065 * 0.99 && seconds < 10)
     }
 
+    /// Failures while running are runtime failures (exit 1), not option mistakes (64, with the usage): a socket
+    /// the lab cannot listen on, an activity log that cannot be written (reported after the lab stopped).
+    @Test func runtimeFailuresExitOneNamingThePath() async throws {
+        // A folder that does not exist (nothing is created), short enough for a socket path on macOS too.
+        let missing = URL(fileURLWithPath: "/tmp/launchbench-missing-\(UUID().uuidString.prefix(8))")
+
+        let socket = missing.appendingPathComponent("usbmuxd.sock").path
+        let unbound = try ChildProcess(
+            executable: BuiltProducts.launchbench!, arguments: ["emulator", "--socket", socket])
+        #expect(try await unbound.waitForExit(timeout: .seconds(60)) == 1, "\(unbound.standardError)")
+        #expect(unbound.standardError.hasPrefix("Error: ") && unbound.standardError.contains(socket))
+        #expect(unbound.standardError.components(separatedBy: "Error:").count == 2)
+        #expect(!unbound.standardError.contains("Usage:"))
+
+        let log = missing.appendingPathComponent("activity.jsonl").path
+        let child = try ChildProcess(
+            executable: BuiltProducts.launchbench!, arguments: ["emulator", "--devices", "1", "--activity-log", log])
+        let first = try await child.readLine(timeout: .seconds(60))
+        try #require(first?.hasPrefix("USBMUXD_SOCKET_ADDRESS=") == true, "stderr: \(child.standardError)")
+        child.send(signal: SIGINT)
+        #expect(try await child.waitForExit(timeout: .seconds(60)) == 1, "\(child.standardError)")
+        #expect(child.standardError.contains("Stopped; socket removed."))
+        #expect(child.standardError.contains("Error: Cannot write the activity log to \(log)"))
+        #expect(child.standardError.contains("Pass a writable --activity-log path."))
+        #expect(child.standardError.components(separatedBy: "Error:").count == 2)
+        #expect(!child.standardError.contains("Usage:"))
+    }
+
     @Test func rejectsBadValuesNamingTheFix() async throws {
         let cases: [([String], String)] = [
             (["--devices", "17"], "--devices 17"),

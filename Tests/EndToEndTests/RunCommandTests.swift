@@ -186,6 +186,19 @@ import TestSupport
         #expect(child.standardOutput.contains("first frame"))
     }
 
+    /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options).
+    @Test func aRuntimeFailureExitsOneWithTheMessageOnce() async throws {
+        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+        let file = EndToEnd.temporaryFolder("demo-fail").appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: file)
+        let child = try ChildProcess(
+            executable: executable, arguments: ["demo", "--iterations", "1", "--output", file.path])
+        #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "stderr: \(child.standardError)")
+        #expect(child.standardError.contains("Error: Will not write results into \(file.path)"))
+        #expect(child.standardError.components(separatedBy: "Error:").count == 2)
+        #expect(!child.standardError.contains("Usage:"))
+    }
+
     /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
     @Test func theSeedRepeatsTheEmulatedFigures() async throws {
         let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")

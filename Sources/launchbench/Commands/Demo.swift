@@ -102,7 +102,10 @@ struct DemoLab {
     static func start(seed: UInt64) async throws -> DemoLab {
         var template = Array("/tmp/launchbench-demo-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw ValidationError("Cannot create a folder in /tmp for the demo's socket (\(String(cString: strerror(errno)))).")
+            throw CommandFailure(
+                .failure,
+                "Cannot create a folder in /tmp for the demo's socket (\(String(cString: strerror(errno)))). Check that "
+                    + "/tmp exists, is writable and has free space.")
         }
         let folder = String(cString: made)
         do {

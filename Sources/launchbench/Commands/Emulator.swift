@@ -119,9 +119,14 @@ struct Emulator: AsyncParsableCommand {
 
         var iterator = stopRequests.makeAsyncIterator()
         let received = await iterator.next()
-        if let activityLog { try Self.writeActivity(of: lab, to: activityLog) }
+        // The lab stops (and its socket goes) even when the log cannot be written; the failure is reported after.
+        var logFailure: (any Error)?
+        if let activityLog {
+            do { try Self.writeActivity(of: lab, to: activityLog) } catch { logFailure = error }
+        }
         await lab.stop()
         Terminal.note("Stopped\(received == SIGTERM ? " (SIGTERM)" : ""); socket removed.")
+        if let logFailure { throw logFailure }
     }
 
     /// One line per activity: `{"udid", "kind", "name", "bundleID", "startedAt" (epoch seconds), "seconds"}`.
@@ -148,7 +153,10 @@ struct Emulator: AsyncParsableCommand {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         } catch {
-            throw ValidationError("Cannot write the activity log to \(path) (\(error.localizedDescription)). Pass a writable --activity-log path.")
+            throw CommandFailure(
+                .failure,
+                "Cannot write the activity log to \(path) (\(error.localizedDescription)). Pass a writable "
+                    + "--activity-log path.")
         }
     }
 
@@ -156,7 +164,10 @@ struct Emulator: AsyncParsableCommand {
     private static func makeTempFolder() throws -> String {
         var template = Array("/tmp/launchbench-emu-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw ValidationError("Cannot create a folder in /tmp for the socket (\(String(cString: strerror(errno)))). Pass --socket PATH.")
+            throw CommandFailure(
+                .failure,
+                "Cannot create a folder in /tmp for the socket (\(String(cString: strerror(errno)))). Pass "
+                    + "--socket PATH.")
         }
         return String(cString: made)
     }
