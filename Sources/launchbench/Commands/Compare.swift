@@ -26,11 +26,7 @@ struct Compare: AsyncParsableCommand {
     @Argument(help: "The current results folder (or its summary.json).", completion: .file())
     var current: String
 
-    @Option(help: ArgumentHelp("Relative change of the median launch time that counts, in percent.", valueName: "pct"))
-    var threshold: Double = 5
-
-    @Option(name: .customLong("metric"), help: ArgumentHelp("Metric to compare (repeatable): a samples.csv column such as total_premain_ms, first_frame_ms, wall_ms.", valueName: "name"))
-    var metrics: [String] = []
+    @OptionGroup var check: GateCheckOptions<CompareHelp>
 
     @Option(help: "Output format: table, markdown, json or junit.")
     var format: GateFormat = .table
@@ -38,26 +34,13 @@ struct Compare: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to this file instead of stdout.", valueName: "file"), completion: .file())
     var output: String?
 
-    @Option(help: ArgumentHelp("Also write JUnit XML to this file (for the CI's test report).", valueName: "file"), completion: .file())
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Also write Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"), completion: .file())
-    var markdown: String?
-
-    @Option(help: ArgumentHelp("Fail when the current run loaded (or embeds) an image from the app bundle this list does not name.", valueName: "file"), completion: .file())
-    var allowedDylibs: String?
-
-    func validate() throws {
-        try GateOptions.validate(threshold: threshold, metrics: metrics)
-    }
-
     func run() async throws {
-        let allowed = try allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
+        let allowed = try check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         let baselineInput = try GateInput.load(path: baseline, role: "baseline")
         let currentInput = try GateInput.load(path: current, role: "current")
-        let settings = GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
-        let report = GateReport(baseline: baselineInput, current: currentInput, settings: settings, allowed: allowed)
-        try GateOutput.write(report, format: format, to: output, junit: junit, markdown: markdown)
+        let report = GateReport(
+            baseline: baselineInput, current: currentInput, settings: check.settings, allowed: allowed)
+        try GateOutput.write(report, format: format, to: output, junit: check.junit, markdown: check.markdown)
         if report.outcome != .passed { throw ExitCode(ExitStatus(report.outcome)) }
     }
 }

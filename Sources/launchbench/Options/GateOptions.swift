@@ -1,9 +1,81 @@
 import ArgumentParser
 import LaunchBench
 
+/// The gate flags `compare` and `run` share, declared once: threshold, metrics, the JUnit and Markdown copies
+/// of the report, the dylib allow list. Each command words their help its own way (`run`'s apply only with
+/// `--baseline`), so the texts come from `Help`.
+struct GateCheckOptions<Help: GateCheckHelp>: ParsableArguments {
+    @Option(help: Help.threshold)
+    var threshold: Double = 5
+
+    @Option(name: .customLong("metric"), help: Help.metric)
+    var metrics: [String] = []
+
+    @Option(help: Help.junit, completion: .file())
+    var junit: String?
+
+    @Option(help: Help.markdown, completion: .file())
+    var markdown: String?
+
+    @Option(help: Help.allowedDylibs, completion: .file())
+    var allowedDylibs: String?
+
+    func validate() throws {
+        try GateOptions.validate(threshold: threshold, metrics: metrics)
+    }
+
+    var settings: GateSettings {
+        GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+    }
+}
+
+/// The help texts of `GateCheckOptions`, per command.
+protocol GateCheckHelp {
+    static var threshold: ArgumentHelp { get }
+    static var metric: ArgumentHelp { get }
+    static var junit: ArgumentHelp { get }
+    static var markdown: ArgumentHelp { get }
+    static var allowedDylibs: ArgumentHelp { get }
+}
+
+/// `compare`'s wording: the gate is all it does.
+enum CompareHelp: GateCheckHelp {
+    static let threshold = ArgumentHelp(
+        "Relative change of the median launch time that counts, in percent.", valueName: "pct")
+    static let metric = ArgumentHelp(
+        "Metric to compare (repeatable): a samples.csv column such as total_premain_ms, first_frame_ms, wall_ms.",
+        valueName: "name")
+    static let junit = ArgumentHelp("Also write JUnit XML to this file (for the CI's test report).", valueName: "file")
+    static let markdown = ArgumentHelp(
+        "Also write Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file")
+    static let allowedDylibs = ArgumentHelp(
+        "Fail when the current run loaded (or embeds) an image from the app bundle this list does not name.",
+        valueName: "file")
+}
+
+/// `run`'s wording: the comparison happens only with `--baseline`.
+enum RunGateHelp: GateCheckHelp {
+    static let threshold = ArgumentHelp(
+        "With --baseline: the relative change of the median that counts, in percent.", valueName: "pct")
+    static let metric = ArgumentHelp(
+        "With --baseline: metric to compare (repeatable; default total_premain_ms, else first_frame_ms, else "
+            + "wall_ms).",
+        valueName: "name")
+    static let junit = ArgumentHelp(
+        "With --baseline: also write the gate's JUnit XML to this file.", valueName: "file")
+    static let markdown = ArgumentHelp(
+        "With --baseline: also append the gate's Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).",
+        valueName: "file")
+    static let allowedDylibs = ArgumentHelp(
+        "Dylib guard: fail when an image from the app bundle that this list (one name or glob per line, # comments) "
+            + "does not name is embedded or loads at launch.",
+        valueName: "file")
+}
+
 /// The CI-gate options of `run`: baseline comparison, dylib guard, adaptive sample size.
 struct GateOptions: ParsableArguments {
-    /// The checks `run` and `compare` share: a sane threshold and known metric names.
+    /// The checks of `--threshold` and `--metric` (`run`, `compare` and `trend`): a sane threshold and known
+    /// metric names.
     static func validate(threshold: Double, metrics: [String]) throws {
         guard threshold.isFinite, threshold >= 0, threshold < 1000 else {
             throw ValidationError("--threshold \(threshold) must be a percentage from 0 to 1000, e.g. --threshold 5.")
@@ -17,20 +89,7 @@ struct GateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Compare with this results folder (or its summary.json) when the run ends; exit 2 on a regression.", valueName: "path"), completion: .file())
     var baseline: String?
 
-    @Option(help: ArgumentHelp("With --baseline: the relative change of the median that counts, in percent.", valueName: "pct"))
-    var threshold: Double = 5
-
-    @Option(name: .customLong("metric"), help: ArgumentHelp("With --baseline: metric to compare (repeatable; default total_premain_ms, else first_frame_ms, else wall_ms).", valueName: "name"))
-    var metrics: [String] = []
-
-    @Option(help: ArgumentHelp("With --baseline: also write the gate's JUnit XML to this file.", valueName: "file"), completion: .file())
-    var junit: String?
-
-    @Option(help: ArgumentHelp("With --baseline: also append the gate's Markdown to this file (e.g. $GITHUB_STEP_SUMMARY).", valueName: "file"), completion: .file())
-    var markdown: String?
-
-    @Option(help: ArgumentHelp("Dylib guard: fail when an image from the app bundle that this list (one name or glob per line, # comments) does not name is embedded or loads at launch.", valueName: "file"), completion: .file())
-    var allowedDylibs: String?
+    @OptionGroup var check: GateCheckOptions<RunGateHelp>
 
     @Option(help: ArgumentHelp("Record the app bundle's images (embedded Frameworks/ and those loaded at launch) as an allow list in this file.", valueName: "file"), completion: .file())
     var writeAllowedDylibs: String?
@@ -45,13 +104,16 @@ struct GateOptions: ParsableArguments {
     var maxIterations: Int?
 
     func validate() throws {
-        try GateOptions.validate(threshold: threshold, metrics: metrics)
         if baseline == nil {
-            for (given, name) in [(!metrics.isEmpty, "--metric"), (junit != nil, "--junit"), (markdown != nil, "--markdown")] where given {
+            let comparisonOnly = [
+                (!check.metrics.isEmpty, "--metric"), (check.junit != nil, "--junit"),
+                (check.markdown != nil, "--markdown"),
+            ]
+            for (given, name) in comparisonOnly where given {
                 throw ValidationError("\(name) only applies with --baseline PATH (the run to compare with).")
             }
         }
-        if allowedDylibs != nil && writeAllowedDylibs != nil {
+        if check.allowedDylibs != nil && writeAllowedDylibs != nil {
             throw ValidationError("Use either --allowed-dylibs (check) or --write-allowed-dylibs (record), not both.")
         }
         if let targetPrecision {
@@ -67,10 +129,6 @@ struct GateOptions: ParsableArguments {
                 throw ValidationError("--max-iterations \(maxIterations) must be from 5 (the minimum) to 100000.")
             }
         }
-    }
-
-    var settings: GateSettings {
-        GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
     }
 
     var stopping: AdaptiveStopping? {

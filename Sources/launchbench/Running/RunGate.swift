@@ -24,12 +24,13 @@ struct RunGate {
             throw ValidationError(
                 "--reference-app has the same bundle id as the app (\(app.bundleID)). Pass a different app, e.g. an empty project.")
         }
-        allowed = try options.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
+        allowed = try options.check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         if let allowed {
             let violations = DylibGuard(allowed: allowed, executable: app.executable).check(embeddedFrameworks: app.frameworks)
             if !violations.isEmpty {
                 let report = GateReport(dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
-                try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
+                try GateOutput.write(
+                    report, format: .table, to: nil, junit: options.check.junit, markdown: options.check.markdown)
                 throw ExitCode(.regression)
             }
         }
@@ -47,7 +48,7 @@ struct RunGate {
     /// The plan with what the gate needs: images printed at every launch, the stopping rule.
     func adjust(_ plan: RunPlan) -> RunPlan {
         var plan = plan
-        if options.allowedDylibs != nil || options.writeAllowedDylibs != nil,
+        if options.check.allowedDylibs != nil || options.writeAllowedDylibs != nil,
             !plan.environment.contains(where: { $0.name == "DYLD_PRINT_LIBRARIES" })
         {
             plan.environment.append(EnvironmentVariable(name: "DYLD_PRINT_LIBRARIES", value: "1"))
@@ -74,13 +75,13 @@ struct RunGate {
             Terminal.note("Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
         }
         let sampleSizes = options.stopping.map { Self.sampleSizes(result.samples, rule: $0) } ?? []
-        let gaps = referenceApp == nil ? [] : Self.referenceGaps(result, metrics: options.settings.metrics)
+        let gaps = referenceApp == nil ? [] : Self.referenceGaps(result, metrics: options.check.settings.metrics)
         guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
 
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
         if let baseline {
             let current = try GateInput.load(path: result.folder.path, role: "current")
-            report = GateReport(baseline: baseline, current: current, settings: options.settings)
+            report = GateReport(baseline: baseline, current: current, settings: options.check.settings)
             report.sampleSizes = sampleSizes
             report.referenceGaps = gaps
         }
@@ -88,7 +89,8 @@ struct RunGate {
             report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(samples: result.samples)
         }
         Terminal.output("\n")
-        try GateOutput.write(report, format: .table, to: nil, junit: options.junit, markdown: options.markdown)
+        try GateOutput.write(
+            report, format: .table, to: nil, junit: options.check.junit, markdown: options.check.markdown)
         if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
         return ExitStatus(report.outcome)
     }
