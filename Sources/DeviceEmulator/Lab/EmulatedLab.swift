@@ -14,7 +14,7 @@ public final class EmulatedLab: Sendable {
     /// A private temp folder for this lab (device folders live in `devices/<UDID>`); removed by ``stop()``.
     public let rootDirectory: URL
     /// The addresses actually listened on (a TCP port 0 is replaced by the bound port).
-    public let addresses: [EmulatorAddress]
+    public let addresses: [USBMuxAddress]
     /// The pair record's `HostID`; lockdown's `StartSession` accepts only this one.
     public let hostID: String
     /// What `ReadBUID` answers, and the pair record's `SystemBUID`.
@@ -34,7 +34,7 @@ public final class EmulatedLab: Sendable {
     /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
     private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
 
-    private init(rootDirectory: URL, addresses: [EmulatorAddress], timeScale: Double) {
+    private init(rootDirectory: URL, addresses: [USBMuxAddress], timeScale: Double) {
         self.rootDirectory = rootDirectory
         self.addresses = addresses
         self.hostID = UUID().uuidString
@@ -52,7 +52,7 @@ public final class EmulatedLab: Sendable {
     ///   - timeScale: real seconds per emulated second (1 = real time, 0.01 = a hundred times faster).
     /// - Throws: `EmulatorError` when an address cannot be used (path too long, in use, not a socket…).
     public static func start(
-        on addresses: [EmulatorAddress], devices: [EmulatedDeviceSpec] = [],
+        on addresses: [USBMuxAddress], devices: [EmulatedDeviceSpec] = [],
         services: [any EmulatedService] = BuiltInServices.all, timeScale: Double = 1
     ) async throws -> EmulatedLab {
         guard timeScale.isFinite, timeScale > 0 else { throw EmulatorError.invalidTimeScale(timeScale) }
@@ -66,7 +66,7 @@ public final class EmulatedLab: Sendable {
         // The lab must exist before the server's child channels can reference it, so bind into a
         // box first and build the final lab (with the bound addresses) around the same state.
         let pending = PendingLab()
-        var bound: [(EmulatorAddress, any Channel)] = []
+        var bound: [(USBMuxAddress, any Channel)] = []
         do {
             for address in addresses {
                 let channel = try await bind(address, lab: pending)
@@ -121,7 +121,7 @@ public final class EmulatedLab: Sendable {
     }
 
     /// The value for `USBMUXD_SOCKET_ADDRESS` (the first address): `UNIX:/path` or `host:port`.
-    public var usbmuxdSocketAddress: String { addresses[0].usbmuxdSocketAddress }
+    public var usbmuxdSocketAddress: String { addresses[0].description }
 
     /// The unix socket path, if the lab listens on one.
     public var socketPath: String? {
@@ -320,7 +320,7 @@ public final class EmulatedLab: Sendable {
 
     // MARK: - Binding
 
-    private static func bind(_ address: EmulatorAddress, lab: PendingLab) async throws -> any Channel {
+    private static func bind(_ address: USBMuxAddress, lab: PendingLab) async throws -> any Channel {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -341,11 +341,11 @@ public final class EmulatedLab: Sendable {
                 return try await bootstrap.bind(host: host, port: port).get()
             }
         } catch {
-            throw EmulatorError.cannotListen(address: address.usbmuxdSocketAddress, reason: "\(error)")
+            throw EmulatorError.cannotListen(address: address.description, reason: "\(error)")
         }
     }
 
-    private static func boundAddress(_ requested: EmulatorAddress, _ channel: any Channel) -> EmulatorAddress {
+    private static func boundAddress(_ requested: USBMuxAddress, _ channel: any Channel) -> USBMuxAddress {
         guard case .tcp(let host, _) = requested, let port = channel.localAddress?.port else { return requested }
         return .tcp(host: host, port: port)
     }

@@ -94,7 +94,7 @@ public struct BenchmarkRunner: Sendable {
         var failure: (any Error)?
         await withTaskGroup(of: DeviceCompletion.self) { group in
             for index in measured {
-                let session = DeviceSession(
+                let session = DeviceRun(
                     driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter,
                     referenceStore: reference?.store)
                 group.addTask { await DeviceCompletion(index: index) { try await session.run() } }
@@ -190,10 +190,10 @@ public struct BenchmarkRunner: Sendable {
 /// a struct gives the right values; `ReleaseMiscompileTests` keeps the shape under test.
 struct DeviceCompletion: Sendable {
     let index: Int
-    let result: Result<DeviceSession.Result, any Error>
+    let result: Result<DeviceRun.Result, any Error>
 
-    init(index: Int, _ body: () async throws -> DeviceSession.Result) async {
-        let result: Result<DeviceSession.Result, any Error>
+    init(index: Int, _ body: () async throws -> DeviceRun.Result) async {
+        let result: Result<DeviceRun.Result, any Error>
         do { result = .success(try await body()) } catch { result = .failure(error) }
         self.index = index
         self.result = result

@@ -69,7 +69,7 @@ struct Emulator: AsyncParsableCommand {
         if let socket, socket.utf8.count > 103 {
             throw ValidationError("--socket \(socket) is \(socket.utf8.count) bytes long; unix sockets allow at most 103. Use a shorter path, e.g. /tmp/lb.sock.")
         }
-        if let listen, EmulatorAddress(hostAndPort: listen) == nil {
+        if let listen, Self.listenAddress(listen) == nil {
             throw ValidationError("--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one).")
         }
         if deviceNames.count > devices {
@@ -82,8 +82,14 @@ struct Emulator: AsyncParsableCommand {
         }
     }
 
+    /// `--listen`'s TCP address; port 0 picks a free one (a unix socket is `--socket`).
+    private static func listenAddress(_ text: String) -> USBMuxAddress? {
+        guard let address = USBMuxAddress(text, anyPort: true), case .tcp = address else { return nil }
+        return address
+    }
+
     func run() async throws {
-        var addresses: [EmulatorAddress] = []
+        var addresses: [USBMuxAddress] = []
         var createdFolder: String?
         if let socket {
             addresses.append(.unix(path: socket))
@@ -92,7 +98,7 @@ struct Emulator: AsyncParsableCommand {
             createdFolder = folder
             addresses.append(.unix(path: folder + "/usbmuxd.sock"))
         }
-        if let listen, let tcp = EmulatorAddress(hostAndPort: listen) { addresses.append(tcp) }
+        if let listen, let tcp = Self.listenAddress(listen) { addresses.append(tcp) }
         defer { if let createdFolder { try? FileManager.default.removeItem(atPath: createdFolder) } }
 
         // Ignore the default handlers first so the dispatch sources, not the kernel, get the signals.
@@ -105,7 +111,7 @@ struct Emulator: AsyncParsableCommand {
         for (index, name) in names.prefix(specs.count).enumerated() { specs[index] = specs[index].named(name) }
         let lab = try await EmulatedLab.start(on: addresses, devices: specs, timeScale: timeScale)
 
-        var out = lab.addresses.map { "USBMUXD_SOCKET_ADDRESS=\($0.usbmuxdSocketAddress)" }
+        var out = lab.addresses.map { "USBMUXD_SOCKET_ADDRESS=\($0.description)" }
         var table = TextTable(headers: ["UDID", "NAME", "MODEL", "IOS"])
         for device in lab.devices {
             table.append([device.udid, device.name, device.spec.productType, device.spec.osVersion])

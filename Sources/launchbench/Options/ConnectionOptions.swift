@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LaunchBench
 import MobileDevice
 
 /// `--usbmuxd ADDRESS`: which usbmuxd every device command talks to.
@@ -14,7 +15,7 @@ struct ConnectionOptions: ParsableArguments {
     var usbmuxd: String?
 
     /// The parsed `--usbmuxd` value (`nil` when the option was not given).
-    var address: USBMuxAddress? { usbmuxd.flatMap(USBMuxAddress.init) }
+    var address: USBMuxAddress? { usbmuxd.flatMap { USBMuxAddress($0) } }
 
     func validate() throws {
         if let usbmuxd, USBMuxAddress(usbmuxd) == nil {

@@ -1,6 +1,5 @@
+import LaunchBench
 import Testing
-
-@testable import MobileDevice
 
 @Suite struct USBMuxAddressTests {
     @Test(arguments: [
@@ -19,6 +18,13 @@ import Testing
     @Test(arguments: ["", "UNIX:", "no-port", "host:", ":27015", "host:0", "host:65536", "host:12a", "[]:80"])
     func rejectsWhatLibusbmuxdWouldIgnore(text: String) {
         #expect(USBMuxAddress(text) == nil)
+    }
+
+    @Test func portZeroIsAnyFreePortForAListenerOnly() {
+        #expect(USBMuxAddress("127.0.0.1:0", anyPort: true) == .tcp(host: "127.0.0.1", port: 0))
+        #expect(USBMuxAddress("[::1]:0", anyPort: true) == .tcp(host: "::1", port: 0))
+        #expect(USBMuxAddress("127.0.0.1:0") == nil)
+        #expect(USBMuxAddress("host name:80", anyPort: true) == nil)
     }
 
     @Test func describesIPv6WithBrackets() {

@@ -4,7 +4,7 @@ import Foundation
 /// (reports write into the folder, and tests run in parallel).
 enum ResultsFixture {
     static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/results")
 
     /// A private copy of `Fixtures/results/<name>`; the caller removes it with `FileManager`.

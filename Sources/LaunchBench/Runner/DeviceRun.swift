@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Launch failures become samples and the loop goes on; only a lost device, repeated refusals or
 /// cancellation end it early. Only a results-store failure is thrown (the run cannot keep results).
-struct DeviceSession: Sendable {
+struct DeviceRun: Sendable {
     let driver: any DeviceDriver
     let device: DeviceInfo
     let plan: RunPlan
@@ -95,7 +95,7 @@ struct DeviceSession: Sendable {
             }
             // --reference-app: the reference app's launches of this iteration, interleaved with the main app's.
             if let referenceStore, let referencePlan = plan.referencePlan {
-                let reference = DeviceSession(
+                let reference = DeviceRun(
                     driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
                     reporter: SilentRunReporter(), markerHistory: referenceMarkerHistory)
                 guard let lost = try await reference.referenceIteration(iteration) else { return finish(.interrupted) }
@@ -257,7 +257,7 @@ struct DeviceSession: Sendable {
 }
 
 /// Whether an app printed `firstFrame`/`done` in an earlier launch on a device; shared by reference, since
-/// a `DeviceSession` is a value.
+/// a `DeviceRun` is a value.
 final class MarkerHistory: @unchecked Sendable {  // `lock` guards `printed`.
     private let lock = NSLock()
     private var printed = false

@@ -5,7 +5,7 @@ import Testing
 /// is set, records it and fails, so a recorded file is always looked at before it is trusted.
 enum GoldenFile {
     static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/golden")
 
     static func check(_ actual: Data, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+import LaunchBench
+
+/// How this process's libimobiledevice is pointed at a usbmuxd: through its environment.
+extension USBMuxAddress {
+    /// The environment variable libusbmuxd reads on every connect.
+    public static let environmentVariable = "USBMUXD_SOCKET_ADDRESS"
+
+    /// The address libusbmuxd will use now: `USBMUXD_SOCKET_ADDRESS` when it parses, else `nil` (the system daemon).
+    public static var configured: USBMuxAddress? {
+        guard let raw = getenv(environmentVariable) else { return nil }
+        return USBMuxAddress(String(cString: raw))
+    }
+
+    /// Points this process's libimobiledevice at `address` (or back at the system daemon for `nil`).
+    /// Call it before the first device call, while no other thread uses the library: it sets the
+    /// process environment.
+    public static func use(_ address: USBMuxAddress?) {
+        if let address {
+            setenv(environmentVariable, address.description, 1)
+        } else {
+            unsetenv(environmentVariable)
+        }
+    }
+}
