@@ -71,6 +71,9 @@ let package = Package(
             name: "DeviceEmulatorTests",
             dependencies: [
                 "DeviceEmulator", "LaunchBench", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                // EmbeddedChannel and ByteToMessageDecoderVerifier: the NIO handlers tested without sockets.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
         .testTarget(
