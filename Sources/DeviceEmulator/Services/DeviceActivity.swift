@@ -51,7 +51,7 @@ final class ActivityTimer {
         guard !recorded else { return }
         recorded = true
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.totalSeconds
         state.recordActivity(
             DeviceActivity(kind: kind, name: name, bundleID: bundleID, startedAt: startedAt, seconds: seconds))
     }

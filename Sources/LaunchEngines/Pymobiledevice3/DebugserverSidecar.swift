@@ -60,8 +60,7 @@ final class DebugserverSidecar: @unchecked Sendable {
             if ContinuousClock.now >= deadline {
                 sidecar.stop()
                 throw EngineError.sidecarHung(
-                    udid: udid, seconds: Double(startTimeout.components.seconds)
-                        + Double(startTimeout.components.attoseconds) / 1e18,
+                    udid: udid, seconds: startTimeout.totalSeconds,
                     log: sidecar.logTail(), logPath: logURL.path)
             }
             do {

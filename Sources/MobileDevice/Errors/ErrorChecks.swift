@@ -35,11 +35,8 @@ func check(_ code: diagnostics_relay_error_t, operation: String, udid: String) t
 
 extension LibraryCall {
     static func idevice(_ code: Int32, operation: String) -> LibraryCall {
-        let texts: [Int32: String] = [
-            -1: "IDEVICE_E_INVALID_ARG", -2: "IDEVICE_E_UNKNOWN_ERROR", -3: "IDEVICE_E_NO_DEVICE",
-            -4: "IDEVICE_E_NOT_ENOUGH_DATA", -6: "IDEVICE_E_SSL_ERROR", -7: "IDEVICE_E_TIMEOUT",
-        ]
-        return LibraryCall(library: .idevice, code: code, text: texts[code] ?? "Error \(code)", operation: operation)
+        LibraryCall(
+            library: .idevice, code: code, text: ErrorTexts.idevice[code] ?? "Error \(code)", operation: operation)
     }
 
     static func lockdown(_ code: Int32, operation: String) -> LibraryCall {
@@ -48,55 +45,48 @@ extension LibraryCall {
     }
 
     static func instproxy(_ code: Int32, operation: String) -> LibraryCall {
-        let texts: [Int32: String] = [
-            -1: "Invalid argument", -2: "Property list error", -3: "Connection failed", -4: "Operation in progress",
-            -5: "Operation failed", -6: "Receive timeout", -256: "Unknown error",
-        ]
-        return LibraryCall(
-            library: .installationProxy, code: code, text: texts[code] ?? "installd error \(code)", operation: operation
-        )
+        LibraryCall(
+            library: .installationProxy, code: code,
+            text: ErrorTexts.installationProxy[code] ?? "installd error \(code)", operation: operation)
     }
 
     static func afc(_ code: Int32, operation: String) -> LibraryCall {
-        let texts: [Int32: String] = [
-            1: "Unknown error", 2: "Invalid header", 3: "No resources", 4: "Read error", 5: "Write error",
-            6: "Unknown packet type", 7: "Invalid argument", 8: "Object not found", 9: "Object is a directory",
-            10: "Permission denied", 11: "Service not connected", 12: "Operation timed out", 13: "Too much data",
-            14: "End of data", 15: "Operation not supported", 16: "Object exists", 17: "Object busy",
-            18: "No space left on device", 19: "Operation would block", 20: "I/O error", 21: "Operation interrupted",
-            22: "Operation in progress", 23: "Internal error", 30: "usbmuxd connection error", 31: "Out of memory",
-            32: "Not enough data", 33: "Directory not empty",
-        ]
-        return LibraryCall(library: .afc, code: code, text: texts[code] ?? "AFC error \(code)", operation: operation)
+        LibraryCall(library: .afc, code: code, text: ErrorTexts.afc[code] ?? "AFC error \(code)", operation: operation)
     }
 
     static func debugserver(_ code: Int32, operation: String) -> LibraryCall {
-        let texts: [Int32: String] = [
-            -1: "Invalid argument", -2: "usbmuxd connection error", -3: "SSL error", -4: "Response error",
-            -5: "Timeout", -256: "Unknown error",
-        ]
-        return LibraryCall(
-            library: .debugserver, code: code, text: texts[code] ?? "Error \(code)", operation: operation)
+        LibraryCall(
+            library: .debugserver, code: code, text: ErrorTexts.debugserver[code] ?? "Error \(code)",
+            operation: operation)
     }
 
     static func diagnosticsRelay(_ code: Int32, operation: String) -> LibraryCall {
-        let texts: [Int32: String] = [
-            -1: "Invalid argument", -2: "Property list error", -3: "usbmuxd connection error", -4: "Unknown request",
-            -256: "Unknown error",
-        ]
-        return LibraryCall(
-            library: .diagnosticsRelay, code: code, text: texts[code] ?? "Error \(code)", operation: operation)
+        LibraryCall(
+            library: .diagnosticsRelay, code: code, text: ErrorTexts.diagnosticsRelay[code] ?? "Error \(code)",
+            operation: operation)
     }
 
     /// Whether the code says the connection to the device broke (so the device may be gone).
     var isConnectionFailure: Bool {
         switch library {
-        case .idevice: return [-2, -3, -4, -6].contains(code)
-        case .lockdownd: return [-3, -5, -7, -8, -256].contains(code)
-        case .installationProxy: return [-3, -6, -256].contains(code)
-        case .afc: return [11, 30, 32].contains(code)
-        case .debugserver: return [-2, -3, -256].contains(code)
-        case .diagnosticsRelay: return [-3, -256].contains(code)
+        case .idevice:
+            return [IDEVICE_E_UNKNOWN_ERROR, IDEVICE_E_NO_DEVICE, IDEVICE_E_NOT_ENOUGH_DATA, IDEVICE_E_SSL_ERROR]
+                .map(\.rawValue).contains(code)
+        case .lockdownd:
+            return [
+                LOCKDOWN_E_PLIST_ERROR, LOCKDOWN_E_SSL_ERROR, LOCKDOWN_E_RECEIVE_TIMEOUT, LOCKDOWN_E_MUX_ERROR,
+                LOCKDOWN_E_UNKNOWN_ERROR,
+            ].map(\.rawValue).contains(code)
+        case .installationProxy:
+            return [INSTPROXY_E_CONN_FAILED, INSTPROXY_E_RECEIVE_TIMEOUT, INSTPROXY_E_UNKNOWN_ERROR]
+                .map(\.rawValue).contains(code)
+        case .afc:
+            return [AFC_E_SERVICE_NOT_CONNECTED, AFC_E_MUX_ERROR, AFC_E_NOT_ENOUGH_DATA].map(\.rawValue).contains(code)
+        case .debugserver:
+            return [DEBUGSERVER_E_MUX_ERROR, DEBUGSERVER_E_SSL_ERROR, DEBUGSERVER_E_UNKNOWN_ERROR]
+                .map(\.rawValue).contains(code)
+        case .diagnosticsRelay:
+            return [DIAGNOSTICS_RELAY_E_MUX_ERROR, DIAGNOSTICS_RELAY_E_UNKNOWN_ERROR].map(\.rawValue).contains(code)
         }
     }
 }

@@ -52,7 +52,7 @@ final class DeviceServiceConnection {
         _ = fcntl(fd, F_SETFL, flags)
         if expired {
             throw DeviceError.timedOut(
-                operation: "TLS handshake with \(peerDescription)", udid: udid, seconds: timeout.seconds)
+                operation: "TLS handshake with \(peerDescription)", udid: udid, seconds: timeout.totalSeconds)
         }
         try check(code, operation: "idevice_connection_enable_ssl (\(peerDescription))", udid: udid)
     }
@@ -98,7 +98,7 @@ private final class HandshakeWatchdog: Sendable {
     private let state = Locked((finished: false, fired: false))
 
     init(socket: Int32, timeout: Duration) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) { [state] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.totalSeconds) { [state] in
             state.withLock { state in
                 guard !state.finished else { return }
                 state.fired = true

@@ -66,7 +66,7 @@ final class GDBRemoteClient {
             guard ContinuousClock.now < deadline else {
                 throw DeviceError.timedOut(
                     operation: "debugserver reply to \(name) through \(peerDescription)", udid: udid,
-                    seconds: timeout.seconds)
+                    seconds: timeout.totalSeconds)
             }
             switch transport.read(timeoutMilliseconds: 100) {
             case .bytes(let bytes): reader.append(bytes)
@@ -82,12 +82,5 @@ final class GDBRemoteClient {
 
     private static func hex(_ text: String) -> String {
         String(decoding: GDBRemote.hex(Array(text.utf8), uppercase: true), as: UTF8.self)
-    }
-}
-
-extension Duration {
-    /// The whole duration in seconds, fraction included (`components.seconds` alone drops it).
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

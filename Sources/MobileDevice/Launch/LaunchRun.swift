@@ -154,7 +154,7 @@ struct LaunchRun {
         }
         throw DeviceError.timedOut(
             operation: "ending \(bundleID) (debugserver did not confirm the kill)", udid: udid,
-            seconds: Self.killTimeout.seconds)
+            seconds: Self.killTimeout.totalSeconds)
     }
 
     private func connectionLost(_ reason: String) -> DeviceError {

@@ -71,7 +71,7 @@ extension DeviceSession {
                 let last = progress.lastStatus.map { " (last step: \($0))" } ?? ""
                 throw DeviceError.timedOut(
                     operation: "\(step.rawValue) of \(bundleID)\(last)", udid: udid,
-                    seconds: Double(timeout.components.seconds))
+                    seconds: timeout.totalSeconds)
             }
             progress.waitForOutcome(upTo: min(Self.checkInterval, deadline - ContinuousClock.now))
         }

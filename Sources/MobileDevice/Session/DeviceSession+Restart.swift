@@ -63,6 +63,6 @@ extension DeviceSession {
     ) throws {
         if succeeded { return }
         if cancellation.isCancelled { throw CancellationError() }
-        throw DeviceError.timedOut(operation: step, udid: udid, seconds: Double(timeout.components.seconds))
+        throw DeviceError.timedOut(operation: step, udid: udid, seconds: timeout.totalSeconds)
     }
 }

@@ -1,0 +1,135 @@
+internal import CIMobileDevice
+
+/// A text for every code of each C error enum that has no `*_strerror` of its own in libimobiledevice
+/// 1.3.0 (lockdown's has: `lockdownd_strerror`), keyed by the header's constants.
+/// `ErrorTextsTests` checks each table against the installed header, so a code added there fails a test.
+enum ErrorTexts {
+    /// `idevice_error_t` (libimobiledevice.h); the library has no strerror for it, so the names.
+    static let idevice: [Int32: String] = [
+        IDEVICE_E_INVALID_ARG.rawValue: "IDEVICE_E_INVALID_ARG",
+        IDEVICE_E_UNKNOWN_ERROR.rawValue: "IDEVICE_E_UNKNOWN_ERROR",
+        IDEVICE_E_NO_DEVICE.rawValue: "IDEVICE_E_NO_DEVICE",
+        IDEVICE_E_NOT_ENOUGH_DATA.rawValue: "IDEVICE_E_NOT_ENOUGH_DATA",
+        IDEVICE_E_SSL_ERROR.rawValue: "IDEVICE_E_SSL_ERROR",
+        IDEVICE_E_TIMEOUT.rawValue: "IDEVICE_E_TIMEOUT",
+    ]
+
+    /// `instproxy_error_t` (installation_proxy.h).
+    static let installationProxy: [Int32: String] = [
+        INSTPROXY_E_INVALID_ARG.rawValue: "Invalid argument",
+        INSTPROXY_E_PLIST_ERROR.rawValue: "Property list error",
+        INSTPROXY_E_CONN_FAILED.rawValue: "Connection failed",
+        INSTPROXY_E_OP_IN_PROGRESS.rawValue: "Operation in progress",
+        INSTPROXY_E_OP_FAILED.rawValue: "Operation failed",
+        INSTPROXY_E_RECEIVE_TIMEOUT.rawValue: "Receive timeout",
+        INSTPROXY_E_ALREADY_ARCHIVED.rawValue: "Already archived",
+        INSTPROXY_E_API_INTERNAL_ERROR.rawValue: "API internal error",
+        INSTPROXY_E_APPLICATION_ALREADY_INSTALLED.rawValue: "Application already installed",
+        INSTPROXY_E_APPLICATION_MOVE_FAILED.rawValue: "Application move failed",
+        INSTPROXY_E_APPLICATION_SINF_CAPTURE_FAILED.rawValue: "Application SINF capture failed",
+        INSTPROXY_E_APPLICATION_SANDBOX_FAILED.rawValue: "Application sandbox failed",
+        INSTPROXY_E_APPLICATION_VERIFICATION_FAILED.rawValue: "Application verification failed",
+        INSTPROXY_E_ARCHIVE_DESTRUCTION_FAILED.rawValue: "Archive destruction failed",
+        INSTPROXY_E_BUNDLE_VERIFICATION_FAILED.rawValue: "Bundle verification failed",
+        INSTPROXY_E_CARRIER_BUNDLE_COPY_FAILED.rawValue: "Carrier bundle copy failed",
+        INSTPROXY_E_CARRIER_BUNDLE_DIRECTORY_CREATION_FAILED.rawValue: "Carrier bundle directory creation failed",
+        INSTPROXY_E_CARRIER_BUNDLE_MISSING_SUPPORTED_SIMS.rawValue: "Carrier bundle missing supported sims",
+        INSTPROXY_E_COMM_CENTER_NOTIFICATION_FAILED.rawValue: "Comm center notification failed",
+        INSTPROXY_E_CONTAINER_CREATION_FAILED.rawValue: "Container creation failed",
+        INSTPROXY_E_CONTAINER_P0WN_FAILED.rawValue: "Container p0wn failed",
+        INSTPROXY_E_CONTAINER_REMOVAL_FAILED.rawValue: "Container removal failed",
+        INSTPROXY_E_EMBEDDED_PROFILE_INSTALL_FAILED.rawValue: "Embedded profile install failed",
+        INSTPROXY_E_EXECUTABLE_TWIDDLE_FAILED.rawValue: "Executable twiddle failed",
+        INSTPROXY_E_EXISTENCE_CHECK_FAILED.rawValue: "Existence check failed",
+        INSTPROXY_E_INSTALL_MAP_UPDATE_FAILED.rawValue: "Install map update failed",
+        INSTPROXY_E_MANIFEST_CAPTURE_FAILED.rawValue: "Manifest capture failed",
+        INSTPROXY_E_MAP_GENERATION_FAILED.rawValue: "Map generation failed",
+        INSTPROXY_E_MISSING_BUNDLE_EXECUTABLE.rawValue: "Missing bundle executable",
+        INSTPROXY_E_MISSING_BUNDLE_IDENTIFIER.rawValue: "Missing bundle identifier",
+        INSTPROXY_E_MISSING_BUNDLE_PATH.rawValue: "Missing bundle path",
+        INSTPROXY_E_MISSING_CONTAINER.rawValue: "Missing container",
+        INSTPROXY_E_NOTIFICATION_FAILED.rawValue: "Notification failed",
+        INSTPROXY_E_PACKAGE_EXTRACTION_FAILED.rawValue: "Package extraction failed",
+        INSTPROXY_E_PACKAGE_INSPECTION_FAILED.rawValue: "Package inspection failed",
+        INSTPROXY_E_PACKAGE_MOVE_FAILED.rawValue: "Package move failed",
+        INSTPROXY_E_PATH_CONVERSION_FAILED.rawValue: "Path conversion failed",
+        INSTPROXY_E_RESTORE_CONTAINER_FAILED.rawValue: "Restore container failed",
+        INSTPROXY_E_SEATBELT_PROFILE_REMOVAL_FAILED.rawValue: "Seatbelt profile removal failed",
+        INSTPROXY_E_STAGE_CREATION_FAILED.rawValue: "Stage creation failed",
+        INSTPROXY_E_SYMLINK_FAILED.rawValue: "Symlink failed",
+        INSTPROXY_E_UNKNOWN_COMMAND.rawValue: "Unknown command",
+        INSTPROXY_E_ITUNES_ARTWORK_CAPTURE_FAILED.rawValue: "iTunes artwork capture failed",
+        INSTPROXY_E_ITUNES_METADATA_CAPTURE_FAILED.rawValue: "iTunes metadata capture failed",
+        INSTPROXY_E_DEVICE_OS_VERSION_TOO_LOW.rawValue: "Device OS version too low",
+        INSTPROXY_E_DEVICE_FAMILY_NOT_SUPPORTED.rawValue: "Device family not supported",
+        INSTPROXY_E_PACKAGE_PATCH_FAILED.rawValue: "Package patch failed",
+        INSTPROXY_E_INCORRECT_ARCHITECTURE.rawValue: "Incorrect architecture",
+        INSTPROXY_E_PLUGIN_COPY_FAILED.rawValue: "Plugin copy failed",
+        INSTPROXY_E_BREADCRUMB_FAILED.rawValue: "Breadcrumb failed",
+        INSTPROXY_E_BREADCRUMB_UNLOCK_FAILED.rawValue: "Breadcrumb unlock failed",
+        INSTPROXY_E_GEOJSON_CAPTURE_FAILED.rawValue: "GeoJSON capture failed",
+        INSTPROXY_E_NEWSSTAND_ARTWORK_CAPTURE_FAILED.rawValue: "Newsstand artwork capture failed",
+        INSTPROXY_E_MISSING_COMMAND.rawValue: "Missing command",
+        INSTPROXY_E_NOT_ENTITLED.rawValue: "Not entitled",
+        INSTPROXY_E_MISSING_PACKAGE_PATH.rawValue: "Missing package path",
+        INSTPROXY_E_MISSING_CONTAINER_PATH.rawValue: "Missing container path",
+        INSTPROXY_E_MISSING_APPLICATION_IDENTIFIER.rawValue: "Missing application identifier",
+        INSTPROXY_E_MISSING_ATTRIBUTE_VALUE.rawValue: "Missing attribute value",
+        INSTPROXY_E_LOOKUP_FAILED.rawValue: "Lookup failed",
+        INSTPROXY_E_DICT_CREATION_FAILED.rawValue: "Dict creation failed",
+        INSTPROXY_E_INSTALL_PROHIBITED.rawValue: "Install prohibited",
+        INSTPROXY_E_UNINSTALL_PROHIBITED.rawValue: "Uninstall prohibited",
+        INSTPROXY_E_MISSING_BUNDLE_VERSION.rawValue: "Missing bundle version",
+        INSTPROXY_E_UNKNOWN_ERROR.rawValue: "Unknown error",
+    ]
+
+    /// `afc_error_t` (afc.h).
+    static let afc: [Int32: String] = [
+        AFC_E_UNKNOWN_ERROR.rawValue: "Unknown error",
+        AFC_E_OP_HEADER_INVALID.rawValue: "Invalid header",
+        AFC_E_NO_RESOURCES.rawValue: "No resources",
+        AFC_E_READ_ERROR.rawValue: "Read error",
+        AFC_E_WRITE_ERROR.rawValue: "Write error",
+        AFC_E_UNKNOWN_PACKET_TYPE.rawValue: "Unknown packet type",
+        AFC_E_INVALID_ARG.rawValue: "Invalid argument",
+        AFC_E_OBJECT_NOT_FOUND.rawValue: "Object not found",
+        AFC_E_OBJECT_IS_DIR.rawValue: "Object is a directory",
+        AFC_E_PERM_DENIED.rawValue: "Permission denied",
+        AFC_E_SERVICE_NOT_CONNECTED.rawValue: "Service not connected",
+        AFC_E_OP_TIMEOUT.rawValue: "Operation timed out",
+        AFC_E_TOO_MUCH_DATA.rawValue: "Too much data",
+        AFC_E_END_OF_DATA.rawValue: "End of data",
+        AFC_E_OP_NOT_SUPPORTED.rawValue: "Operation not supported",
+        AFC_E_OBJECT_EXISTS.rawValue: "Object exists",
+        AFC_E_OBJECT_BUSY.rawValue: "Object busy",
+        AFC_E_NO_SPACE_LEFT.rawValue: "No space left on device",
+        AFC_E_OP_WOULD_BLOCK.rawValue: "Operation would block",
+        AFC_E_IO_ERROR.rawValue: "I/O error",
+        AFC_E_OP_INTERRUPTED.rawValue: "Operation interrupted",
+        AFC_E_OP_IN_PROGRESS.rawValue: "Operation in progress",
+        AFC_E_INTERNAL_ERROR.rawValue: "Internal error",
+        AFC_E_MUX_ERROR.rawValue: "usbmuxd connection error",
+        AFC_E_NO_MEM.rawValue: "Out of memory",
+        AFC_E_NOT_ENOUGH_DATA.rawValue: "Not enough data",
+        AFC_E_DIR_NOT_EMPTY.rawValue: "Directory not empty",
+    ]
+
+    /// `debugserver_error_t` (debugserver.h).
+    static let debugserver: [Int32: String] = [
+        DEBUGSERVER_E_INVALID_ARG.rawValue: "Invalid argument",
+        DEBUGSERVER_E_MUX_ERROR.rawValue: "usbmuxd connection error",
+        DEBUGSERVER_E_SSL_ERROR.rawValue: "SSL error",
+        DEBUGSERVER_E_RESPONSE_ERROR.rawValue: "Response error",
+        DEBUGSERVER_E_TIMEOUT.rawValue: "Timeout",
+        DEBUGSERVER_E_UNKNOWN_ERROR.rawValue: "Unknown error",
+    ]
+
+    /// `diagnostics_relay_error_t` (diagnostics_relay.h).
+    static let diagnosticsRelay: [Int32: String] = [
+        DIAGNOSTICS_RELAY_E_INVALID_ARG.rawValue: "Invalid argument",
+        DIAGNOSTICS_RELAY_E_PLIST_ERROR.rawValue: "Property list error",
+        DIAGNOSTICS_RELAY_E_MUX_ERROR.rawValue: "usbmuxd connection error",
+        DIAGNOSTICS_RELAY_E_UNKNOWN_REQUEST.rawValue: "Unknown request",
+        DIAGNOSTICS_RELAY_E_UNKNOWN_ERROR.rawValue: "Unknown error",
+    ]
+}
