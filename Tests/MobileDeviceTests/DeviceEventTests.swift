@@ -40,6 +40,42 @@ import Testing
             _ = try await second.waitFor(.detached(udid: device.udid), after: seenSecond)
         }
     }
+
+    @Test func aSubscriberMayUnsubscribeFromInsideItsHandler() async throws {
+        try await SharedTestLab.withDevice { device in
+            // Before the hub called subscribers outside its lock, this deadlocked the event thread.
+            let token = Locked<UInt64?>(nil)
+            let heard = Locked<[DeviceEvent]>([])
+            let hub = USBMuxEventHub.shared
+            let own = try hub.subscribe { event in
+                heard.withLock { $0.append(event) }
+                if let own = token.current { hub.unsubscribe(own) }
+            }
+            token.withLock { $0 = own }
+            let lab = try await SharedTestLab.lab()
+            try lab.detach(udid: device.udid)
+            try lab.attach(udid: device.udid)
+            // The hub still delivers to everyone else: a new subscriber hears this device.
+            let recorder = EventRecorder(try await MobileDeviceDriver().deviceEvents())
+            defer { recorder.stop() }
+            _ = try await recorder.waitFor(.attached(udid: device.udid))
+            #expect(heard.current.count >= 1)
+        }
+    }
+}
+
+@Suite struct DeviceQueueExecutorTests {
+    actor OnQueue {
+        let executor = DeviceQueueExecutor(label: "launchbench.test.executor")
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+        var count = 41
+    }
+
+    @Test func codeOnTheQueueIsIsolatedToTheActor() {
+        let actor = OnQueue()
+        let value = actor.executor.queue.sync { actor.assumeIsolated { $0.count + 1 } }
+        #expect(value == 42)
+    }
 }
 
 /// Collects a device event stream in the background so tests can wait for one event (other tests'

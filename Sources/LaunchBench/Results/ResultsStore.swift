@@ -98,13 +98,11 @@ public actor ResultsStore {
 }
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
-public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle` and `writeFailure`.
+public final class LaunchLog: Sendable {
     public let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
     public let relativePath: String
-    private let lock = NSLock()
-    private var handle: FileHandle?
-    private var writeFailure: String?
+    private let state: Locked<(handle: FileHandle?, failure: String?)>
 
     init(url: URL, relativePath: String) throws {
         self.url = url
@@ -114,7 +112,7 @@ public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle` a
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw LaunchBenchError.cannotWrite(path: url.path, reason: "the file cannot be created")
             }
-            handle = try FileHandle(forWritingTo: url)
+            state = Locked((try FileHandle(forWritingTo: url), nil))
         } catch let error as LaunchBenchError {
             throw error
         } catch {
@@ -125,32 +123,28 @@ public final class LaunchLog: @unchecked Sendable {  // `lock` guards `handle` a
     /// Appends bytes; a write error stops logging but never the launch (the sample still records the values,
     /// and `failure` says why the log is incomplete).
     public func write(_ bytes: [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let handle, !bytes.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: Data(bytes))
-        } catch {
-            self.handle = nil
-            writeFailure = "\(relativePath) is incomplete: writing it failed (\(error.localizedDescription))"
+        state.withLock { state in
+            guard let handle = state.handle, !bytes.isEmpty else { return }
+            do {
+                try handle.write(contentsOf: Data(bytes))
+            } catch {
+                state.handle = nil
+                state.failure = "\(relativePath) is incomplete: writing it failed (\(error.localizedDescription))"
+            }
         }
     }
 
     /// Why the log stopped being written (a full disk…), `nil` while it is complete.
-    public var failure: String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return writeFailure
-    }
+    public var failure: String? { state.withLock { $0.failure } }
 
     /// Flushes to disk and closes; later writes are ignored.
     public func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        try? handle?.synchronize()
-        try? handle?.close()
-        handle = nil
+        state.withLock { state in
+            try? state.handle?.synchronize()
+            try? state.handle?.close()
+            state.handle = nil
+        }
     }
 
-    deinit { try? handle?.close() }
+    deinit { state.withLock { try? $0.handle?.close() } }
 }

@@ -258,12 +258,11 @@ struct DeviceRun: Sendable {
 
 /// Whether an app printed `firstFrame`/`done` in an earlier launch on a device; shared by reference, since
 /// a `DeviceRun` is a value.
-final class MarkerHistory: @unchecked Sendable {  // `lock` guards `printed`.
-    private let lock = NSLock()
-    private var printed = false
+final class MarkerHistory: Sendable {
+    private let printed = Locked(false)
 
     var printedEndMarker: Bool {
-        get { lock.critical { printed } }
-        set { lock.critical { printed = newValue } }
+        get { printed.current }
+        set { printed.withLock { $0 = newValue } }
     }
 }

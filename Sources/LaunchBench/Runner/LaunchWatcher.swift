@@ -9,19 +9,37 @@ import Foundation
 /// launches of this app on this device printed `firstFrame`/`done` (`expectsMarkers`), the statistics alone
 /// never complete a launch: one that hangs after pre-main waits for the markers up to `timeout`. The app
 /// is ended `grace` after it became complete, or at `timeout` after `continue`, or at once when cancelled.
-final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guards every `var`.
-    private let lock = NSLock()
-    private var parser = LaunchLogParser()
+final class LaunchWatcher: LaunchObserver, Sendable {
     private let log: LaunchLog?
     private let timeout: Duration
     private let grace: Duration
     private let clock = ContinuousClock()
     private let createdAt: ContinuousClock.Instant
-    private var launchedAt: ContinuousClock.Instant?
-    private var completeAt: ContinuousClock.Instant?
-    private var byteCount = 0
-    private var cancelled = false
     private let expectsMarkers: Bool
+    private let state: Locked<State>
+
+    /// What changes as the output arrives (from the driver's thread) and is read by the runner.
+    private struct State {
+        var parser = LaunchLogParser()
+        var launchedAt: ContinuousClock.Instant?
+        var completeAt: ContinuousClock.Instant?
+        var byteCount = 0
+        var cancelled = false
+
+        /// After each chunk. Completion can be withdrawn: markers that begin after a complete statistics
+        /// block mean the app uses markers, so `firstFrame`/`done` becomes the end.
+        mutating func updateCompletion(at now: ContinuousClock.Instant, expectsMarkers: Bool) {
+            let progress = parser.progress
+            let complete =
+                progress.done || progress.markers["firstFrame"] != nil
+                || (progress.statisticsComplete && progress.markers.isEmpty && !expectsMarkers)
+            if !complete {
+                completeAt = nil
+            } else if completeAt == nil {
+                completeAt = now
+            }
+        }
+    }
 
     init(log: LaunchLog?, timeout: Duration, grace: Duration, expectsMarkers: Bool = false) {
         self.log = log
@@ -29,67 +47,55 @@ final class LaunchWatcher: LaunchObserver, @unchecked Sendable {  // `lock` guar
         self.grace = grace
         self.expectsMarkers = expectsMarkers
         createdAt = clock.now
+        state = Locked(State())
     }
 
     func launched(at instant: ContinuousClock.Instant) {
-        lock.critical { launchedAt = instant }
+        state.withLock { $0.launchedAt = instant }
     }
 
     func output(_ bytes: [UInt8]) {
         log?.write(bytes)
         let now = clock.now
-        lock.critical {
-            byteCount += bytes.count
-            parser.feed(bytes)
-            updateCompletion(at: now)
+        state.withLock { state in
+            state.byteCount += bytes.count
+            state.parser.feed(bytes)
+            state.updateCompletion(at: now, expectsMarkers: expectsMarkers)
         }
     }
 
     func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
-        lock.critical {
-            if cancelled { return .cancelled }
-            if let completeAt, instant - completeAt >= grace { return .complete }
-            if instant - (launchedAt ?? createdAt) >= timeout { return .timeout }
+        state.withLock { state in
+            if state.cancelled { return .cancelled }
+            if let completeAt = state.completeAt, instant - completeAt >= grace { return .complete }
+            if instant - (state.launchedAt ?? createdAt) >= timeout { return .timeout }
             return nil
         }
     }
 
     /// When the launch became complete (the end-of-launch rule), `nil` while it is not.
     var completedAt: ContinuousClock.Instant? {
-        lock.critical { completeAt }
+        state.withLock { $0.completeAt }
     }
 
     /// Makes the next `shouldEnd` answer `.cancelled` (Ctrl-C).
     func cancel() {
-        lock.critical { cancelled = true }
+        state.withLock { $0.cancelled = true }
     }
 
     /// Closes the log and returns what was seen; call once, after the driver's `launch` returned.
     func finish() -> LaunchObservation {
         log?.close()
-        return lock.critical {
-            let progress = parser.progress
-            let record = parser.finishSingleLaunch()
+        return state.withLock { state in
+            let progress = state.parser.progress
+            let record = state.parser.finishSingleLaunch()
             return LaunchObservation(
-                record: record, launchedAt: launchedAt, completeAt: completeAt, receivedOutput: byteCount > 0,
+                record: record, launchedAt: state.launchedAt, completeAt: state.completeAt,
+                receivedOutput: state.byteCount > 0,
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
                 statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
                 expectedMarkers: expectsMarkers,
                 printedEndMarker: progress.done || progress.markers["firstFrame"] != nil)
-        }
-    }
-
-    /// Called with the lock held after each chunk. Completion can be withdrawn: markers that begin after a
-    /// complete statistics block mean the app uses markers, so `firstFrame`/`done` becomes the end.
-    private func updateCompletion(at now: ContinuousClock.Instant) {
-        let progress = parser.progress
-        let complete =
-            progress.done || progress.markers["firstFrame"] != nil
-            || (progress.statisticsComplete && progress.markers.isEmpty && !expectsMarkers)
-        if !complete {
-            completeAt = nil
-        } else if completeAt == nil {
-            completeAt = now
         }
     }
 }

@@ -126,16 +126,15 @@ struct UDistribution {
     /// The distribution for these sizes, computed once per process (a gate compares many
     /// device × kind × metric rows of the same size).
     static func cached(n1: Int, n2: Int) -> UDistribution {
-        cacheLock.lock()
-        defer { cacheLock.unlock() }
-        if let found = cache[[n1, n2]] { return found }
-        let made = UDistribution(n1: n1, n2: n2)
-        cache[[n1, n2]] = made
-        return made
+        cache.withLock { cache in
+            if let found = cache[[n1, n2]] { return found }
+            let made = UDistribution(n1: n1, n2: n2)
+            cache[[n1, n2]] = made
+            return made
+        }
     }
 
-    private static let cacheLock = NSLock()
-    nonisolated(unsafe) private static var cache: [[Int]: UDistribution] = [:]  // guarded by cacheLock
+    private static let cache = Locked<[[Int]: UDistribution]>([:])
 
     /// P(U ≥ u).
     func upperTail(atLeast u: Int) -> Double {

@@ -1,7 +1,9 @@
 import Foundation
 
 /// A value behind a lock, for state shared between threads the concurrency checker cannot see:
-/// libimobiledevice's callback threads, NIO event loops and async callers.
+/// libimobiledevice's callback threads, NIO event loops and async callers. The project's one lock idiom:
+/// a class holding `let state: Locked<State>` is checked `Sendable`, and a read-modify-write is one
+/// `withLock`, so it is atomic.
 public final class Locked<Value>: @unchecked Sendable {
     // @unchecked: every access goes through `lock`.
     private let lock = NSLock()

@@ -2,8 +2,7 @@ import Dispatch
 
 /// A serial executor over a private `DispatchQueue`: actors that use it run their (blocking)
 /// libimobiledevice calls on that queue's thread, never on Swift's cooperative thread pool.
-final class DeviceQueueExecutor: SerialExecutor, @unchecked Sendable {
-    // @unchecked: the only state is the immutable queue.
+final class DeviceQueueExecutor: SerialExecutor, Sendable {
     let queue: DispatchQueue
 
     init(label: String) {
@@ -17,5 +16,11 @@ final class DeviceQueueExecutor: SerialExecutor, @unchecked Sendable {
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets `assumeIsolated` and isolation checks confirm that code runs on this executor: it does
+    /// exactly when it runs on the queue (a crash with a clear message otherwise).
+    func checkIsolated() {
+        dispatchPrecondition(condition: .onQueue(queue))
     }
 }

@@ -1,4 +1,5 @@
 internal import CIMobileDevice
+import Dispatch
 import LaunchBench
 
 /// The process's one listener on libusbmuxd's hot-plug events, fanned out to any number of Swift
@@ -20,11 +21,15 @@ final class USBMuxEventHub: Sendable {
     }
 
     private let state = Locked(State())
+    /// Subscribers are called here, in order, never with `state`'s lock held: a handler may subscribe or
+    /// unsubscribe (an `AsyncStream` ending does) without deadlocking. Work is queued under the lock, so the
+    /// queue's order is the order in which events and subscriptions happened.
+    private let delivery = DispatchQueue(label: "launchbench.usbmuxd.events")
     /// Separate from `state`: libusbmuxd may call back synchronously from inside the subscribe call.
     private let started = Locked(false)
 
     /// Adds a subscriber: it first gets `attached` for every device known to be present, then every
-    /// event, in order, on libusbmuxd's monitor thread (keep `handler` short and non-blocking).
+    /// event, in order, on the hub's delivery queue (keep `handler` short and non-blocking).
     /// - Returns: the token for `unsubscribe`.
     /// - Throws: `DeviceError.failed` when libusbmuxd cannot start its monitor thread.
     func subscribe(_ handler: @escaping @Sendable (DeviceEvent) -> Void) throws -> UInt64 {
@@ -32,7 +37,8 @@ final class USBMuxEventHub: Sendable {
         return state.withLock { state in
             state.nextToken += 1
             state.subscribers[state.nextToken] = handler
-            for udid in state.present { handler(.attached(udid: udid)) }
+            let present = state.present
+            delivery.async { for udid in present { handler(.attached(udid: udid)) } }
             return state.nextToken
         }
     }
@@ -49,7 +55,8 @@ final class USBMuxEventHub: Sendable {
             case .detached(let udid):
                 state.present.removeAll { $0 == udid }
             }
-            for handler in state.subscribers.values { handler(event) }
+            let handlers = Array(state.subscribers.values)
+            delivery.async { for handler in handlers { handler(event) } }
         }
     }
 

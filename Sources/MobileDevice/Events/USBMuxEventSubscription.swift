@@ -5,7 +5,7 @@ import LaunchBench
 final class USBMuxEventSubscription: Sendable {
     private let token: Locked<UInt64?>
 
-    /// Starts listening; `handler` runs on libusbmuxd's monitor thread: keep it short, never block.
+    /// Starts listening; `handler` runs on the hub's delivery queue: keep it short, never block.
     /// - Throws: `DeviceError.failed` when libusbmuxd cannot start its monitor thread.
     init(handler: @escaping @Sendable (DeviceEvent) -> Void) throws {
         token = Locked(try USBMuxEventHub.shared.subscribe(handler))

@@ -182,14 +182,15 @@ struct Emulator: AsyncParsableCommand {
     private static func signalStream(_ signals: [Int32]) -> AsyncStream<Int32> {
         AsyncStream { continuation in
             let queue = DispatchQueue(label: "launchbench.emulator.signals")
-            // Only touched again by `onTermination` (cancel is thread-safe); the capture also keeps them alive.
-            nonisolated(unsafe) let sources = signals.map { number in
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { continuation.yield(number) }
-                source.resume()
-                return source
-            }
-            continuation.onTermination = { _ in sources.forEach { $0.cancel() } }
+            // The capture keeps the sources alive until the stream ends.
+            let sources = Locked(
+                signals.map { number in
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                    source.setEventHandler { continuation.yield(number) }
+                    source.resume()
+                    return source
+                })
+            continuation.onTermination = { _ in sources.withLock { $0.forEach { $0.cancel() } } }
         }
     }
 }

@@ -91,10 +91,10 @@ enum RunExecution {
 /// Turns the first SIGINT, SIGTERM, SIGHUP (the terminal or SSH session closed) or SIGQUIT (Ctrl-\) into a
 /// graceful stop: the launches in flight are ended, everything measured is kept and the exports are written.
 /// A second one quits at once.
-final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sources are only cancelled.
-    private let lock = NSLock()
-    private var signal: Int32?
-    private var sources: [any DispatchSourceSignal] = []
+final class Interruption: Sendable {
+    /// The first signal received.
+    private let signal = Locked<Int32?>(nil)
+    private let sources = Locked<[any DispatchSourceSignal]>([])
 
     init(onFirst: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "launchbench.run.signals")
@@ -103,9 +103,9 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                let first = self.lock.critical { () -> Bool in
-                    defer { if self.signal == nil { self.signal = number } }
-                    return self.signal == nil
+                let first = self.signal.withLock { signal in
+                    defer { if signal == nil { signal = number } }
+                    return signal == nil
                 }
                 if first {
                     Terminal.note("\nStopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now).")
@@ -116,27 +116,18 @@ final class Interruption: @unchecked Sendable {  // `lock` guards `signal`; sour
                 }
             }
             source.resume()
-            sources.append(source)
+            sources.withLock { $0.append(source) }
         }
     }
 
     static let handled = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     /// The first signal received, if any.
-    var received: Int32? { lock.critical { signal } }
+    var received: Int32? { signal.current }
 
     /// Stops listening and restores the default handlers.
     func stop() {
-        for source in sources { source.cancel() }
-        sources = []
+        for source in sources.withLock({ sources in defer { sources = [] }; return sources }) { source.cancel() }
         for number in Self.handled { Foundation.signal(number, SIG_DFL) }
-    }
-}
-
-extension NSLock {
-    fileprivate func critical<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
     }
 }

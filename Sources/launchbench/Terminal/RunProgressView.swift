@@ -3,7 +3,7 @@ import LaunchBench
 
 /// Shows a run's progress on stderr: on a terminal, one live line per device redrawn in place;
 /// otherwise (CI logs, pipes) one plain line per launch.
-final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guards every `var`.
+final class RunProgressView: RunReporter, Sendable {
     private struct DeviceLine {
         var device: DeviceInfo
         var iteration = 0
@@ -15,11 +15,16 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
         var finished: String?
     }
 
-    private let lock = NSLock()
+    /// The live block: its lines and how many of them are on the screen. Terminal writes happen with the
+    /// lock held, so the block is drawn by one thread at a time.
+    private struct Screen {
+        var lines: [DeviceLine] = []
+        var drawnLines = 0
+    }
+
     private let live: Bool
     private let color: Bool
-    private var lines: [DeviceLine] = []
-    private var drawnLines = 0
+    private let screen = Locked(Screen())
 
     /// - Parameter live: redraw lines in place (only when stderr is a terminal).
     init(live: Bool = Terminal.stderrIsInteractive, color: Bool = Terminal.colorEnabled(for: STDERR_FILENO)) {
@@ -28,89 +33,89 @@ final class RunProgressView: RunReporter, @unchecked Sendable {  // `lock` guard
     }
 
     func report(_ event: RunEvent) {
-        lock.lock()
-        defer { lock.unlock() }
+        screen.withLock { screen in report(event, on: &screen) }
+    }
+
+    private func report(_ event: RunEvent, on screen: inout Screen) {
         switch event {
         case .deviceNote(_, let text):
-            printAbove("note: \(text)")
+            printAbove("note: \(text)", &screen)
         case .deviceSkipped(_, let text):
-            printAbove(paint("skipped: \(text)", "33"))
+            printAbove(paint("skipped: \(text)", "33"), &screen)
         case .deviceUnreadable(let device):
-            printAbove(paint("skipped: \(device.message)", "33"))
+            printAbove(paint("skipped: \(device.message)", "33"), &screen)
         case .deviceStarted(let device, let iterations):
-            var line = self.line(for: device)
+            var line = self.line(for: device, screen)
             line.iterations = iterations
             line.step = "starting"
-            update(line)
+            update(line, &screen)
         case .preparing(let udid, let iteration, let step):
-            guard var line = lines.first(where: { $0.device.udid == udid }) else { return }
+            guard var line = screen.lines.first(where: { $0.device.udid == udid }) else { return }
             line.iteration = iteration
             line.step = step + "…"
-            update(line)
+            update(line, &screen)
         case .launchFinished(let sample):
-            guard var line = lines.first(where: { $0.device.udid == sample.deviceUDID }) else { return }
+            guard var line = screen.lines.first(where: { $0.device.udid == sample.deviceUDID }) else { return }
             line.iteration = sample.iteration
             if sample.kind == .cold { line.lastCold = sample } else { line.lastWarm = sample }
             if sample.status.isFailure { line.failures += 1 }
             line.step = "launching…"
             if live {
-                update(line)
+                update(line, &screen)
             } else {
-                update(line, redraw: false)
+                update(line, redraw: false, &screen)
                 Terminal.note(plainLine(sample, line))
             }
             if sample.status.isFailure, let message = sample.message, live {
-                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"))
+                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"), &screen)
             }
         case .deviceFinished(let udid, let outcome, let message):
-            guard var line = lines.first(where: { $0.device.udid == udid }) else { return }
+            guard var line = screen.lines.first(where: { $0.device.udid == udid }) else { return }
             line.finished = outcome.rawValue
-            update(line)
-            if let message { printAbove("\(label(line.device)): \(message)") }
+            update(line, &screen)
+            if let message { printAbove("\(label(line.device)): \(message)", &screen) }
             if !live { Terminal.note("\(label(line.device)) finished: \(outcome.rawValue)") }
         }
     }
 
     /// Leaves the live block as it is (the final state stays visible above the summary).
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        drawnLines = 0
+        screen.withLock { $0.drawnLines = 0 }
     }
 
     // MARK: Drawing
 
-    private func line(for device: DeviceInfo) -> DeviceLine {
-        lines.first { $0.device.udid == device.udid } ?? DeviceLine(device: device)
+    private func line(for device: DeviceInfo, _ screen: Screen) -> DeviceLine {
+        screen.lines.first { $0.device.udid == device.udid } ?? DeviceLine(device: device)
     }
 
-    private func update(_ line: DeviceLine, redraw: Bool = true) {
-        if let index = lines.firstIndex(where: { $0.device.udid == line.device.udid }) {
-            lines[index] = line
+    private func update(_ line: DeviceLine, redraw: Bool = true, _ screen: inout Screen) {
+        if let index = screen.lines.firstIndex(where: { $0.device.udid == line.device.udid }) {
+            screen.lines[index] = line
         } else {
-            lines.append(line)
+            screen.lines.append(line)
         }
-        if live && redraw { draw() }
+        if live && redraw { draw(&screen) }
     }
 
-    private func draw() {
-        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
-        for line in lines { text += "\r\u{1B}[2K" + render(line) + "\n" }
-        drawnLines = lines.count
+    private func draw(_ screen: inout Screen) {
+        var text = screen.drawnLines > 0 ? "\u{1B}[\(screen.drawnLines)A" : ""
+        for line in screen.lines { text += "\r\u{1B}[2K" + render(line) + "\n" }
+        screen.drawnLines = screen.lines.count
         Terminal.write(text, to: STDERR_FILENO)
     }
 
     /// Prints a message above the live block (or as a plain line), then redraws the block.
-    private func printAbove(_ message: String) {
+    private func printAbove(_ message: String, _ screen: inout Screen) {
         guard live else {
             Terminal.note(message)
             return
         }
-        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A\u{1B}[J" : ""
+        var text = screen.drawnLines > 0 ? "\u{1B}[\(screen.drawnLines)A\u{1B}[J" : ""
         text += message + "\n"
-        drawnLines = 0
+        screen.drawnLines = 0
         Terminal.write(text, to: STDERR_FILENO)
-        if !lines.isEmpty { draw() }
+        if !screen.lines.isEmpty { draw(&screen) }
     }
 
     private func render(_ line: DeviceLine) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// What the command's output streams are connected to, and whether colour is allowed.
 enum Terminal {
@@ -37,28 +38,27 @@ enum Terminal {
     }
 
     private static func write(_ bytes: [UInt8], to fd: Int32) {
-        closedStreams.lock()
-        defer { closedStreams.unlock() }
-        guard !closedStreams.fds.contains(fd) else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
-                continue
-            } else {
-                closedStreams.fds.insert(fd)
-                return
+        // Writes happen with the lock held, so lines from several threads never interleave.
+        closedStreams.withLock { closed in
+            guard !closed.contains(fd) else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && (errno == EINTR || errno == EAGAIN) {
+                    continue
+                } else {
+                    closed.insert(fd)
+                    return
+                }
             }
         }
     }
 
     /// Whether a write to `fd` failed (the reader went away).
     static func isClosed(_ fd: Int32) -> Bool {
-        closedStreams.lock()
-        defer { closedStreams.unlock() }
-        return closedStreams.fds.contains(fd)
+        closedStreams.withLock { $0.contains(fd) }
     }
 
     /// Makes a write to a closed pipe an error instead of a fatal SIGPIPE (`launchbench run … | head`).
@@ -66,9 +66,6 @@ enum Terminal {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    private final class ClosedStreams: NSLock, @unchecked Sendable {  // the lock guards `fds`.
-        var fds: Set<Int32> = []
-    }
-
-    private static let closedStreams = ClosedStreams()
+    /// The descriptors a write failed on.
+    private static let closedStreams = Locked<Set<Int32>>([])
 }
