@@ -6,11 +6,11 @@ extension EngineHost {
     /// (`Pymobiledevice3Locator`).
     public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> EngineHost {
         #if os(macOS)
-        return EngineHost(
-            isMacOS: true, xcodeVersion: xcodeVersion(environment: environment),
-            pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
+            return EngineHost(
+                isMacOS: true, xcodeVersion: xcodeVersion(environment: environment),
+                pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
         #else
-        return EngineHost(isMacOS: false, pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
+            return EngineHost(isMacOS: false, pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
         #endif
     }
 

@@ -70,7 +70,9 @@ public final class EngineRoutingDriver: DeviceDriver {
         let (device, decision) = try await engine(of: udid)
         switch decision.engine {
         case .devicectl?:
-            guard let devicectl else { throw EngineError.missing(engine: .devicectl, path: "xcrun", install: "Xcode 16+") }
+            guard let devicectl else {
+                throw EngineError.missing(engine: .devicectl, path: "xcrun", install: "Xcode 16+")
+            }
             return try await devicectl.launch(request, on: udid, observer: observer)
         case .pymobiledevice3?:
             guard let pymobiledevice3 else {
@@ -97,7 +99,8 @@ public final class EngineRoutingDriver: DeviceDriver {
     ) async throws -> LaunchTermination {
         let sidecar = try await engine.sidecar(for: device)
         let logStart = sidecar.logSize
-        let forwarder = "pymobiledevice3's debugserver forwarder (pid \(sidecar.processIdentifier), port \(sidecar.port))"
+        let forwarder =
+            "pymobiledevice3's debugserver forwarder (pid \(sidecar.processIdentifier), port \(sidecar.port))"
         do {
             return try await base.launch(
                 request, on: device.udid, forwardedPort: sidecar.port, forwarder: forwarder, observer: observer)
@@ -118,8 +121,10 @@ public final class EngineRoutingDriver: DeviceDriver {
     private func engine(of udid: String) async throws -> (DeviceInfo, EngineDecision) {
         if let known = decisions.withLock({ $0[udid] }) { return known }
         guard let device = try await base.listDevices(reading: [udid]).devices.first(where: { $0.udid == udid }) else {
-            return (DeviceInfo(udid: udid, name: udid, productType: "", osVersion: "", buildVersion: ""),
-                .use(.libimobiledevice, reason: "device not listed"))
+            return (
+                DeviceInfo(udid: udid, name: udid, productType: "", osVersion: "", buildVersion: ""),
+                .use(.libimobiledevice, reason: "device not listed")
+            )
         }
         return (device, await engineDecision(for: device))
     }

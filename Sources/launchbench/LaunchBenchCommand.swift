@@ -26,7 +26,8 @@ struct LaunchBenchCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "launchbench",
-        abstract: "Measure how long an iOS app takes to launch on real iPhones: pre-main and after-main, cold and warm.",
+        abstract:
+            "Measure how long an iOS app takes to launch on real iPhones: pre-main and after-main, cold and warm.",
         discussion: """
             Devices are reached through usbmuxd and libimobiledevice. Use --usbmuxd UNIX:/path or host:port \
             (or USBMUXD_SOCKET_ADDRESS) to reach an emulated lab or a device host elsewhere.

@@ -11,7 +11,9 @@ import Testing
         return url
     }
 
-    static func request(_ number: UInt64, _ op: AFCOperation, _ header: [UInt8] = [], payload: [UInt8] = []) -> AFCPacket {
+    static func request(_ number: UInt64, _ op: AFCOperation, _ header: [UInt8] = [], payload: [UInt8] = [])
+        -> AFCPacket
+    {
         AFCPacket(packetNumber: number, operation: op.rawValue, headerData: header, payload: payload)
     }
 
@@ -42,9 +44,12 @@ import Testing
         let engine = AFCEngine(root: root)
         #expect(Self.statusCode(engine.reply(to: Self.request(1, .getFileInfo, Self.path("PublicStaging")))) == 8)
         #expect(Self.statusCode(engine.reply(to: Self.request(2, .makeDir, Self.path("PublicStaging")))) == 0)
-        #expect(Self.statusCode(engine.reply(to: Self.request(3, .makeDir, Self.path("PublicStaging/Sample.app")))) == 0)
-        #expect(Self.statusCode(engine.reply(to: Self.request(4, .makeDir, Self.path("PublicStaging/Sample.app")))) == 0)
-        let open = engine.reply(to: Self.request(5, .fileOpen, Self.u64(3) + Self.path("PublicStaging/Sample.app/Info.plist")))
+        #expect(
+            Self.statusCode(engine.reply(to: Self.request(3, .makeDir, Self.path("PublicStaging/Sample.app")))) == 0)
+        #expect(
+            Self.statusCode(engine.reply(to: Self.request(4, .makeDir, Self.path("PublicStaging/Sample.app")))) == 0)
+        let open = engine.reply(
+            to: Self.request(5, .fileOpen, Self.u64(3) + Self.path("PublicStaging/Sample.app/Info.plist")))
         #expect(open.operation == AFCOperation.fileOpenResult.rawValue)
         #expect(open.packetNumber == 5)
         let handle = open.headerData
@@ -52,7 +57,8 @@ import Testing
         #expect(Self.statusCode(engine.reply(to: Self.request(6, .fileWrite, handle, payload: Array("abc".utf8)))) == 0)
         #expect(Self.statusCode(engine.reply(to: Self.request(7, .fileWrite, handle, payload: Array("def".utf8)))) == 0)
         #expect(Self.statusCode(engine.reply(to: Self.request(8, .fileClose, handle))) == 0)
-        let written = try String(contentsOf: root.appendingPathComponent("PublicStaging/Sample.app/Info.plist"), encoding: .utf8)
+        let written = try String(
+            contentsOf: root.appendingPathComponent("PublicStaging/Sample.app/Info.plist"), encoding: .utf8)
         #expect(written == "abcdef")
 
         let info = engine.reply(to: Self.request(9, .getFileInfo, Self.path("/PublicStaging/Sample.app/Info.plist")))
@@ -63,10 +69,23 @@ import Testing
         let dir = engine.reply(to: Self.request(10, .readDir, Self.path("PublicStaging/Sample.app")))
         #expect(AFCEngine.strings(dir.payload) == [".", "..", "Info.plist"])
 
-        #expect(Self.statusCode(engine.reply(to: Self.request(11, .removePath, Self.path("PublicStaging/Sample.app")))) == 1)
-        #expect(Self.statusCode(engine.reply(to: Self.request(12, .rename, Self.path("PublicStaging/Sample.app") + Self.path("PublicStaging/B.app")))) == 0)
-        #expect(Self.statusCode(engine.reply(to: Self.request(13, .makeLink, Self.u64(2) + Self.path("Info.plist") + Self.path("PublicStaging/B.app/link")))) == 0)
-        #expect(Self.statusCode(engine.reply(to: Self.request(14, .removePathAndContents, Self.path("PublicStaging/B.app")))) == 0)
+        #expect(
+            Self.statusCode(engine.reply(to: Self.request(11, .removePath, Self.path("PublicStaging/Sample.app")))) == 1
+        )
+        #expect(
+            Self.statusCode(
+                engine.reply(
+                    to: Self.request(
+                        12, .rename, Self.path("PublicStaging/Sample.app") + Self.path("PublicStaging/B.app")))) == 0)
+        #expect(
+            Self.statusCode(
+                engine.reply(
+                    to: Self.request(
+                        13, .makeLink, Self.u64(2) + Self.path("Info.plist") + Self.path("PublicStaging/B.app/link"))))
+                == 0)
+        #expect(
+            Self.statusCode(
+                engine.reply(to: Self.request(14, .removePathAndContents, Self.path("PublicStaging/B.app")))) == 0)
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("PublicStaging/B.app").path))
     }
 
@@ -75,7 +94,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let engine = AFCEngine(root: root)
         #expect(Self.statusCode(engine.reply(to: Self.request(1, .getFileInfo, Self.path("../../etc/passwd")))) == 10)
-        #expect(Self.statusCode(engine.reply(to: AFCPacket(packetNumber: 2, operation: 0x15, headerData: [], payload: []))) == 15)
+        #expect(
+            Self.statusCode(engine.reply(to: AFCPacket(packetNumber: 2, operation: 0x15, headerData: [], payload: [])))
+                == 15)
         #expect(Self.statusCode(engine.reply(to: Self.request(3, .fileClose, Self.u64(42)))) == 7)
         let device = engine.reply(to: Self.request(4, .getDeviceInfo))
         #expect(AFCEngine.strings(device.payload).contains("FSFreeBytes"))

@@ -29,7 +29,9 @@ import Testing
     }
 
     @Test func lookupGoesProductTypeThenChipThenDefault() throws {
-        let t = { (ms: Double) in LaunchTimings(dylibLoadingMs: ms, rebaseBindingMs: 0, objcSetupMs: 0, initializerMs: 0) }
+        let t = { (ms: Double) in
+            LaunchTimings(dylibLoadingMs: ms, rebaseBindingMs: 0, objcSetupMs: 0, initializerMs: 0)
+        }
         let profile = AppProfile(models: [
             "iPhone6,1": ModelTimings(cold: t(1)), "A7": ModelTimings(cold: t(2)), "default": ModelTimings(cold: t(3)),
         ])
@@ -61,12 +63,14 @@ import Testing
             _ = try AppProfile.decode(Data(#"{"models": {"A7": {"cold": {"dylibLoadingMs": "fast"}}}}"#.utf8))
             Issue.record("a string time decoded")
         } catch {
-            #expect(error.localizedDescription.contains("models.A7.cold.dylibLoadingMs"), "\(error.localizedDescription)")
+            #expect(
+                error.localizedDescription.contains("models.A7.cold.dylibLoadingMs"), "\(error.localizedDescription)")
         }
         do {
-            _ = try AppProfile.decode(Data(
-                #"{"models": {"A7": {"cold": {"dylibLoadingMs": -1, "rebaseBindingMs": 0, "objcSetupMs": 0, "initializerMs": 0}}}}"#
-                    .utf8))
+            _ = try AppProfile.decode(
+                Data(
+                    #"{"models": {"A7": {"cold": {"dylibLoadingMs": -1, "rebaseBindingMs": 0, "objcSetupMs": 0, "initializerMs": 0}}}}"#
+                        .utf8))
             Issue.record("a negative time decoded")
         } catch {
             #expect(error.localizedDescription.contains("dylibLoadingMs is -1.0"), "\(error.localizedDescription)")

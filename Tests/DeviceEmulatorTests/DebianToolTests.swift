@@ -24,7 +24,8 @@ struct DebianToolTests {
         let spec = EmulatedDeviceSpec(
             udid: "00008101-000A19E83C10001E", name: "Bench Phone", productType: "iPhone13,2", osVersion: "15.7")
         try await PrivateLab.with(devices: [spec]) { lab in
-            let result = try await ExternalTool.run("ideviceinfo", ["-u", spec.udid], usbmuxd: lab.usbmuxdSocketAddress)
+            let result = try await ExternalTool.run(
+                "ideviceinfo", ["-u", spec.udid], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(result.exitCode == 0, "stderr: \(result.standardError)")
             let values = Dictionary(
                 result.lines.compactMap { line -> (String, String)? in

@@ -69,8 +69,12 @@ import Testing
         let path = "/private/var/containers/Bundle/Application/X/Sample.app/Sample"
         #expect(Self.writes(session.receive(Self.packet("QSetMaxPacketSize:31303234"))) == ["+$OK#9a"])
         #expect(Self.writes(session.receive(Array("+".utf8))) == [])
-        _ = session.receive(Self.packet("QSetWorkingDir:" + Self.hexArgument("/private/var/mobile/Containers/Data/Application/C")) + [UInt8(ascii: "+")])
-        _ = session.receive(Self.packet("QEnvironmentHexEncoded:" + Self.hexArgument("DYLD_PRINT_STATISTICS=1")) + [UInt8(ascii: "+")])
+        _ = session.receive(
+            Self.packet("QSetWorkingDir:" + Self.hexArgument("/private/var/mobile/Containers/Data/Application/C")) + [
+                UInt8(ascii: "+")
+            ])
+        _ = session.receive(
+            Self.packet("QEnvironmentHexEncoded:" + Self.hexArgument("DYLD_PRINT_STATISTICS=1")) + [UInt8(ascii: "+")])
         _ = session.receive(Self.packet("A\(path.utf8.count * 2),0,\(Self.hexArgument(path))") + [UInt8(ascii: "+")])
         #expect(checked?.arguments == [path])
         #expect(checked?.workingDirectory == "/private/var/mobile/Containers/Data/Application/C")
@@ -82,7 +86,12 @@ import Testing
         // `c` has no reply of its own: the `+` rides on the first output packet.
         #expect(session.receive(Self.packet("c")) == [.start])
         let first = Self.writes(session.processOutput(Array("hello\n".utf8)))
-        #expect(first == [String(decoding: [UInt8(ascii: "+")] + GDBPacket.frame("O" + GDBPacket.hex(Array("hello\n".utf8))), as: UTF8.self)])
+        #expect(
+            first == [
+                String(
+                    decoding: [UInt8(ascii: "+")] + GDBPacket.frame("O" + GDBPacket.hex(Array("hello\n".utf8))),
+                    as: UTF8.self)
+            ])
         // Next packet waits for the client's ack.
         #expect(Self.writes(session.processOutput(Array("x".utf8))).isEmpty)
         // idevicedebug's `OK` packet is unknown to debugserver: empty reply, queued behind the output.
@@ -112,7 +121,9 @@ import Testing
     }
 
     @Test func refusedLaunchAnswersQLaunchSuccessWithTheMessage() {
-        let session = DebugServerSession { _ in "Unable to launch x because the device was not, or could not be, unlocked." }
+        let session = DebugServerSession { _ in
+            "Unable to launch x because the device was not, or could not be, unlocked."
+        }
         _ = session.receive(Self.packet("A4,0,2F78") + [UInt8(ascii: "+")])
         let reply = Self.writes(session.receive(Self.packet("qLaunchSuccess")))
         #expect(reply.count == 1)

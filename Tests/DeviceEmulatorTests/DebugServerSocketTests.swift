@@ -106,7 +106,8 @@ import Testing
     @Test func noAckLaunchStreamsOutputAndExits() async throws {
         try await Self.withInstalledApp(ios: "14.8") { lab, device, app in
             let client = try GDBClient(lab: lab, device: device)
-            #expect(try Self.launch(client, app: app, env: ["DYLD_PRINT_STATISTICS=1", "DYLD_INSERT_LIBRARIES=/x"]) == "OK")
+            #expect(
+                try Self.launch(client, app: app, env: ["DYLD_PRINT_STATISTICS=1", "DYLD_INSERT_LIBRARIES=/x"]) == "OK")
             let (output, packets) = try Self.run(client)
             #expect(output.hasPrefix("Total pre-main time: "), "\(output)")
             #expect(output.contains("[launchbench] mark=main t="))
@@ -136,7 +137,8 @@ import Testing
     }
 
     @Test func unsignedAppsAreRefused() async throws {
-        try await Self.withInstalledApp(ios: "14.8", profile: AppProfile(developmentSigned: false)) { lab, device, app in
+        try await Self.withInstalledApp(ios: "14.8", profile: AppProfile(developmentSigned: false)) {
+            lab, device, app in
             let client = try GDBClient(lab: lab, device: device)
             let reply = try Self.launch(client, app: app, env: [])
             #expect(reply?.hasPrefix("Efailed to get the task for process ") == true, "\(reply ?? "nil")")

@@ -25,11 +25,14 @@ import Testing
 
     @Test func summaryMatchesTheIOS13CaptureByteForByte() throws {
         // fixtures/dyld/01-ios13.1-iphone11pro-four-runs-back-to-back.txt, first block.
-        let capture = try String(contentsOfFile: Self.fixture("01-ios13.1-iphone11pro-four-runs-back-to-back.txt"), encoding: .utf8)
+        let capture = try String(
+            contentsOfFile: Self.fixture("01-ios13.1-iphone11pro-four-runs-back-to-back.txt"), encoding: .utf8)
         let expected = try #require(capture.components(separatedBy: "\n\n").first) + "\n\n"
         let c = Self.counters(
             dylib: 236_720, rebaseBinding: 13_950, objc: 13_110, initializer: 52_280, dof: 10,
-            initializers: [("libSystem.B.dylib", 5_910), ("libBacktraceRecording.dylib", 9_050), ("Networking", 32_910)],
+            initializers: [
+                ("libSystem.B.dylib", 5_910), ("libBacktraceRecording.dylib", 9_050), ("Networking", 32_910),
+            ],
             pause: 4_000, rebind: 2_000)
         let env = Self.statistics.merging(["DYLD_INSERT_LIBRARIES": "/usr/lib/libBacktraceRecording.dylib"]) { $1 }
         let lines = DyldOutput(osVersion: OSVersion(13, 1), environment: env).statisticsLines(c)
@@ -38,7 +41,9 @@ import Testing
 
     @Test func secondsAndAnOnlyAppFrameworkListMatchTheIPhone8Capture() throws {
         // fixtures/dyld/08-iphone8-only-app-framework-in-slowest-trailing-blank.txt
-        let fixture = try String(contentsOfFile: Self.fixture("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt"), encoding: .utf8)
+        let fixture = try String(
+            contentsOfFile: Self.fixture("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt"), encoding: .utf8
+        )
         let c = Self.counters(
             dylib: 452_120, rebaseBinding: 93_170, objc: 53_840, initializer: 622_750, dof: 120,
             initializers: [("ServiceCore", 417_150)])
@@ -66,8 +71,10 @@ import Testing
             initializers: [("libSystem.B.dylib", 3_570)], pause: 469_430, rebind: 223_910)
         let env = ["DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_STATISTICS_DETAILS": "1", "DYLD_LIBRARY_PATH": "/x"]
         let lines = DyldOutput(osVersion: OSVersion(13, 5), environment: env).statisticsLines(c)
-        let fixture = try String(contentsOfFile: Self.fixture("16-stats-plus-details-combined-blank-separator.txt"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let fixture = try String(
+            contentsOfFile: Self.fixture("16-stats-plus-details-combined-blank-separator.txt"), encoding: .utf8
+        )
+        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         // Same line labels in the same order (the capture stops after the lazily-fixed-up line).
         let blank = try #require(lines.firstIndex(of: ""))
         let expectedLabels = fixture[(fixture.firstIndex(of: "")! + 1)...].filter { !$0.isEmpty }.map(Self.label)
@@ -84,7 +91,8 @@ import Testing
 
     @Test func iOS12DetailsCountPrefetchedPages() {
         let c = Self.counters(dylib: 100_000, rebaseBinding: 10_000, objc: 5_000, initializer: 20_000)
-        let lines = DyldOutput(osVersion: OSVersion(12, 5), environment: ["DYLD_PRINT_STATISTICS_DETAILS": "1"]).statisticsLines(c)
+        let lines = DyldOutput(osVersion: OSVersion(12, 5), environment: ["DYLD_PRINT_STATISTICS_DETAILS": "1"])
+            .statisticsLines(c)
         #expect(lines.contains("  total segments mapped: 21, into 400 pages with 20 pages pre-fetched"))
         #expect(!lines.contains { $0.hasPrefix("Total pre-main time") })  // details alone: no summary
     }
@@ -94,8 +102,10 @@ import Testing
             dylib: 1_300_000, rebaseBinding: 300_000, objc: 100_000, initializer: 500_000, dof: 170,
             initializers: [("libSystem.B.dylib", 20_000), ("Sample", 30_000)])
         let lines = DyldOutput(osVersion: OSVersion(9, 3, 5), environment: Self.statistics).statisticsLines(c)
-        let fixture = try String(contentsOfFile: Self.fixture("14-ios9-iphone5s-old-format-seconds.txt"), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
+        let fixture = try String(
+            contentsOfFile: Self.fixture("14-ios9-iphone5s-old-format-seconds.txt"), encoding: .utf8
+        )
+        .split(separator: "\n").map(String.init)
         #expect(Array(lines.prefix(fixture.count).map(Self.label)) == fixture.map(Self.label))
         #expect(lines[0] == "total time: 2.2 seconds (100.0%)")
         #expect(lines[4] == "total dtrace DOF registration time: 0.17 milliseconds (0.0%)")
@@ -127,14 +137,18 @@ import Testing
     @Test func libraryLinesTakeEachVersionsForm() {
         let images = [LoadedImage(path: "/var/A.app/A", uuid: "0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58")]
         let on = ["DYLD_PRINT_LIBRARIES": "1"]
-        #expect(DyldOutput(osVersion: OSVersion(12, 5), environment: on).libraryLines(images, pid: 7)
-            == ["dyld: loaded: /var/A.app/A"])
-        #expect(DyldOutput(osVersion: OSVersion(13, 7), environment: on.merging(["DYLD_LIBRARY_PATH": "/x"]) { $1 })
-            .libraryLines(images, pid: 7) == ["dyld: loaded: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
-        #expect(DyldOutput(osVersion: OSVersion(14, 8), environment: on).libraryLines(images, pid: 7)
-            == ["dyld: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
-        #expect(DyldOutput(osVersion: OSVersion(16, 7), environment: on).libraryLines(images, pid: 4321)
-            == ["dyld[4321]: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
+        #expect(
+            DyldOutput(osVersion: OSVersion(12, 5), environment: on).libraryLines(images, pid: 7)
+                == ["dyld: loaded: /var/A.app/A"])
+        #expect(
+            DyldOutput(osVersion: OSVersion(13, 7), environment: on.merging(["DYLD_LIBRARY_PATH": "/x"]) { $1 })
+                .libraryLines(images, pid: 7) == ["dyld: loaded: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
+        #expect(
+            DyldOutput(osVersion: OSVersion(14, 8), environment: on).libraryLines(images, pid: 7)
+                == ["dyld: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
+        #expect(
+            DyldOutput(osVersion: OSVersion(16, 7), environment: on).libraryLines(images, pid: 4321)
+                == ["dyld[4321]: <0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58> /var/A.app/A"])
         #expect(DyldOutput(osVersion: OSVersion(16, 7), environment: [:]).libraryLines(images, pid: 1).isEmpty)
     }
 
@@ -142,7 +156,8 @@ import Testing
         var random = SeededRandom(seed: 3)
         for _ in 0..<200 {
             let c = DyldCounters.make(
-                dylibLoadingMs: random.unit() * 900, rebaseBindingMs: random.unit() * 90, objcSetupMs: random.unit() * 60,
+                dylibLoadingMs: random.unit() * 900, rebaseBindingMs: random.unit() * 90,
+                objcSetupMs: random.unit() * 60,
                 initializerMs: random.unit() * 150, initializers: [("libSystem.B.dylib", 2)], bundleImageCount: 3,
                 random: &random)
             let lines = DyldOutput(osVersion: OSVersion(12, 5), environment: Self.statistics).statisticsLines(c)
@@ -191,14 +206,17 @@ import Testing
     @Test func theWrapFaultBreaksOnlyTheRebaseBindingLine() {
         let profile = AppProfile(faults: Faults(dyldWrap: LaunchSelector(launches: [1])))
         let plan = LaunchPlanTests.planner(OSVersion(12, 5)).plan(
-            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
+            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1
+        )
         let lines = LaunchPlanTests.text(plan).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("Total pre-main time: ") && lines[0].contains("milliseconds"))
         #expect(lines[2].hasPrefix("        rebase/binding time: 41101577"), "\(lines[2])")
         #expect(lines[2].hasSuffix("%)"))
-        #expect(lines[1].contains("milliseconds") && lines[3].contains("milliseconds") && lines[4].contains("milliseconds"))
+        #expect(
+            lines[1].contains("milliseconds") && lines[3].contains("milliseconds") && lines[4].contains("milliseconds"))
         let next = LaunchPlanTests.planner(OSVersion(12, 5)).plan(
-            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .warm, launchNumber: 2)
+            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .warm, launchNumber: 2
+        )
         #expect(!LaunchPlanTests.text(next).contains("411015771"))
     }
 }

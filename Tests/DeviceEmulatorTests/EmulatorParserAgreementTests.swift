@@ -29,7 +29,8 @@ import Testing
             }
             #expect(record.done)
             let inside = record.loadedLibraries.compactMap(\.pathInsideAppBundle)
-            #expect(inside == ["Sample", "Frameworks/SampleKit.framework/SampleKit", "Frameworks/libSampleAnalytics.dylib"])
+            #expect(
+                inside == ["Sample", "Frameworks/SampleKit.framework/SampleKit", "Frameworks/libSampleAnalytics.dylib"])
             #expect(record.warnings.isEmpty, "\(record.warnings)")
         }
     }
@@ -56,7 +57,8 @@ import Testing
     @Test func theWrapArtefactIsReadAsNotMeasured() throws {
         let profile = AppProfile(faults: Faults(dyldWrap: LaunchSelector(probability: 1)))
         let plan = LaunchPlanTests.planner(OSVersion(12, 5)).plan(
-            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
+            app: LaunchPlanTests.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1
+        )
         let record = try #require(LaunchLogParser.parse(plan.allOutput).first)
         #expect(record.rebaseBindingMs == nil)
         #expect(!record.warnings.isEmpty)

@@ -30,7 +30,8 @@ import Testing
             let record = LaunchLogParser.parse(plan.allOutput).first ?? LaunchRecord()
             return Sample(
                 runID: "power", deviceUDID: "00008030-001A2D4E0C388001", deviceName: "Emulated iPhone 11",
-                productType: "iPhone12,1", osVersion: "14.8", appBundleID: app.bundleID, appVersion: "1.2", iteration: n,
+                productType: "iPhone12,1", osVersion: "14.8", appBundleID: app.bundleID, appVersion: "1.2",
+                iteration: n,
                 kind: .cold, status: record.totalPremainMs == nil ? .noMetrics : .ok, metrics: record.metrics,
                 startedAt: Date(timeIntervalSince1970: Double(n)))
         }

@@ -8,14 +8,16 @@ import Testing
 /// profile (`Fixtures/SampleApp`) adds `Frameworks/Analytics.framework` with a 40 ms initializer.
 @Suite struct GateExplanationTests {
     static func samples(build: String, seed: UInt64, count: Int = 20) throws -> [Sample] {
-        var profile = try AppProfile.decode(Data(contentsOf: FixturePaths.sampleApp.appendingPathComponent(AppProfile.fileName)))
+        var profile = try AppProfile.decode(
+            Data(contentsOf: FixturePaths.sampleApp.appendingPathComponent(AppProfile.fileName)))
         profile.seed = seed
         var app = LaunchPlanTests.app(profile)
         app.version = build
         app.frameworks = ["SampleKit.framework", "SampleNetworking.framework", "libSampleAnalytics.dylib"]
         let planner = LaunchPlanTests.planner(OSVersion(14, 8), model: "iPhone12,1")
         let environment = [
-            "DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1", "DYLD_INSERT_LIBRARIES": "/usr/lib/libLaunchProbe.dylib",
+            "DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1",
+            "DYLD_INSERT_LIBRARIES": "/usr/lib/libLaunchProbe.dylib",
         ]
         return (1...count).map { n in
             let plan = planner.plan(app: app, environment: environment, kind: .cold, launchNumber: n)
@@ -23,9 +25,11 @@ import Testing
             return Sample(
                 runID: "build-\(build)", deviceUDID: "00008030-001A2D4E0C388001", deviceName: "Emulated iPhone 11",
                 productType: "iPhone12,1", osVersion: "14.8", appBundleID: app.bundleID, appVersion: "1.2 (\(build))",
-                iteration: n, kind: .cold, status: record.totalPremainMs == nil ? .noMetrics : .ok, metrics: record.metrics,
+                iteration: n, kind: .cold, status: record.totalPremainMs == nil ? .noMetrics : .ok,
+                metrics: record.metrics,
                 startedAt: Date(timeIntervalSince1970: Double(n)),
-                bundleImages: record.loadedLibraries.compactMap(\.pathInsideAppBundle), initializers: record.imageInitializers)
+                bundleImages: record.loadedLibraries.compactMap(\.pathInsideAppBundle),
+                initializers: record.imageInitializers)
         }
     }
 
@@ -49,7 +53,8 @@ import Testing
         #expect(try #require(rebase.shift.low) < 0 && (try #require(rebase.shift.high)) > 0)  // noise only
 
         let first = try #require(explanation.images.first)
-        #expect(first.image == "Frameworks/Analytics.framework/Analytics" && first.change == .appeared && first.inBundle)
+        #expect(
+            first.image == "Frameworks/Analytics.framework/Analytics" && first.change == .appeared && first.inBundle)
         #expect(abs(try #require(first.currentMedianMs) - 40) < 5)
         #expect(!explanation.images.contains { $0.change == .disappeared })
 
@@ -81,7 +86,7 @@ import Testing
         #expect(images.first?["change"] as? String == "appeared")
         #expect(images.first?["baseline_median_initializer_ms"] is NSNull)
         let phases = try #require(explanation["phases"] as? [[String: Any]])
-        #expect(phases.map { $0["phase"] as? String } .contains("dylib loading"))
+        #expect(phases.map { $0["phase"] as? String }.contains("dylib loading"))
     }
 
     @Test func anUnchangedBuildNamesNoImage() throws {

@@ -26,7 +26,8 @@ import Testing
         #expect(text.hasPrefix("Total pre-main time: "))
         #expect(text.contains("           slowest intializers :\n"))
         let markers = text.split(separator: "\n").filter { $0.hasPrefix("[launchbench] mark=") }
-        #expect(markers.map { $0.split(separator: " ")[1] } == ["mark=main", "mark=didFinishLaunching", "mark=firstFrame"])
+        #expect(
+            markers.map { $0.split(separator: " ")[1] } == ["mark=main", "mark=didFinishLaunching", "mark=firstFrame"])
         #expect(text.hasSuffix("[launchbench] done\n"))
         #expect(plan.ending == .exit(status: 0))
         #expect(plan.endsAtMs > plan.markers.last!.ms)
@@ -45,15 +46,19 @@ import Testing
         let c = Self.planner().plan(app: Self.app(AppProfile(seed: 99)), environment: env, kind: .cold, launchNumber: 3)
         #expect(Self.text(a) == Self.text(b))
         #expect(Self.text(a) != Self.text(c))
-        let quiet = Self.planner().plan(app: Self.app(AppProfile(noise: 0)), environment: env, kind: .cold, launchNumber: 3)
+        let quiet = Self.planner().plan(
+            app: Self.app(AppProfile(noise: 0)), environment: env, kind: .cold, launchNumber: 3)
         #expect(abs(Double(quiet.counters.preMainUs) / 1000 - 230) < 0.1)
     }
 
     @Test func warmLaunchesAreFaster() {
-        var cold = 0.0, warm = 0.0
+        var cold = 0.0
+        var warm = 0.0
         for n in 1...20 {
-            cold += Double(Self.planner().plan(app: Self.app(), environment: [:], kind: .cold, launchNumber: n).counters.preMainUs)
-            warm += Double(Self.planner().plan(app: Self.app(), environment: [:], kind: .warm, launchNumber: n).counters.preMainUs)
+            cold += Double(
+                Self.planner().plan(app: Self.app(), environment: [:], kind: .cold, launchNumber: n).counters.preMainUs)
+            warm += Double(
+                Self.planner().plan(app: Self.app(), environment: [:], kind: .warm, launchNumber: n).counters.preMainUs)
         }
         #expect((0.35...0.65).contains(warm / cold))
     }
@@ -73,7 +78,8 @@ import Testing
     }
 
     @Test func keepsRunningWhenExitAfterDoneIsOff() {
-        let plan = Self.planner().plan(app: Self.app(AppProfile(exitAfterDone: false)), environment: [:], kind: .warm, launchNumber: 2)
+        let plan = Self.planner().plan(
+            app: Self.app(AppProfile(exitAfterDone: false)), environment: [:], kind: .warm, launchNumber: 2)
         #expect(plan.ending == .running)
         #expect(Self.text(plan).hasSuffix("[launchbench] done\n"))
     }
@@ -87,8 +93,11 @@ import Testing
         #expect(Self.text(second).contains("mark=main"))
         #expect(!Self.text(second).contains("didFinishLaunching"))
 
-        let died = AppProfile(faults: Faults(crash: CrashFault(when: LaunchSelector(launches: [1]), after: "dyld", signal: 6, report: "exit")))
-        let death = Self.planner().plan(app: Self.app(died), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
+        let died = AppProfile(
+            faults: Faults(
+                crash: CrashFault(when: LaunchSelector(launches: [1]), after: "dyld", signal: 6, report: "exit")))
+        let death = Self.planner().plan(
+            app: Self.app(died), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
         #expect(death.ending == .signal(6))
         #expect(Self.text(death).hasPrefix("Total pre-main time"))
         #expect(!Self.text(death).contains("[launchbench]"))
@@ -99,17 +108,22 @@ import Testing
         #expect(hung.outputs.isEmpty)
 
         let early = AppProfile(faults: Faults(earlyExit: ExitFault(when: LaunchSelector(probability: 1))))
-        let exited = Self.planner().plan(app: Self.app(early), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 5)
+        let exited = Self.planner().plan(
+            app: Self.app(early), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 5)
         #expect(exited.ending == .exit(status: 1))
         #expect(!Self.text(exited).contains("[launchbench]"))
 
         let coldOnly = AppProfile(faults: Faults(crash: CrashFault(when: LaunchSelector(probability: 1, kind: "cold"))))
-        #expect(Self.planner().plan(app: Self.app(coldOnly), environment: [:], kind: .warm, launchNumber: 4).ending == .exit(status: 0))
+        #expect(
+            Self.planner().plan(app: Self.app(coldOnly), environment: [:], kind: .warm, launchNumber: 4).ending
+                == .exit(status: 0))
     }
 
     @Test func garbageInterleavesBytesThatAreNotUTF8() {
-        let profile = AppProfile(faults: Faults(garbage: GarbageFault(when: LaunchSelector(probability: 1), chunks: 12, maxBytes: 40)))
-        let plan = Self.planner().plan(app: Self.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
+        let profile = AppProfile(
+            faults: Faults(garbage: GarbageFault(when: LaunchSelector(probability: 1), chunks: 12, maxBytes: 40)))
+        let plan = Self.planner().plan(
+            app: Self.app(profile), environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
         #expect(String(validating: plan.allOutput, as: UTF8.self) == nil)
         #expect(plan.outputs.count >= 12 + 5)
         #expect(plan.ending == .exit(status: 0))
@@ -120,7 +134,8 @@ import Testing
     @Test func iOS9PrintsTheOldBlockAndIOS13OnlyWithAnOverride() {
         let app = LaunchPlanTests.app()
         let old = LaunchPlanTests.planner(OSVersion(9, 3, 5), model: "iPhone5,2").plan(
-            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1"], kind: .cold, launchNumber: 1)
+            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1"], kind: .cold,
+            launchNumber: 1)
         let oldText = LaunchPlanTests.text(old)
         #expect(oldText.contains("\ntotal time: "))
         #expect(oldText.hasPrefix("dyld: loaded: /private/var/containers/Bundle/Application/"))
@@ -132,7 +147,8 @@ import Testing
             app: app, environment: ["DYLD_PRINT_STATISTICS": "1"], kind: .cold, launchNumber: 1)
         #expect(!LaunchPlanTests.text(plain).contains("Total pre-main"))
         let forced = LaunchPlanTests.planner(OSVersion(13, 7)).plan(
-            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_LIBRARY_PATH": "/none"], kind: .cold, launchNumber: 1)
+            app: app, environment: ["DYLD_PRINT_STATISTICS": "1", "DYLD_LIBRARY_PATH": "/none"], kind: .cold,
+            launchNumber: 1)
         #expect(LaunchPlanTests.text(forced).hasPrefix("Total pre-main time: "))
     }
 }

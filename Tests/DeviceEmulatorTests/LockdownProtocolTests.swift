@@ -9,8 +9,10 @@ import Testing
 @Suite(.timeLimit(.minutes(5)))
 struct LockdownProtocolTests {
     static let specs = [
-        EmulatedDeviceSpec(udid: "00008030-0000000000000A14", name: "Fourteen", productType: "iPhone12,1", osVersion: "14.8"),
-        EmulatedDeviceSpec(udid: "00008030-0000000000000A17", name: "Seventeen", productType: "iPhone15,4", osVersion: "17.5"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000A14", name: "Fourteen", productType: "iPhone12,1", osVersion: "14.8"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000A17", name: "Seventeen", productType: "iPhone15,4", osVersion: "17.5"),
     ]
 
     /// A lockdown connection to `udid` with a started session.
@@ -78,15 +80,19 @@ struct LockdownProtocolTests {
         try await PrivateLab.with(devices: Self.specs) { lab in
             let plain = try RawUSBMuxClient(socketPath: lab.socketPath!)
             #expect(try plain.connect(deviceID: 1, port: 62078) == 0)
-            #expect(try plain.lockdown("StartService", ["Service": "com.apple.afc"])["Error"] as? String == "SessionInactive")
-            #expect(try plain.lockdown("StartSession", ["HostID": "not-the-host"])["Error"] as? String == "InvalidHostID")
+            #expect(
+                try plain.lockdown("StartService", ["Service": "com.apple.afc"])["Error"] as? String
+                    == "SessionInactive")
+            #expect(
+                try plain.lockdown("StartSession", ["HostID": "not-the-host"])["Error"] as? String == "InvalidHostID")
 
             let client = try Self.session(lab, udid: Self.specs[0].udid)
             let set = try client.lockdown("SetValue", ["Key": "DeviceName", "Value": "Renamed"])
             #expect(set["Request"] as? String == "SetValue")
             #expect(set["Error"] == nil)
             #expect(lab.device(udid: Self.specs[0].udid)?.name == "Renamed")
-            #expect(try client.lockdown("StopSession", ["SessionID": "wrong"])["Error"] as? String == "InvalidSessionID")
+            #expect(
+                try client.lockdown("StopSession", ["SessionID": "wrong"])["Error"] as? String == "InvalidSessionID")
             let goodbye = try client.lockdown("Goodbye")
             #expect(goodbye["Request"] as? String == "Goodbye")
             #expect(goodbye["Error"] == nil)
@@ -111,8 +117,9 @@ struct LockdownProtocolTests {
             let port = try #require(RawUSBMuxClient.integer(reply["Port"]))
             #expect(port >= 49152)
             #expect(reply["Error"] == nil)
-            let second = try #require(RawUSBMuxClient.integer(
-                try client.lockdown("StartService", ["Service": UppercaseEchoService.name])["Port"]))
+            let second = try #require(
+                RawUSBMuxClient.integer(
+                    try client.lockdown("StartService", ["Service": UppercaseEchoService.name])["Port"]))
             #expect(second != port)
 
             let service = try RawUSBMuxClient(socketPath: lab.socketPath!)

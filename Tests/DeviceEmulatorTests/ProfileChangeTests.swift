@@ -17,8 +17,10 @@ import Testing
 
     @Test func fromALaunchOnTheAppLoadsTheDylibAndDyldListsItsInitializer() throws {
         let app = LaunchPlanTests.app(AppProfile(noise: 0, changes: [Self.change]))
-        let before = Self.record(LaunchPlanTests.planner().plan(app: app, environment: Self.env, kind: .cold, launchNumber: 2))
-        let after = Self.record(LaunchPlanTests.planner().plan(app: app, environment: Self.env, kind: .cold, launchNumber: 3))
+        let before = Self.record(
+            LaunchPlanTests.planner().plan(app: app, environment: Self.env, kind: .cold, launchNumber: 2))
+        let after = Self.record(
+            LaunchPlanTests.planner().plan(app: app, environment: Self.env, kind: .cold, launchNumber: 3))
         let dylib = "Frameworks/Analytics.framework/Analytics"
         #expect(!before.loadedLibraries.compactMap(\.pathInsideAppBundle).contains(dylib))
         #expect(after.loadedLibraries.compactMap(\.pathInsideAppBundle).contains(dylib))
@@ -50,10 +52,15 @@ import Testing
         for (json, words) in [
             (#"{"changes": [{"dylibLoadingMs": 5}]}"#, "changes[0] needs fromLaunch or fromBuild"),
             (#"{"changes": [{"fromLaunch": 0}]}"#, "changes[0].fromLaunch is 0"),
-            (#"{"changes": [{"fromBuild": "2", "initializers": [{"image": "X", "ms": -1}]}]}"#, "changes[0].initializers.X is -1.0"),
+            (
+                #"{"changes": [{"fromBuild": "2", "initializers": [{"image": "X", "ms": -1}]}]}"#,
+                "changes[0].initializers.X is -1.0"
+            ),
         ] {
             #expect(throws: AppProfileError.self) { try AppProfile.decode(Data(json.utf8)) }
-            do { _ = try AppProfile.decode(Data(json.utf8)) } catch { #expect("\(error.localizedDescription)".contains(words)) }
+            do { _ = try AppProfile.decode(Data(json.utf8)) } catch {
+                #expect("\(error.localizedDescription)".contains(words))
+            }
         }
     }
 
@@ -61,6 +68,9 @@ import Testing
         let url = FixturePaths.sampleApp.appendingPathComponent(AppProfile.fileName)
         let profile = try AppProfile.decode(Data(contentsOf: url))
         #expect(profile.activeChanges(launchNumber: 1, build: "34").isEmpty)
-        #expect(profile.activeChanges(launchNumber: 1, build: "35").first?.addBundleImages == ["Frameworks/Analytics.framework/Analytics"])
+        #expect(
+            profile.activeChanges(launchNumber: 1, build: "35").first?.addBundleImages == [
+                "Frameworks/Analytics.framework/Analytics"
+            ])
     }
 }

@@ -10,10 +10,14 @@ import Testing
 /// end-to-end tests, pymobiledevice3 in Pymobiledevice3EndToEndTests).
 @Suite(.timeLimit(.minutes(1))) struct SecureDebugserverTests {
     static let specs = [
-        EmulatedDeviceSpec(udid: "00008030-0000000000000B13", name: "Thirteen", productType: "iPhone12,1", osVersion: "13.7"),
-        EmulatedDeviceSpec(udid: "00008030-0000000000000B14", name: "Fourteen", productType: "iPhone12,1", osVersion: "14.8"),
-        EmulatedDeviceSpec(udid: "00008030-0000000000000B16", name: "Sixteen", productType: "iPhone14,5", osVersion: "16.7"),
-        EmulatedDeviceSpec(udid: "00008030-0000000000000B17", name: "Seventeen", productType: "iPhone15,4", osVersion: "17.5"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000B13", name: "Thirteen", productType: "iPhone12,1", osVersion: "13.7"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000B14", name: "Fourteen", productType: "iPhone12,1", osVersion: "14.8"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000B16", name: "Sixteen", productType: "iPhone14,5", osVersion: "16.7"),
+        EmulatedDeviceSpec(
+            udid: "00008030-0000000000000B17", name: "Seventeen", productType: "iPhone15,4", osVersion: "17.5"),
     ]
 
     @Test func theSecureNameIsOfferedWithServiceTLSFromIOS14To16() async throws {
@@ -47,7 +51,8 @@ import Testing
             let client = try RawUSBMuxClient(socketPath: lab.socketPath!)
             let frame = try client.request("ReadPairRecord", ["PairRecordID": Self.specs[1].udid])
             let data = try #require(frame.plist["PairRecordData"] as? Data)
-            let record = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            let record = try #require(
+                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
             #expect(record["HostID"] as? String == lab.hostID)
             for key in ["RootCertificate", "HostCertificate", "DeviceCertificate"] {
                 let pem = String(decoding: try #require(record[key] as? Data, "\(key)"), as: UTF8.self)
@@ -55,7 +60,8 @@ import Testing
             }
             for key in ["RootPrivateKey", "HostPrivateKey"] {
                 let pem = String(decoding: try #require(record[key] as? Data, "\(key)"), as: UTF8.self)
-                #expect(pem.hasPrefix("-----BEGIN RSA PRIVATE KEY-----"), "\(key)")  // RSA: libimobiledevice loads it so
+                // RSA: libimobiledevice loads the key with an RSA-only call (PROTOCOLS §4.1).
+                #expect(pem.hasPrefix("-----BEGIN RSA PRIVATE KEY-----"), "\(key)")
             }
         }
     }

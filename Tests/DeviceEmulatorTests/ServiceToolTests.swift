@@ -18,10 +18,12 @@ import Testing
         let device = Self.spec(1, ios: "14.8", model: "iPhone12,1")
         try await PrivateLab.with(devices: [device]) { lab in
             let install = try await ExternalTool.run(
-                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path],
+                usbmuxd: lab.usbmuxdSocketAddress)
             #expect(install.exitCode == 0, "\(install.standardOutput)\n\(install.standardError)")
             #expect(install.standardOutput.contains("Complete"), "\(install.standardOutput)")
-            let list = try await ExternalTool.run("ideviceinstaller", ["-u", device.udid, "-l"], usbmuxd: lab.usbmuxdSocketAddress)
+            let list = try await ExternalTool.run(
+                "ideviceinstaller", ["-u", device.udid, "-l"], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(list.exitCode == 0)
             #expect(list.standardOutput.contains(Self.bundleID), "\(list.standardOutput)")
             #expect(list.standardOutput.contains("\"34\""), "\(list.standardOutput)")
@@ -29,17 +31,23 @@ import Testing
             let uninstall = try await ExternalTool.run(
                 "ideviceinstaller", ["-u", device.udid, "-U", Self.bundleID], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(uninstall.exitCode == 0, "\(uninstall.standardError)")
-            let after = try await ExternalTool.run("ideviceinstaller", ["-u", device.udid, "-l"], usbmuxd: lab.usbmuxdSocketAddress)
+            let after = try await ExternalTool.run(
+                "ideviceinstaller", ["-u", device.udid, "-l"], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(!after.standardOutput.contains(Self.bundleID))
         }
     }
 
-    @Test(.enabled(if: ExternalTool.isInstalled("ideviceinstaller") && ExternalTool.isInstalled("zip"), "needs ideviceinstaller and zip"))
+    @Test(
+        .enabled(
+            if: ExternalTool.isInstalled("ideviceinstaller") && ExternalTool.isInstalled("zip"),
+            "needs ideviceinstaller and zip"))
     func anIPAMadeWithZipInstalls() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("ipa-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("Payload"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: FixturePaths.sampleApp, to: work.appendingPathComponent("Payload/Sample.app"))
+        try FileManager.default.createDirectory(
+            at: work.appendingPathComponent("Payload"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: FixturePaths.sampleApp, to: work.appendingPathComponent("Payload/Sample.app"))
         let zip = Process()
         zip.executableURL = URL(fileURLWithPath: try #require(ExternalTool.path(of: "zip")))
         zip.arguments = ["-qr", work.appendingPathComponent("Sample.ipa").path, "Payload"]
@@ -64,21 +72,27 @@ import Testing
     func aFailingInstallReportsTheDevicesError() async throws {
         let device = Self.spec(3, ios: "14.8", model: "iPhone12,1")
         try await PrivateLab.with(devices: [device]) { lab in
-            lab.device(udid: device.udid)?.services.installFailure = InstallFailure(description: "No valid provisioning profile")
+            lab.device(udid: device.udid)?.services.installFailure = InstallFailure(
+                description: "No valid provisioning profile")
             let install = try await ExternalTool.run(
-                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path],
+                usbmuxd: lab.usbmuxdSocketAddress)
             let output = install.standardOutput + install.standardError
             #expect(output.contains("ApplicationVerificationFailed"), "\(output)")
             #expect(lab.device(udid: device.udid)?.services.installedApps.isEmpty == true)
         }
     }
 
-    @Test(.enabled(if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"), "needs idevicedebug"))
+    @Test(
+        .enabled(
+            if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"),
+            "needs idevicedebug"))
     func idevicedebugPrintsTheIOS12StatisticsBlockAndExits() async throws {
         let device = Self.spec(4, ios: "12.5.7")
         try await PrivateLab.with(devices: [device]) { lab in
             let install = try await ExternalTool.run(
-                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path],
+                usbmuxd: lab.usbmuxdSocketAddress)
             try #require(install.exitCode == 0, "\(install.standardError)")
             let run = try await ExternalTool.run(
                 "idevicedebug", ["-u", device.udid, "-e", "DYLD_PRINT_STATISTICS=1", "run", Self.bundleID],
@@ -97,12 +111,16 @@ import Testing
     /// iOS 14–16 serve debugserver over TLS (DVTSecureSocketProxy): when the app has exited, the session
     /// must end the way a real debugserver's does (the socket closes, no TLS close_notify), or
     /// idevicedebug 1.3.0 loops on empty reads forever.
-    @Test(.enabled(if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"), "needs idevicedebug"))
+    @Test(
+        .enabled(
+            if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"),
+            "needs idevicedebug"))
     func idevicedebugExitsAfterTheAppOverTheSecureService() async throws {
         let device = Self.spec(6, ios: "14.8", model: "iPhone12,1")
         try await PrivateLab.with(devices: [device]) { lab in
             let install = try await ExternalTool.run(
-                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+                "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path],
+                usbmuxd: lab.usbmuxdSocketAddress)
             try #require(install.exitCode == 0, "\(install.standardError)")
             let run = try await ExternalTool.run(
                 "idevicedebug", ["-u", device.udid, "run", Self.bundleID],
@@ -112,22 +130,27 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"), "needs idevicedebug"))
+    @Test(
+        .enabled(
+            if: ExternalTool.isInstalled("idevicedebug") && ExternalTool.isInstalled("ideviceinstaller"),
+            "needs idevicedebug"))
     func idevicedebugIsRefusedOnALockedDeviceAndOnIOS17() async throws {
         let locked = Self.spec(5, ios: "14.8", model: "iPhone12,1")
         let modern = Self.spec(6, ios: "17.5", model: "iPhone15,4")
         try await PrivateLab.with(devices: [locked, modern]) { lab in
             for device in [locked, modern] {
                 let install = try await ExternalTool.run(
-                    "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path], usbmuxd: lab.usbmuxdSocketAddress)
+                    "ideviceinstaller", ["-u", device.udid, "-i", FixturePaths.sampleApp.path],
+                    usbmuxd: lab.usbmuxdSocketAddress)
                 try #require(install.exitCode == 0, "\(install.standardError)")
             }
             lab.device(udid: locked.udid)?.services.isLocked = true
             let refused = try await ExternalTool.run(
                 "idevicedebug", ["-u", locked.udid, "run", Self.bundleID], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(refused.exitCode != 0)
-            #expect((refused.standardOutput + refused.standardError).contains("could not be, unlocked"),
-                    "\(refused.standardOutput)\n\(refused.standardError)")
+            #expect(
+                (refused.standardOutput + refused.standardError).contains("could not be, unlocked"),
+                "\(refused.standardOutput)\n\(refused.standardError)")
             let noService = try await ExternalTool.run(
                 "idevicedebug", ["-u", modern.udid, "run", Self.bundleID], usbmuxd: lab.usbmuxdSocketAddress)
             #expect(noService.exitCode != 0)
@@ -135,7 +158,10 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: ExternalTool.isInstalled("idevicediagnostics") && ExternalTool.isInstalled("idevice_id"), "needs idevicediagnostics"))
+    @Test(
+        .enabled(
+            if: ExternalTool.isInstalled("idevicediagnostics") && ExternalTool.isInstalled("idevice_id"),
+            "needs idevicediagnostics"))
     func idevicediagnosticsRestartMakesTheDeviceDisappearAndComeBack() async throws {
         let device = Self.spec(7, ios: "14.8", model: "iPhone12,1")
         try await PrivateLab.with(devices: [device], timeScale: 0.01) { lab in

@@ -78,7 +78,9 @@ struct USBMuxProtocolTests {
             #expect(try lockdown.lockdown("QueryType")["Type"] as? String == "com.apple.mobile.lockdown")
 
             let unswapped = try RawUSBMuxClient(socketPath: lab.socketPath!)
-            #expect(RawUSBMuxClient.integer(try unswapped.request("Connect", ["DeviceID": 1, "PortNumber": 62078]).plist["Number"]) == 3)
+            #expect(
+                RawUSBMuxClient.integer(
+                    try unswapped.request("Connect", ["DeviceID": 1, "PortNumber": 62078]).plist["Number"]) == 3)
 
             #expect(try RawUSBMuxClient(socketPath: lab.socketPath!).connect(deviceID: 99, port: 62078) == 2)
             #expect(try RawUSBMuxClient(socketPath: lab.socketPath!).connect(deviceID: 1, port: 49152) == 3)
@@ -94,7 +96,8 @@ struct USBMuxProtocolTests {
             let record = try RawUSBMuxClient(socketPath: lab.socketPath!)
                 .request("ReadPairRecord", ["PairRecordID": Self.specs[0].udid])
             let data = try #require(record.plist["PairRecordData"] as? Data)
-            let pair = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+            let pair = try #require(
+                try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
             #expect(pair["HostID"] as? String == lab.hostID)
             #expect(pair["SystemBUID"] as? String == lab.systemBUID)
 
@@ -106,7 +109,8 @@ struct USBMuxProtocolTests {
             #expect(buid.plist["BUID"] as? String == lab.systemBUID)
 
             for type in ["SavePairRecord", "DeletePairRecord"] {
-                let saved = try RawUSBMuxClient(socketPath: lab.socketPath!).request(type, ["PairRecordID": Self.specs[0].udid])
+                let saved = try RawUSBMuxClient(socketPath: lab.socketPath!).request(
+                    type, ["PairRecordID": Self.specs[0].udid])
                 #expect(RawUSBMuxClient.integer(saved.plist["Number"]) == 0)
             }
             let unknown = try RawUSBMuxClient(socketPath: lab.socketPath!).request("Frobnicate")
@@ -187,6 +191,8 @@ struct RebootTests {
         _ = try idle.request("ReadBUID")
         await lab.stop()
         #expect(idle.socket.waitForClose())
-        #expect(throws: EmulatorError.stopped) { try lab.add(.numbered(5, productType: "iPhone12,1", osVersion: "14.8")) }
+        #expect(throws: EmulatorError.stopped) {
+            try lab.add(.numbered(5, productType: "iPhone12,1", osVersion: "14.8"))
+        }
     }
 }

@@ -9,13 +9,16 @@ import TestSupport
 enum EndToEnd {
     /// A fresh temp folder.
     static func temporaryFolder(_ label: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-e2e-\(label)-\(UUID().uuidString.prefix(8))")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-e2e-\(label)-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
 
     /// Writes `<name>.app` with a unique bundle id and the given emulator profile; returns the bundle.
-    static func makeApp(_ name: String, profile: AppProfile, frameworks: [String] = ["SampleKit.framework"]) throws -> AppBundle {
+    static func makeApp(_ name: String, profile: AppProfile, frameworks: [String] = ["SampleKit.framework"]) throws
+        -> AppBundle
+    {
         let app = temporaryFolder(name).appendingPathComponent("\(name).app")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
         let info = [
@@ -29,7 +32,8 @@ enum EndToEnd {
         for framework in frameworks {
             let folder = app.appendingPathComponent("Frameworks/\(framework)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data("framework".utf8).write(to: folder.appendingPathComponent(String(framework.dropLast(".framework".count))))
+            try Data("framework".utf8).write(
+                to: folder.appendingPathComponent(String(framework.dropLast(".framework".count))))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -38,7 +42,9 @@ enum EndToEnd {
     }
 
     /// A profile with markers and statistics, no noise-free surprises: the app exits after `done`.
-    static func profile(faults: Faults? = nil, install: InstallBehaviour? = nil, developmentSigned: Bool = true) -> AppProfile {
+    static func profile(faults: Faults? = nil, install: InstallBehaviour? = nil, developmentSigned: Bool = true)
+        -> AppProfile
+    {
         AppProfile(
             models: [
                 "default": ModelTimings(
@@ -58,7 +64,8 @@ enum EndToEnd {
 
     /// A plan for `devices` with test-friendly durations (the shared lab runs 100x faster than real time).
     static func plan(
-        _ app: AppBundle, devices: [EmulatedDevice], iterations: Int, warm: Int = 1, cold: RunPlan.ColdMode = .reinstall,
+        _ app: AppBundle, devices: [EmulatedDevice], iterations: Int, warm: Int = 1,
+        cold: RunPlan.ColdMode = .reinstall,
         environment: [EnvironmentVariable] = [], timeout: Duration = .seconds(20)
     ) -> RunPlan {
         RunPlan(
@@ -94,7 +101,8 @@ enum EndToEnd {
         var devices: [EmulatedDevice] = []
         do {
             for spec in specs {
-                devices.append(try await SharedTestLab.addDevice(productType: spec.productType, osVersion: spec.osVersion))
+                devices.append(
+                    try await SharedTestLab.addDevice(productType: spec.productType, osVersion: spec.osVersion))
             }
             let result = try await body(devices)
             for device in devices { await SharedTestLab.removeDevice(device) }

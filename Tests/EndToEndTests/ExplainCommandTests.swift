@@ -21,7 +21,9 @@ import Testing
         let first = try await Self.launchbench(["demo", "--iterations", "6", "--seed", "3", "--output", base])
         #expect(first.status == 0, "stderr: \(first.err)")
         #expect(first.out.contains("Embedded dylibs loaded at launch: 3"))
-        let second = try await Self.launchbench(["demo", "--iterations", "6", "--seed", "4", "--build", "35", "--output", slower])
+        let second = try await Self.launchbench([
+            "demo", "--iterations", "6", "--seed", "4", "--build", "35", "--output", slower,
+        ])
         #expect(second.status == 0, "stderr: \(second.err)")
         #expect(second.out.contains("Embedded dylibs loaded at launch: 4"))
         #expect(second.out.contains("Analytics.framework"))
@@ -37,7 +39,9 @@ import Testing
         let images = try String(contentsOfFile: slower + "/images.csv", encoding: .utf8)
         #expect(images.contains(",Frameworks/Analytics.framework/Analytics,true,"))
 
-        let trend = try await Self.launchbench(["trend", slower, base, root.appendingPathComponent("nope").path, "--format", "csv"])
+        let trend = try await Self.launchbench([
+            "trend", slower, base, root.appendingPathComponent("nope").path, "--format", "csv",
+        ])
         #expect(trend.status == 0, "stderr: \(trend.err)")
         #expect(trend.err.contains("skipped"))
         let rows = trend.out.components(separatedBy: "\r\n").filter { $0.contains(",cold,total_premain_ms,") }

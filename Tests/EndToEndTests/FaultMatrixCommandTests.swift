@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// The faults the fault matrix found, each through the built `launchbench` (the release binary when the suite
 /// runs in release) against a fresh private lab, through the real libimobiledevice.
@@ -48,11 +48,14 @@ import TestSupport
             let app = try E.makeApp("Overwrite", profile: E.profile())
             let locks = E.temporaryFolder("locks")
             let output = E.temporaryFolder("overwrite").appendingPathComponent("results")
-            let args = ["run", app.url.path, "--iterations", "1", "--warm", "0", "--output", output.path, "--grace", "3"]
+            let args = [
+                "run", app.url.path, "--iterations", "1", "--warm", "0", "--output", output.path, "--grace", "3",
+            ]
             let first = try start(args, lab: lab, lockFolder: locks)
             #expect(try await first.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(first.standardError)")
             try Data("mine".utf8).write(to: output.appendingPathComponent("notes.txt"))
-            try FileManager.default.createDirectory(at: output.appendingPathComponent("extra"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: output.appendingPathComponent("extra"), withIntermediateDirectories: true)
             try Data("mine".utf8).write(to: output.appendingPathComponent("extra/plot.py"))
             let runID = try RunManifest.read(from: output.appendingPathComponent("run.json")).runID
 
@@ -102,21 +105,27 @@ import TestSupport
             // Every device: the free one is measured, the busy one skipped with the reason; exit 3.
             let partialOutput = E.temporaryFolder("busy-3").appendingPathComponent("results")
             let partial = try start(
-                ["run", app.url.path, "--iterations", "1", "--warm", "0", "--output", partialOutput.path, "--grace", "3"],
+                [
+                    "run", app.url.path, "--iterations", "1", "--warm", "0", "--output", partialOutput.path, "--grace",
+                    "3",
+                ],
                 lab: lab, lockFolder: locks)
             #expect(try await partial.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(partial.standardError)")
             let samples = try E.samplesOnDisk(partialOutput)
             #expect(samples.map(\.deviceUDID) == [lab.devices[1].udid])
             let manifest = try RunManifest.read(from: partialOutput.appendingPathComponent("run.json"))
             let skipped = manifest.deviceOutcomes?.first { $0.udid == busyUDID }
-            #expect(skipped?.outcome == .skipped && skipped?.notes.first?.contains("\(first.processIdentifier)") == true)
+            #expect(
+                skipped?.outcome == .skipped && skipped?.notes.first?.contains("\(first.processIdentifier)") == true)
 
             // SIGKILL frees the device: the kernel drops the flock, the next run takes the file over.
             first.send(signal: SIGKILL)
             _ = try await first.waitForExit(timeout: .seconds(30))
             let after = try start(
-                ["run", app.url.path, "--device", busyUDID, "--iterations", "1", "--warm", "0", "--output",
-                 E.temporaryFolder("busy-4").appendingPathComponent("results").path, "--grace", "3"],
+                [
+                    "run", app.url.path, "--device", busyUDID, "--iterations", "1", "--warm", "0", "--output",
+                    E.temporaryFolder("busy-4").appendingPathComponent("results").path, "--grace", "3",
+                ],
                 lab: lab, lockFolder: locks)
             #expect(try await after.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(after.standardError)")
         }
@@ -148,8 +157,10 @@ import TestSupport
             let app = try E.makeApp("Hang", profile: E.profile(faults: faults))
             let output = E.temporaryFolder("hang").appendingPathComponent("results")
             let child = try start(
-                ["run", app.url.path, "--iterations", "1", "--warm", "1", "--output", output.path,
-                 "--timeout", "3", "--grace", "0.5"],
+                [
+                    "run", app.url.path, "--iterations", "1", "--warm", "1", "--output", output.path,
+                    "--timeout", "3", "--grace", "0.5",
+                ],
                 lab: lab, lockFolder: E.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(child.standardError)")
             let samples = try E.samplesOnDisk(output)
@@ -208,8 +219,10 @@ import TestSupport
             let script = "\"$0\" \"$@\" 2>&1 | head -n 1 > /dev/null; exit ${PIPESTATUS[0]}"
             let child = try ChildProcess(
                 executable: "/bin/bash",
-                arguments: ["-c", script, try launchbench(), "run", app.url.path, "--iterations", "3", "--output", output.path,
-                            "--grace", "3"],
+                arguments: [
+                    "-c", script, try launchbench(), "run", app.url.path, "--iterations", "3", "--output", output.path,
+                    "--grace", "3",
+                ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
                     "LAUNCHBENCH_LOCK_DIR": E.temporaryFolder("locks").path,
@@ -230,14 +243,19 @@ import TestSupport
             let script = "\"$0\" \"$@\" > >(head -n 1 > /dev/null) 2>&1 & echo $! > \"\(pidFile)\"; wait $!"
             let child = try ChildProcess(
                 executable: "/bin/bash",
-                arguments: ["-c", script, try launchbench(), "run", app.url.path, "--iterations", "500", "--output",
-                            output.path],
+                arguments: [
+                    "-c", script, try launchbench(), "run", app.url.path, "--iterations", "500", "--output",
+                    output.path,
+                ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
                     "LAUNCHBENCH_LOCK_DIR": folder.appendingPathComponent("locks").path,
                 ])
             try await waitForSamples(3, in: output)
-            let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let pid = try #require(
+                Int32(
+                    try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                ))
             kill(pid, SIGINT)
             #expect(try await child.waitForExit(timeout: .seconds(60)) == 130)
             let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
@@ -325,7 +343,8 @@ import TestSupport
         #expect(names == Set(["Plain, \"quoted\""] + EmulatedDeviceSpec.hostileNames.prefix(2)))
 
         let tooMany = try ChildProcess(
-            executable: try launchbench(), arguments: ["emulator", "--devices", "1", "--device-name", "a", "--device-name", "b"])
+            executable: try launchbench(),
+            arguments: ["emulator", "--devices", "1", "--device-name", "a", "--device-name", "b"])
         #expect(try await tooMany.waitForExit(timeout: .seconds(30)) == 64)
         #expect(tooMany.standardError.contains("--device-name"))
     }

@@ -3,8 +3,8 @@ import Foundation
 import LaunchBench
 import LaunchEngines
 import MobileDevice
-import Testing
 import TestSupport
+import Testing
 
 /// `run --engine pymobiledevice3` end to end: the real pymobiledevice3 (its `debugserver start-server`
 /// sidecar, pointed at the emulated lab with PYMOBILEDEVICE3_USBMUX) forwards the emulated iOS 14–16
@@ -14,7 +14,8 @@ import TestSupport
     .serialized, .timeLimit(.minutes(5)),
     .enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
-        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"))
+        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
+    ))
 struct Pymobiledevice3EndToEndTests {
     typealias E = EndToEnd
     typealias P = Pymobiledevice3EndToEnd
@@ -28,7 +29,8 @@ struct Pymobiledevice3EndToEndTests {
                 EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀"),
                 EnvironmentVariable(name: "EMPTY", value: ""),
             ]
-            let (result, driver) = try await P.run(E.plan(app, devices: devices, iterations: 2, environment: environment))
+            let (result, driver) = try await P.run(
+                E.plan(app, devices: devices, iterations: 2, environment: environment))
             #expect(result.samples.count == 8)
             #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
             for sample in result.samples {
@@ -101,7 +103,8 @@ struct Pymobiledevice3EndToEndTests {
             let killed = try await killer.value
             #expect(killed != 0)
             #expect(ContinuousClock.now - started < .seconds(50), "the dead sidecar must not be waited out")
-            #expect(result.samples.map(\.status) == [.launchRefused, .ok], "\(result.samples.map { $0.message ?? "" })")
+            #expect(
+                result.samples.map(\.status) == [.launchRefused, .ok], "\(result.samples.map { $0.message ?? "" })")
             let message = result.samples[0].message ?? ""
             #expect(message.contains("pymobiledevice3"))
             #expect(message.contains("next launch starts a new one"))
@@ -115,7 +118,8 @@ struct Pymobiledevice3EndToEndTests {
     .timeLimit(.minutes(5)),
     .enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
-        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"))
+        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
+    ))
 struct Pymobiledevice3CommandTests {
     typealias E = EndToEnd
 
@@ -127,7 +131,9 @@ struct Pymobiledevice3CommandTests {
             let output = E.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
             let child = try ChildProcess(
                 executable: launchbench,
-                arguments: ["run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path],
+                arguments: [
+                    "run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path,
+                ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
                     "LAUNCHBENCH_PYMOBILEDEVICE3": executable,
@@ -141,7 +147,8 @@ struct Pymobiledevice3CommandTests {
             #expect(status == 130, "stderr: \(child.standardError)")
             #expect(try E.samplesOnDisk(output).count >= 2)
             let log = try String(
-                contentsOf: output.appendingPathComponent("logs/\(lab.devices[0].udid)/pymobiledevice3.log"), encoding: .utf8)
+                contentsOf: output.appendingPathComponent("logs/\(lab.devices[0].udid)/pymobiledevice3.log"),
+                encoding: .utf8)
             let command = try #require(log.split(separator: "\n").first { $0.hasPrefix("$ ") })
             let port = try #require(command.split(separator: " ").last)
             #expect(await Self.noProcessRuns(with: "--local-port\u{0}\(port)"), "a sidecar on port \(port) survived")

@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
 @Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
@@ -37,7 +37,8 @@ import TestSupport
                 #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(file).path), "\(file)")
             }
             // Not a terminal: one plain progress line per launch on stderr.
-            #expect(child.standardError.components(separatedBy: "\n").filter { $0.contains(" ok: pre-main ") }.count == 8)
+            #expect(
+                child.standardError.components(separatedBy: "\n").filter { $0.contains(" ok: pre-main ") }.count == 8)
         }
     }
 
@@ -99,7 +100,8 @@ import TestSupport
                     #expect(sample.logPath?.hasPrefix("logs/\(device.udid)/") == true)
                     let dylib = try #require(sample[.dylibLoadingMs])
                     let planned = sample.kind == .cold ? expected : expected / 2
-                    #expect(abs(dylib - planned) <= planned * 0.2, "\(device.udid) \(sample.kind): \(dylib) vs \(planned)")
+                    #expect(
+                        abs(dylib - planned) <= planned * 0.2, "\(device.udid) \(sample.kind): \(dylib) vs \(planned)")
                 }
             }
         }
@@ -113,7 +115,8 @@ import TestSupport
             let reboots = lab.keepRebooting(rebooting, times: 2000, pause: .milliseconds(5))
             defer { reboots.cancel() }
             let child = try start(
-                ["run", app.url.path, "--device", measured.udid, "--iterations", "3", "--output", output.path], lab: lab)
+                ["run", app.url.path, "--device", measured.udid, "--iterations", "3", "--output", output.path], lab: lab
+            )
             let status = try await child.waitForExit(timeout: .seconds(120))
             reboots.cancel()
             #expect(status == 0, "stderr: \(child.standardError)")

@@ -2,8 +2,8 @@ import DeviceEmulator
 import Foundation
 import LaunchBench
 import MobileDevice
-import Testing
 import TestSupport
+import Testing
 
 /// The runner through the real libimobiledevice against emulated iPhones.
 @Suite(.timeLimit(.minutes(5))) struct RunEndToEndTests {
@@ -28,7 +28,8 @@ import TestSupport
                     measured[.wallMs] = nil
                     #expect(measured == printed.first?.metrics)
                     #expect(sample[.totalPremainMs] != nil && sample[.firstFrameMs] != nil && sample[.wallMs] != nil)
-                    #expect(sample.bundleImages.isEmpty || sample.bundleImages.allSatisfy { $0.hasPrefix("Frameworks/") })
+                    #expect(
+                        sample.bundleImages.isEmpty || sample.bundleImages.allSatisfy { $0.hasPrefix("Frameworks/") })
                 }
                 // Cold launches (after a reinstall) are the slow ones: the emulator printed cold figures.
                 let cold = samples.filter { $0.kind == .cold }.compactMap { $0[.totalPremainMs] }
@@ -101,7 +102,8 @@ import TestSupport
     @Test func anAppThatCannotBeInstalledIsRecordedWithInstalldsMessage() async throws {
         try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let failure = InstallBehaviour(
-                failure: InstallFailure(error: "ApplicationVerificationFailed", description: "The signature is invalid (e2e)"))
+                failure: InstallFailure(
+                    error: "ApplicationVerificationFailed", description: "The signature is invalid (e2e)"))
             let app = try E.makeApp("Unsigned", profile: E.profile(install: failure))
             let result = try await E.run(E.plan(app, devices: devices, iterations: 5))
             #expect(result.samples.map(\.status) == [.installFailed, .installFailed, .installFailed])
@@ -126,7 +128,9 @@ import TestSupport
             let app = try E.makeApp("Modern", profile: E.profile())
             let result = try await E.run(E.plan(app, devices: devices, iterations: 1))
             #expect(result.samples.map(\.deviceUDID) == [devices[1].udid, devices[1].udid])
-            #expect(result.samples.allSatisfy { $0.status == .ok && $0[.totalPremainMs] == nil && $0[.firstFrameMs] != nil })
+            #expect(
+                result.samples.allSatisfy { $0.status == .ok && $0[.totalPremainMs] == nil && $0[.firstFrameMs] != nil }
+            )
             let skipped = try #require(result.manifest.outcome(of: devices[0].udid))
             #expect(skipped.outcome == .skipped && skipped.notes.first?.contains("iOS 17.5") == true)
         }
@@ -136,7 +140,8 @@ import TestSupport
         try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
             let app = try E.makeApp("Environment", profile: E.profile())
             let environment = [
-                EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/Developer/usr/lib/libMainThreadChecker.dylib"),
+                EnvironmentVariable(
+                    name: "DYLD_INSERT_LIBRARIES", value: "/Developer/usr/lib/libMainThreadChecker.dylib"),
                 EnvironmentVariable(name: "EQUATION", value: "a=b=c"),
                 EnvironmentVariable(name: "SENTENCE", value: "  spaces in  the middle and at the end  "),
                 EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀, ümlaut"),
@@ -163,7 +168,9 @@ import TestSupport
             let lab = try await SharedTestLab.lab()
             let leaving = devices[0].udid
             let unplug = Unplugger { sample in
-                if sample.deviceUDID == leaving && sample.iteration == 1 && sample.kind == .warm { try? lab.detach(udid: leaving) }
+                if sample.deviceUDID == leaving && sample.iteration == 1 && sample.kind == .warm {
+                    try? lab.detach(udid: leaving)
+                }
             }
             let result = try await E.run(E.plan(app, devices: devices, iterations: 3), reporter: unplug)
             let left = result.samples.filter { $0.deviceUDID == leaving }

@@ -1,8 +1,8 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// The CI gate options of `launchbench run` (--baseline, --allowed-dylibs, --write-allowed-dylibs,
 /// --target-precision): the built binary as a subprocess against a private emulated lab.
@@ -50,7 +50,10 @@ import TestSupport
             #expect(first.exitStatus == 0, "\(first.standardError)")
 
             let same = try await run(
-                [app.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("same").path, "--baseline", baseline.path],
+                [
+                    app.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("same").path,
+                    "--baseline", baseline.path,
+                ],
                 lab: lab)
             #expect(same.exitStatus == 0, "\(same.standardOutput)\(same.standardError)")
             #expect(same.standardOutput.contains("Gate: PASSED — 2 unchanged"))
@@ -58,17 +61,23 @@ import TestSupport
             let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3))
             let junit = folder.appendingPathComponent("gate.xml")
             let slower = try await run(
-                [slow.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("slow").path, "--baseline", baseline.path,
-                 "--junit", junit.path],
+                [
+                    slow.url.path, "--iterations", "8", "--output", folder.appendingPathComponent("slow").path,
+                    "--baseline", baseline.path,
+                    "--junit", junit.path,
+                ],
                 lab: lab)
             #expect(slower.exitStatus == 2, "\(slower.standardOutput)\(slower.standardError)")
             #expect(slower.standardOutput.contains("Gate: FAILED — 2 regressions"))
-            #expect(try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "type=\"regression\"").count == 3)
+            #expect(
+                try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "type=\"regression\"").count == 3
+            )
 
             // No baseline: exit 5 before anything is launched.
             let missing = folder.appendingPathComponent("no-such-baseline")
             let noBaseline = try await run(
-                [app.url.path, "--output", folder.appendingPathComponent("never").path, "--baseline", missing.path], lab: lab)
+                [app.url.path, "--output", folder.appendingPathComponent("never").path, "--baseline", missing.path],
+                lab: lab)
             #expect(noBaseline.exitStatus == 5)
             #expect(noBaseline.standardError.contains("Baseline not found at \(missing.path)"))
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("never").path))
@@ -81,8 +90,10 @@ import TestSupport
             let list = folder.appendingPathComponent("allowed-dylibs.txt")
             let app = try E.makeApp("Guarded", profile: E.profile(), frameworks: ["SampleKit.framework"])
             let record = try await run(
-                [app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("record").path,
-                 "--write-allowed-dylibs", list.path], lab: lab)
+                [
+                    app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("record").path,
+                    "--write-allowed-dylibs", list.path,
+                ], lab: lab)
             #expect(record.exitStatus == 0, "\(record.standardError)")
             let text = try String(contentsOf: list, encoding: .utf8)
             #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["SampleKit.framework"])
@@ -91,29 +102,46 @@ import TestSupport
             #expect(recorded.allSatisfy { $0.bundleImages.contains("Frameworks/SampleKit.framework/SampleKit") })
 
             let passing = try await run(
-                [app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("ok").path, "--allowed-dylibs", list.path],
+                [
+                    app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("ok").path,
+                    "--allowed-dylibs", list.path,
+                ],
                 lab: lab)
             #expect(passing.exitStatus == 0, "\(passing.standardOutput)\(passing.standardError)")
-            #expect(passing.standardOutput.contains("Dylib guard: every image loaded from the app bundle is in the allowed list."))
+            #expect(
+                passing.standardOutput.contains(
+                    "Dylib guard: every image loaded from the app bundle is in the allowed list."))
 
             // A dylib added to the app's Frameworks: the gate fails before launching and names it.
-            let grown = try E.makeApp("Guarded", profile: E.profile(), frameworks: ["SampleKit.framework", "Tracker.framework"])
+            let grown = try E.makeApp(
+                "Guarded", profile: E.profile(), frameworks: ["SampleKit.framework", "Tracker.framework"])
             let failing = try await run(
-                [grown.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("grown").path, "--allowed-dylibs", list.path],
+                [
+                    grown.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("grown").path,
+                    "--allowed-dylibs", list.path,
+                ],
                 lab: lab)
             #expect(failing.exitStatus == 2, "\(failing.standardOutput)\(failing.standardError)")
-            #expect(failing.standardOutput.contains("Frameworks/Tracker.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."))
+            #expect(
+                failing.standardOutput.contains(
+                    "Frameworks/Tracker.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."
+                ))
 
             // An image loaded at launch from elsewhere in the bundle: named with device and launch.
             var hidden = E.profile()
             hidden.bundleImages = ["Frameworks/SampleKit.framework/SampleKit", "PlugIns/libHidden.dylib"]
             let sneaky = try E.makeApp("Guarded", profile: hidden, frameworks: ["SampleKit.framework"])
             let loaded = try await run(
-                [sneaky.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("sneaky").path, "--allowed-dylibs", list.path],
+                [
+                    sneaky.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("sneaky").path,
+                    "--allowed-dylibs", list.path,
+                ],
                 lab: lab)
             #expect(loaded.exitStatus == 2, "\(loaded.standardOutput)\(loaded.standardError)")
-            #expect(loaded.standardOutput.contains(
-                "PlugIns/libHidden.dylib loaded at launch on \(lab.devices[0].name) (\(lab.devices[0].udid)), cold launch, iteration 1"))
+            #expect(
+                loaded.standardOutput.contains(
+                    "PlugIns/libHidden.dylib loaded at launch on \(lab.devices[0].name) (\(lab.devices[0].udid)), cold launch, iteration 1"
+                ))
         }
     }
 
@@ -124,19 +152,22 @@ import TestSupport
             let empty = try E.makeApp("Empty", profile: profile(scaledBy: 0.5), frameworks: [])
             let output = folder.appendingPathComponent("results")
             let child = try await run(
-                [app.url.path, "--iterations", "6", "--output", output.path, "--reference-app", empty.url.path], lab: lab)
+                [app.url.path, "--iterations", "6", "--output", output.path, "--reference-app", empty.url.path],
+                lab: lab)
             #expect(child.exitStatus == 0, "\(child.standardError)")
             let main = try E.samplesOnDisk(output)
             let reference = try E.samplesOnDisk(output.appendingPathComponent("reference"))
             #expect(main.count == 6 && main.allSatisfy { $0.appBundleID == app.bundleID })
-            #expect(reference.count == 6 && reference.allSatisfy { $0.appBundleID == empty.bundleID && $0.status == .ok })
+            #expect(
+                reference.count == 6 && reference.allSatisfy { $0.appBundleID == empty.bundleID && $0.status == .ok })
             // Interleaved: each reference launch comes after its iteration's main launch and before the next one.
             for (index, sample) in reference.enumerated() {
                 #expect(sample.startedAt > main[index].startedAt)
                 if index + 1 < main.count { #expect(sample.startedAt < main[index + 1].startedAt) }
             }
             // Nominal pre-main 280 ms vs 140 ms: the gap is about 140 ms.
-            let line = try #require(child.standardOutput.split(separator: "\n").first { $0.contains("above the reference app") })
+            let line = try #require(
+                child.standardOutput.split(separator: "\n").first { $0.contains("above the reference app") })
             let gap = try #require(Double(line.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]))
             #expect(gap > 100 && gap < 180, "\(line)")
             // compare reads the reference launches of the current folder too.

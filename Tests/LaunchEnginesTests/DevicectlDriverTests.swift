@@ -1,7 +1,8 @@
 import Foundation
 import LaunchBench
-@testable import LaunchEngines
 import Testing
+
+@testable import LaunchEngines
 
 /// The devicectl engine against the stand-in `xcrun` in Fixtures/devicectl (see its README): our argv
 /// and our parsing of devicectl's JSON, console lines and failures.
@@ -52,18 +53,20 @@ import Testing
         let termination = try await driver().launch(request, on: udid, observer: observer)
         #expect(termination == .exited(status: 0))
         #expect(observer.didLaunch)
-        #expect(observer.text == """
-            [launchbench] mark=main t=142.7
-            [launchbench] mark=didFinishLaunching t=188.1
-            app says hi
-            [launchbench] mark=firstFrame t=231.9
-            [launchbench] done
+        #expect(
+            observer.text == """
+                [launchbench] mark=main t=142.7
+                [launchbench] mark=didFinishLaunching t=188.1
+                app says hi
+                [launchbench] mark=firstFrame t=231.9
+                [launchbench] done
 
-            """)
+                """)
         let call = try #require(try calls().first)
-        #expect(Array(call.prefix(8)) == [
-            "devicectl", "device", "process", "launch", "--device", udid, "--terminate-existing", "--console",
-        ])
+        #expect(
+            Array(call.prefix(8)) == [
+                "devicectl", "device", "process", "launch", "--device", udid, "--terminate-existing", "--console",
+            ])
         #expect(call[8] == "--environment-variables")
         let environment = try #require(
             try JSONSerialization.jsonObject(with: Data(call[9].utf8)) as? [String: String])
@@ -86,13 +89,15 @@ import Testing
         try await devicectl.install(EngineFixtures.app, on: udid, timeout: .seconds(10))
         let started = ContinuousClock.now
         let termination = try await devicectl.launch(
-            LaunchRequest(bundleID: "com.example.sample"), on: udid, observer: RecordingObserver(stopAfter: .milliseconds(300)))
+            LaunchRequest(bundleID: "com.example.sample"), on: udid,
+            observer: RecordingObserver(stopAfter: .milliseconds(300)))
         #expect(termination == .endedByHarness(.timeout))
         #expect(ContinuousClock.now - started < .seconds(10))
         let calls = try calls()
         #expect(calls.contains { $0.starts(with: ["devicectl", "device", "info", "processes", "--device", udid]) })
         // Sample.app/Sample is pid 4242 in processes.json.
-        #expect(calls.contains { $0 == ["devicectl", "device", "process", "terminate", "--device", udid, "--pid", "4242"] })
+        #expect(
+            calls.contains { $0 == ["devicectl", "device", "process", "terminate", "--device", udid, "--pid", "4242"] })
     }
 
     @Test(arguments: [
@@ -133,15 +138,17 @@ import Testing
         #expect(DevicectlOutput.classify("The app terminated with the exit code 0.") == .exited(0))
         #expect(DevicectlOutput.classify("App terminated due to signal 9.") == .signaled(9))
         #expect(DevicectlOutput.classify("08:15:02  Acquired tunnel connection to device.") == .status)
-        #expect(DevicectlOutput.classify("ERROR: x (com.apple.dt.CoreDeviceError error 1 (0x1))") == .error("x (com.apple.dt.CoreDeviceError error 1 (0x1))"))
+        #expect(
+            DevicectlOutput.classify("ERROR: x (com.apple.dt.CoreDeviceError error 1 (0x1))")
+                == .error("x (com.apple.dt.CoreDeviceError error 1 (0x1))"))
         #expect(DevicectlOutput.classify("[launchbench] mark=main t=1") == .app)
     }
 
     @Test func macOSRunsDevicectlUnderAPseudoTerminal() {
         #if os(macOS)
-        #expect(DevicectlDriver.defaultTerminalWrapper == ["/usr/bin/script", "-q", "-t", "0", "/dev/null"])
+            #expect(DevicectlDriver.defaultTerminalWrapper == ["/usr/bin/script", "-q", "-t", "0", "/dev/null"])
         #else
-        #expect(DevicectlDriver.defaultTerminalWrapper.isEmpty)
+            #expect(DevicectlDriver.defaultTerminalWrapper.isEmpty)
         #endif
     }
 }
@@ -159,7 +166,9 @@ import Testing
         func uninstall(bundleID: String, on udid: String) async throws { throw Unexpected() }
         func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws { throw Unexpected() }
         func restart(_ udid: String, timeout: Duration) async throws { throw Unexpected() }
-        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+            -> LaunchTermination
+        {
             throw Unexpected()
         }
         func launch(
@@ -180,9 +189,11 @@ import Testing
         let termination = try await driver.launch(
             LaunchRequest(bundleID: "com.example.sample"), on: device.udid, observer: RecordingObserver())
         #expect(termination == .exited(status: 0))
-        #expect(try tests.calls().map { Array($0.prefix(3)) } == [
-            ["devicectl", "device", "uninstall"], ["devicectl", "device", "install"], ["devicectl", "device", "process"],
-        ])
+        #expect(
+            try tests.calls().map { Array($0.prefix(3)) } == [
+                ["devicectl", "device", "uninstall"], ["devicectl", "device", "install"],
+                ["devicectl", "device", "process"],
+            ])
     }
 
     @Test func aCancelledLaunchStopsDevicectlAndTerminatesTheApp() async throws {
@@ -191,13 +202,15 @@ import Testing
         try await devicectl.install(EngineFixtures.app, on: tests.udid, timeout: .seconds(10))
         let observer = RecordingObserver()
         let launch = Task {
-            try await devicectl.launch(LaunchRequest(bundleID: "com.example.sample"), on: tests.udid, observer: observer)
+            try await devicectl.launch(
+                LaunchRequest(bundleID: "com.example.sample"), on: tests.udid, observer: observer)
         }
         while !observer.text.contains("mark=main") { try await Task.sleep(for: .milliseconds(20)) }
         launch.cancel()
         await #expect(throws: CancellationError.self) { _ = try await launch.value }
-        #expect(try tests.calls().contains {
-            $0 == ["devicectl", "device", "process", "terminate", "--device", tests.udid, "--pid", "4242"]
-        })
+        #expect(
+            try tests.calls().contains {
+                $0 == ["devicectl", "device", "process", "terminate", "--device", tests.udid, "--pid", "4242"]
+            })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+
 @testable import LaunchEngines
 
 /// Fixture folders and a recording observer for the engine tests.

@@ -1,7 +1,8 @@
 import Foundation
 import LaunchBench
-@testable import LaunchEngines
 import Testing
+
+@testable import LaunchEngines
 
 @Suite struct LocatorTests {
     /// A folder with an executable `name` inside `subpath`.
@@ -18,30 +19,42 @@ import Testing
         let root = try Self.folder(withExecutable: "bin/pmd3")
         defer { try? FileManager.default.removeItem(at: root) }
         let path = root.appendingPathComponent("bin/pmd3").path
-        #expect(Pymobiledevice3Locator.find(environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": path], currentDirectory: "/",
-            executablePath: nil) == path)
-        #expect(Pymobiledevice3Locator.find(
-            environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": "/nonexistent/pmd3", "PATH": root.appendingPathComponent("bin").path],
-            currentDirectory: "/", executablePath: nil) == nil)
+        #expect(
+            Pymobiledevice3Locator.find(
+                environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": path], currentDirectory: "/",
+                executablePath: nil) == path)
+        #expect(
+            Pymobiledevice3Locator.find(
+                environment: [
+                    "LAUNCHBENCH_PYMOBILEDEVICE3": "/nonexistent/pmd3", "PATH": root.appendingPathComponent("bin").path,
+                ],
+                currentDirectory: "/", executablePath: nil) == nil)
     }
 
     @Test func projectVirtualEnvironmentIsFoundFromTheWorkingDirectoryOrAboveTheExecutable() throws {
         let root = try Self.folder(withExecutable: ".venv-pmd3/bin/pymobiledevice3")
         defer { try? FileManager.default.removeItem(at: root) }
         let expected = root.appendingPathComponent(".venv-pmd3/bin/pymobiledevice3").path
-        #expect(Pymobiledevice3Locator.find(environment: [:], currentDirectory: root.path, executablePath: nil) == expected)
+        #expect(
+            Pymobiledevice3Locator.find(environment: [:], currentDirectory: root.path, executablePath: nil) == expected)
         let executable = root.appendingPathComponent(".build/debug/launchbench").path
-        #expect(Pymobiledevice3Locator.find(environment: [:], currentDirectory: "/", executablePath: executable) == expected)
+        #expect(
+            Pymobiledevice3Locator.find(environment: [:], currentDirectory: "/", executablePath: executable) == expected
+        )
     }
 
     @Test func pathIsTheLastResort() throws {
         let root = try Self.folder(withExecutable: "tools/pymobiledevice3")
         defer { try? FileManager.default.removeItem(at: root) }
         let tools = root.appendingPathComponent("tools").path
-        #expect(Pymobiledevice3Locator.find(environment: ["PATH": "/nonexistent:\(tools)"], currentDirectory: "/",
-            executablePath: nil) == tools + "/pymobiledevice3")
-        #expect(Pymobiledevice3Locator.find(environment: ["PATH": "/nonexistent"], currentDirectory: "/",
-            executablePath: nil) == nil)
+        #expect(
+            Pymobiledevice3Locator.find(
+                environment: ["PATH": "/nonexistent:\(tools)"], currentDirectory: "/",
+                executablePath: nil) == tools + "/pymobiledevice3")
+        #expect(
+            Pymobiledevice3Locator.find(
+                environment: ["PATH": "/nonexistent"], currentDirectory: "/",
+                executablePath: nil) == nil)
     }
 
     @Test func xcodeVersionIsReadFromXcodebuild() {

@@ -1,12 +1,15 @@
 import Foundation
 import LaunchBench
-@testable import LaunchEngines
 import Testing
+
+@testable import LaunchEngines
 
 /// The sidecar's failure paths against a stand-in pymobiledevice3 (Fixtures/pymobiledevice3): every
 /// one is a clear error within the time allowed, and no process is left behind.
 @Suite(.timeLimit(.minutes(1))) struct SidecarTests {
-    func engine(mode: String, executable: String = EngineFixtures.pymobiledevice3.path, startTimeout: Duration = .seconds(10))
+    func engine(
+        mode: String, executable: String = EngineFixtures.pymobiledevice3.path, startTimeout: Duration = .seconds(10)
+    )
         -> (Pymobiledevice3Engine, URL)
     {
         let folder = EngineFixtures.temporaryFolder()
@@ -71,7 +74,9 @@ import Testing
         func uninstall(bundleID: String, on udid: String) async throws {}
         func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {}
         func restart(_ udid: String, timeout: Duration) async throws {}
-        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+            -> LaunchTermination
+        {
             .exited(status: 0)
         }
         func launch(
@@ -95,7 +100,8 @@ import Testing
         #expect(await driver.engineDecision(for: device).engine == .pymobiledevice3)
         for _ in 0..<2 {
             do {
-                _ = try await driver.launch(LaunchRequest(bundleID: "com.example.sample"), on: device.udid, observer: RecordingObserver())
+                _ = try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.sample"), on: device.udid, observer: RecordingObserver())
                 Issue.record("expected the launch to fail")
             } catch let error as EngineError {
                 let text = error.errorDescription ?? ""
@@ -125,16 +131,18 @@ extension FileHandle {
     /// A TCP connection to 127.0.0.1:`port` (test helper).
     static func connectLoopback(port: UInt16) throws -> FileHandle {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)

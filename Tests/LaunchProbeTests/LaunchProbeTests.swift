@@ -5,7 +5,9 @@ import Testing
 @Suite struct LaunchProbeTests {
     @Test func linesHaveTheFormatTheParserReads() {
         #expect(LaunchProbe.markerLine(name: "main", milliseconds: 412.66) == "[launchbench] mark=main t=412.7\n")
-        #expect(LaunchProbe.markerLine(name: "firstFrame", milliseconds: 1500) == "[launchbench] mark=firstFrame t=1500.0\n")
+        #expect(
+            LaunchProbe.markerLine(name: "firstFrame", milliseconds: 1500) == "[launchbench] mark=firstFrame t=1500.0\n"
+        )
         #expect(LaunchProbe.doneLine == "[launchbench] done\n")
     }
 

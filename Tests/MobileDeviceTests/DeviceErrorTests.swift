@@ -67,7 +67,7 @@ import Testing
         let system = try #require(DeviceError.usbmuxdUnreachable(address: nil, call: nil).errorDescription)
         #expect(system.contains("/var/run/usbmuxd"))
         #if os(Linux)
-        #expect(system.contains("sudo systemctl start usbmuxd"))
+            #expect(system.contains("sudo systemctl start usbmuxd"))
         #endif
     }
 

@@ -111,7 +111,8 @@ import Testing
             let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
             let (tableStatus, table, _) = try await run(
-                ["devices", "--usbmuxd", lab.usbmuxdSocketAddress], environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": standIn])
+                ["devices", "--usbmuxd", lab.usbmuxdSocketAddress],
+                environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": standIn])
             #expect(tableStatus == 0)
             let row = try #require(table.split(separator: "\n").first { $0.hasPrefix(specs[0].udid) })
             #expect(row.contains("pymobiledevice3"))

@@ -58,7 +58,9 @@ import Testing
             await #expect {
                 try await driver.reinstall(app, on: device.udid, timeout: .seconds(60))
             } throws: { error in
-                guard case .installFailed(.install, _, _, _, "ApplicationVerificationFailed", _, _)? = error as? DeviceError
+                guard
+                    case .installFailed(.install, _, _, _, "ApplicationVerificationFailed", _, _)? = error
+                        as? DeviceError
                 else { return false }
                 return true
             }
@@ -109,4 +111,3 @@ extension Duration {
         return Double(whole) + Double(attoseconds) / 1e18 >= seconds * 0.99
     }
 }
-

@@ -61,5 +61,7 @@ public enum ExternalTool {
 /// A tool the test needs is not on PATH.
 public struct ToolNotFound: Error, CustomStringConvertible {
     public var name: String
-    public var description: String { "\(name) is not installed. Run Scripts/bootstrap (it installs libimobiledevice-utils)." }
+    public var description: String {
+        "\(name) is not installed. Run Scripts/bootstrap (it installs libimobiledevice-utils)."
+    }
 }

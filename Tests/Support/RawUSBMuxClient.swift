@@ -153,7 +153,9 @@ public final class RawUSBMuxClient: @unchecked Sendable {
         let tag = nextTag
         nextTag += 1
         var header = Data()
-        for value in [UInt32(16 + body.count), 1, 8, tag] { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
+        for value in [UInt32(16 + body.count), 1, 8, tag] {
+            withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) }
+        }
         try socket.send(header + body)
         return tag
     }
@@ -162,7 +164,9 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     public func receive(timeout: TimeInterval = 10) throws -> Frame {
         let header = try socket.receive(exactly: 16, timeout: timeout)
         func field(_ index: Int) -> UInt32 {
-            header.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)) }
+            header.withUnsafeBytes {
+                UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+            }
         }
         let length = Int(field(0))
         guard length >= 16 else { throw RawSocketError.badReply("length \(length)") }
@@ -173,7 +177,8 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// Sends a request and returns its reply.
-    public func request(_ messageType: String, _ extra: [String: Any] = [:], timeout: TimeInterval = 10) throws -> Frame {
+    public func request(_ messageType: String, _ extra: [String: Any] = [:], timeout: TimeInterval = 10) throws -> Frame
+    {
         try send(messageType, extra)
         return try receive(timeout: timeout)
     }

@@ -28,7 +28,8 @@ enum AppBundleLoader {
         do {
             archive = try Archive(url: url, accessMode: .read)
         } catch {
-            throw Failure(error: "PackageExtractionFailed", description: "Could not open the package as a zip archive: \(error)")
+            throw Failure(
+                error: "PackageExtractionFailed", description: "Could not open the package as a zip archive: \(error)")
         }
         var folderName: String?
         for entry in archive {
@@ -57,7 +58,8 @@ enum AppBundleLoader {
             }
         }
         return try make(
-            folderName: folderName, infoData: infoData, profileData: profileData, frameworks: Array(frameworks), size: size)
+            folderName: folderName, infoData: infoData, profileData: profileData, frameworks: Array(frameworks),
+            size: size)
     }
 
     private static func read(_ entry: Entry, from archive: Archive) -> Data? {
@@ -74,17 +76,24 @@ enum AppBundleLoader {
         folderName: String, infoData: Data?, profileData: Data?, frameworks: [String], size: Int
     ) throws(Failure) -> InstalledApp {
         guard let infoData else {
-            throw Failure(error: "PackageInspectionFailed", description: "Failed to load Info.plist from bundle at \(folderName)")
+            throw Failure(
+                error: "PackageInspectionFailed", description: "Failed to load Info.plist from bundle at \(folderName)")
         }
         let plist = try? PropertyListSerialization.propertyList(from: infoData, options: [], format: nil)
         guard let info = plist as? [String: Any] else {
-            throw Failure(error: "PackageInspectionFailed", description: "Info.plist of \(folderName) is not a property list dictionary")
+            throw Failure(
+                error: "PackageInspectionFailed",
+                description: "Info.plist of \(folderName) is not a property list dictionary")
         }
         guard let bundleID = info["CFBundleIdentifier"] as? String, !bundleID.isEmpty else {
-            throw Failure(error: "MissingBundleIdentifier", description: "Bundle at \(folderName) does not have a bundle identifier")
+            throw Failure(
+                error: "MissingBundleIdentifier",
+                description: "Bundle at \(folderName) does not have a bundle identifier")
         }
         guard let executable = info["CFBundleExecutable"] as? String, !executable.isEmpty else {
-            throw Failure(error: "MissingBundleExecutable", description: "Bundle at \(folderName) does not have a CFBundleExecutable")
+            throw Failure(
+                error: "MissingBundleExecutable",
+                description: "Bundle at \(folderName) does not have a CFBundleExecutable")
         }
         var profile = AppProfile.default
         if let profileData {
@@ -103,7 +112,9 @@ enum AppBundleLoader {
     }
 
     private static func folderSize(_ url: URL) -> Int {
-        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
+        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else {
+            return 0
+        }
         var total = 0
         for case let file as URL in walker {
             total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0

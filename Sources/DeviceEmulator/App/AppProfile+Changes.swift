@@ -24,7 +24,8 @@ public struct ProfileChange: Codable, Sendable, Hashable {
 
     public init(
         fromLaunch: Int? = nil, fromBuild: String? = nil, addBundleImages: [String]? = nil,
-        dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil, initializers: [InitializerFigure]? = nil
+        dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil,
+        initializers: [InitializerFigure]? = nil
     ) {
         self.fromLaunch = fromLaunch
         self.fromBuild = fromBuild
@@ -84,7 +85,7 @@ public struct ProfileChange: Codable, Sendable, Hashable {
         let times =
             [("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs)]
             + (initializers ?? []).map { ("initializers.\($0.image)", $0.ms) }
-        for case let (field, value?) in times where value < 0 {
+        for case (let field, let value?) in times where value < 0 {
             throw AppProfileError("\(name).\(field) is \(value); times must be ≥ 0")
         }
     }

@@ -23,7 +23,10 @@ extension AppProfile {
             18: (2, 50, 27),
         ]
         let a = afterMain[g] ?? (4, 85, 48)
-        let dylib = 150 * f, rebase = 25 * f, objc = 18 * f, initializers = 37 * f
+        let dylib = 150 * f
+        let rebase = 25 * f
+        let objc = 18 * f
+        let initializers = 37 * f
         let preMain = dylib + rebase + objc + initializers
         let main = preMain + a.gap
         return LaunchTimings(
@@ -51,11 +54,14 @@ extension AppProfile {
             dylibLoadingMs: t.dylibLoadingMs * dylib, rebaseBindingMs: t.rebaseBindingMs * rebase,
             objcSetupMs: t.objcSetupMs * objc, initializerMs: t.initializerMs * initializers)
         let initScale = t.initializerMs > 0 ? out.initializerMs / t.initializerMs : 0
-        out.slowestInitializers = t.slowestInitializers?.map { InitializerFigure(image: $0.image, ms: $0.ms * initScale) }
+        out.slowestInitializers = t.slowestInitializers?.map {
+            InitializerFigure(image: $0.image, ms: $0.ms * initScale)
+        }
         let gap = (filled.mainMs ?? 0) - t.preMainMs
         out.mainMs = out.preMainMs + gap * afterMain
         out.didFinishLaunchingMs = out.mainMs! + ((filled.didFinishLaunchingMs ?? 0) - (filled.mainMs ?? 0)) * afterMain
-        out.firstFrameMs = out.didFinishLaunchingMs! + ((filled.firstFrameMs ?? 0) - (filled.didFinishLaunchingMs ?? 0)) * afterMain
+        out.firstFrameMs =
+            out.didFinishLaunchingMs! + ((filled.firstFrameMs ?? 0) - (filled.didFinishLaunchingMs ?? 0)) * afterMain
         return out
     }
 

@@ -102,14 +102,16 @@ public struct AppProfile: Codable, Sendable, Hashable {
             throw AppProfileError("\(Self.fileName): schemaVersion \(version) is not supported; use 1")
         }
         if let noise, !(0...1).contains(noise) {
-            throw AppProfileError("\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
+            throw AppProfileError(
+                "\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
         }
         for (index, change) in (changes ?? []).enumerated() { try change.validate(index: index) }
         for (key, model) in models ?? [:] {
             for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {
                 guard let timings else { continue }
                 for (name, value) in timings.numbers where value < 0 {
-                    throw AppProfileError("\(Self.fileName): models.\(key).\(kind).\(name) is \(value); times must be ≥ 0")
+                    throw AppProfileError(
+                        "\(Self.fileName): models.\(key).\(kind).\(name) is \(value); times must be ≥ 0")
                 }
             }
         }
@@ -177,7 +179,8 @@ public struct LaunchTimings: Codable, Sendable, Hashable {
     var numbers: [(String, Double)] {
         [
             ("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs),
-            ("initializerMs", initializerMs), ("mainMs", mainMs ?? 0), ("didFinishLaunchingMs", didFinishLaunchingMs ?? 0),
+            ("initializerMs", initializerMs), ("mainMs", mainMs ?? 0),
+            ("didFinishLaunchingMs", didFinishLaunchingMs ?? 0),
             ("firstFrameMs", firstFrameMs ?? 0),
         ] + (slowestInitializers ?? []).map { ("slowestInitializers.\($0.image)", $0.ms) }
     }

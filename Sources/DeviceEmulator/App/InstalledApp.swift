@@ -20,7 +20,9 @@ public struct InstalledApp: Sendable, Hashable {
     public var containerUUID: UUID
 
     /// `/private/var/containers/Bundle/Application/<UUID>/Sample.app`.
-    public var path: String { "/private/var/containers/Bundle/Application/\(bundleUUID.uuidString)/\(bundleFolderName)" }
+    public var path: String {
+        "/private/var/containers/Bundle/Application/\(bundleUUID.uuidString)/\(bundleFolderName)"
+    }
     /// `/private/var/mobile/Containers/Data/Application/<UUID>`.
     public var container: String { "/private/var/mobile/Containers/Data/Application/\(containerUUID.uuidString)" }
     public var executablePath: String { "\(path)/\(executable)" }

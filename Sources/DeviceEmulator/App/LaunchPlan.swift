@@ -65,7 +65,9 @@ public struct LaunchPlanner: Sendable {
     ]
 
     /// Plans launch number `launchNumber` (cold or warm) of `app` with `environment`.
-    public func plan(app: InstalledApp, environment: [String: String], kind: LaunchKindName, launchNumber: Int) -> LaunchPlan {
+    public func plan(app: InstalledApp, environment: [String: String], kind: LaunchKindName, launchNumber: Int)
+        -> LaunchPlan
+    {
         let profile = app.profile
         let seed = profile.seed ?? labSeed
         func random(_ purpose: String) -> SeededRandom {
@@ -87,9 +89,10 @@ public struct LaunchPlanner: Sendable {
         let initScale = nominal.initializerMs > 0 ? initializers / nominal.initializerMs : 1
         let list = (nominal.slowestInitializers ?? []).map { ($0.image, $0.ms * initScale) }
         var bookkeeping = random("dyld")
-        let wrap = profile.faults?.dyldWrap.map {
-            matches($0, kind: kind, launchNumber: launchNumber, random: random("dyldWrap"))
-        } ?? false
+        let wrap =
+            profile.faults?.dyldWrap.map {
+                matches($0, kind: kind, launchNumber: launchNumber, random: random("dyldWrap"))
+            } ?? false
         let counters = DyldCounters.make(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list, bundleImageCount: bundleImages.count, legacy: osVersion.major <= 9,
@@ -139,7 +142,10 @@ public struct LaunchPlanner: Sendable {
         // App output: markers, then done, then (maybe) exit.
         var points: [(name: String, ms: Double)] = [("start", 0.5), ("dyld", preMain)]
         for marker in markers {
-            outputs.append(.init(atMs: marker.ms, bytes: Array("[launchbench] mark=\(marker.name) t=\(Self.format(marker.ms))\n".utf8)))
+            outputs.append(
+                .init(
+                    atMs: marker.ms,
+                    bytes: Array("[launchbench] mark=\(marker.name) t=\(Self.format(marker.ms))\n".utf8)))
             points.append(marker)
         }
         let doneAt = (markers.last?.ms ?? preMain) + 0.2
@@ -157,7 +163,9 @@ public struct LaunchPlanner: Sendable {
             return points.first { $0.name == wantedPoint }?.ms ?? preMain
         }
         var cut: Double?
-        if let crash = faults.crash, matches(crash.when, kind: kind, launchNumber: launchNumber, random: random("crash")) {
+        if let crash = faults.crash,
+            matches(crash.when, kind: kind, launchNumber: launchNumber, random: random("crash"))
+        {
             let at = pointTime(crash.after, default: "main") + 0.5
             let signal = crash.signal ?? 11
             ending = crash.report == "exit" ? .signal(signal) : .stop(signal: signal)
@@ -167,7 +175,9 @@ public struct LaunchPlanner: Sendable {
         {
             cut = pointTime(early.after, default: "dyld") + 0.5
             ending = .exit(status: early.status ?? 1)
-        } else if let hang = faults.hang, matches(hang.when, kind: kind, launchNumber: launchNumber, random: random("hang")) {
+        } else if let hang = faults.hang,
+            matches(hang.when, kind: kind, launchNumber: launchNumber, random: random("hang"))
+        {
             cut = pointTime(hang.after, default: "dyld") + 0.5
             ending = .running
         }
@@ -188,7 +198,8 @@ public struct LaunchPlanner: Sendable {
             }
         }
         // Stable order: by time, dyld's and the app's writes keep their sequence at equal times.
-        outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(\.element)
+        outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(
+            \.element)
         return LaunchPlan(
             kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
             counters: counters, markers: markers)
@@ -199,7 +210,14 @@ public struct LaunchPlanner: Sendable {
     func loadedImages(app: InstalledApp, profile: AppProfile, bundleImages: [String]? = nil) -> [LoadedImage] {
         let own = [app.executablePath] + (bundleImages ?? app.bundleImages).map { "\(app.path)/\($0)" }
         let system = profile.systemImages ?? Self.defaultSystemImages
-        return own.map { LoadedImage(path: $0, uuid: Self.uuid(for: "\(app.bundleID) \(app.version ?? "") \($0.split(separator: "/").suffix(3).joined(separator: "/"))")) }
+        return own.map {
+            LoadedImage(
+                path: $0,
+                uuid: Self.uuid(
+                    for:
+                        "\(app.bundleID) \(app.version ?? "") \($0.split(separator: "/").suffix(3).joined(separator: "/"))"
+                ))
+        }
             + system.map { LoadedImage(path: $0, uuid: Self.uuid(for: "\(osVersion) \($0)")) }
     }
 
@@ -209,7 +227,8 @@ public struct LaunchPlanner: Sendable {
         let b = rng.next()
         let hex = String(format: "%016llX%016llX", a, b)
         let c = Array(hex)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
+        return
+            "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
     }
 
     /// Markers' `t=` value: milliseconds with one decimal, as LaunchProbe prints them.

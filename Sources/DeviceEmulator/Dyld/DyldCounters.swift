@@ -99,6 +99,7 @@ extension DyldCounters {
             pagesPrefetched: pages / 20 + Int(random.unit() * 40), rebaseFixups: 15_000 + Int(random.unit() * 40_000),
             bindingFixups: 400_000 + Int(random.unit() * 150_000), lazyFixedUp: 0, lazyTotal: 0,
             symbolTrieSearches: 80_000 + Int(random.unit() * 1_200_000), symbolTableBinarySearches: 0,
-            imagesDefiningWeakSymbols: 25 + Int(random.unit() * 40), imagesUsingWeakSymbols: 60 + Int(random.unit() * 90))
+            imagesDefiningWeakSymbols: 25 + Int(random.unit() * 40),
+            imagesUsingWeakSymbols: 60 + Int(random.unit() * 90))
     }
 }

@@ -72,7 +72,8 @@ public struct DyldOutput: Sendable {
         ]
         for image in c.initializers where image.us * 50 >= total {
             let shown = image.name.hasPrefix("libSystem.") ? image.us &- c.objcSetupUs : image.us
-            lines.append(DyldTimeFormat.rightAligned(image.name, width: 30) + " " + DyldTimeFormat.line("", shown, of: total))
+            lines.append(
+                DyldTimeFormat.rightAligned(image.name, width: 30) + " " + DyldTimeFormat.line("", shown, of: total))
         }
         lines.append("")
         return lines
@@ -81,7 +82,8 @@ public struct DyldOutput: Sendable {
     /// dyld 421–852 `printStatisticsDetails` (+ ImageLoaderMachO's four symbol lines).
     func detailsBlock(_ c: DyldCounters) -> [String] {
         let total = c.totalUs
-        let segments = osVersion.major <= 12
+        let segments =
+            osVersion.major <= 12
             ? "  total segments mapped: \(c.segmentsMapped), into \(c.pagesMapped) pages with \(c.pagesPrefetched) pages pre-fetched"
             : "  total segments mapped: \(c.segmentsMapped), into \(c.pagesMapped) pages"
         var lines = [
@@ -103,7 +105,8 @@ public struct DyldOutput: Sendable {
         ]
         for image in c.initializers where image.us * 1000 >= total {
             let shown = image.name.hasPrefix("libSystem.") ? image.us &- c.objcSetupUs : image.us
-            lines.append(DyldTimeFormat.rightAligned(image.name, width: 42) + " " + DyldTimeFormat.line("", shown, of: total))
+            lines.append(
+                DyldTimeFormat.rightAligned(image.name, width: 42) + " " + DyldTimeFormat.line("", shown, of: total))
         }
         return lines + symbolLines(c)
     }
@@ -127,7 +130,9 @@ public struct DyldOutput: Sendable {
             DyldTimeFormat.line("total initializer time", c.initTotalUs, of: total, padded: false),
         ]
         for image in c.initializers {
-            lines.append(DyldTimeFormat.rightAligned(image.name, width: 21) + " " + DyldTimeFormat.line("", image.us, of: total, padded: false))
+            lines.append(
+                DyldTimeFormat.rightAligned(image.name, width: 21) + " "
+                    + DyldTimeFormat.line("", image.us, of: total, padded: false))
         }
         return lines + symbolLines(c)
     }

@@ -19,7 +19,8 @@ enum DyldTimeFormat {
         let totalTicks = max(1, totalUs &* (ticksPerSecond / 1_000_000))
         let secondsTimesTen = UInt32(truncatingIfNeeded: (ticks &* 10) / ticksPerSecond)
         let percentTimesTen = UInt32(truncatingIfNeeded: (ticks &* 1000) / totalTicks)
-        return "\(label): \(secondsTimesTen / 10).\(secondsTimesTen % 10) seconds (\(percentTimesTen / 10).\(percentTimesTen % 10)%)"
+        return
+            "\(label): \(secondsTimesTen / 10).\(secondsTimesTen % 10) seconds (\(percentTimesTen / 10).\(percentTimesTen % 10)%)"
     }
 
     /// The value with its leading spaces, e.g. `  5.91 milliseconds` or ` 1.9 seconds`.

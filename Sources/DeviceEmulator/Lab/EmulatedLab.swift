@@ -297,7 +297,10 @@ public final class EmulatedLab: Sendable {
     /// The pair record (XML plist bytes) for a device; `nil` for a UDID the lab does not know.
     func pairRecord(forUDID udid: String) -> Data? {
         let plain = udid.replacingOccurrences(of: "-", with: "")
-        guard let device = devices.first(where: { $0.udid == udid || $0.udid.replacingOccurrences(of: "-", with: "") == plain })
+        guard
+            let device = devices.first(where: {
+                $0.udid == udid || $0.udid.replacingOccurrences(of: "-", with: "") == plain
+            })
         else { return nil }
         var record: [String: Any] = [
             "HostID": hostID, "SystemBUID": systemBUID,
@@ -308,7 +311,9 @@ public final class EmulatedLab: Sendable {
             "HostPrivateKey": Data(EmulatorCertificates.hostPrivateKey.utf8),
             "DeviceCertificate": Data(EmulatorCertificates.deviceCertificate.utf8),
         ]
-        if let wifi = device.lockdownValue(domain: nil, key: "WiFiAddress") as? String { record["WiFiMACAddress"] = wifi }
+        if let wifi = device.lockdownValue(domain: nil, key: "WiFiAddress") as? String {
+            record["WiFiMACAddress"] = wifi
+        }
         return PropertyList.xml(record)
     }
 

@@ -9,10 +9,6 @@ struct PlistFrameDecoder: ByteToMessageDecoder {
     /// Frames above this size are a protocol error: the connection is closed.
     var maximumLength: Int = 16 * 1024 * 1024
 
-    init(maximumLength: Int = 16 * 1024 * 1024) {
-        self.maximumLength = maximumLength
-    }
-
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let length = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else {
             return .needMoreData

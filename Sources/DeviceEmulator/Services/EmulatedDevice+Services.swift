@@ -5,7 +5,9 @@ extension EmulatedDevice {
     /// switches `isLocked`, `bootSeconds`, `seed`, `installFailure`). Created on first use; its AFC media
     /// root is `directory/Media`.
     public var services: DeviceServiceState {
-        serviceState(DeviceServiceState.self) { DeviceServiceState(mediaRoot: directory.appendingPathComponent("Media")) }
+        serviceState(DeviceServiceState.self) {
+            DeviceServiceState(mediaRoot: directory.appendingPathComponent("Media"))
+        }
     }
 }
 

@@ -24,11 +24,13 @@ extension EmulatorError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .socketPathTooLong(let path, let bytes, let limit):
-            return "Socket path \(path) is \(bytes) bytes long; unix sockets allow at most \(limit). Use a shorter path, e.g. /tmp/lb.sock."
+            return
+                "Socket path \(path) is \(bytes) bytes long; unix sockets allow at most \(limit). Use a shorter path, e.g. /tmp/lb.sock."
         case .pathIsNotASocket(let path):
             return "\(path) exists and is not a socket. Remove it or choose another --socket path."
         case .socketInUse(let path):
-            return "\(path) is in use by a running usbmuxd or emulator. Stop that server or choose another --socket path."
+            return
+                "\(path) is in use by a running usbmuxd or emulator. Stop that server or choose another --socket path."
         case .cannotListen(let address, let reason):
             return "Cannot listen on \(address): \(reason). Choose another address or free it."
         case .unknownDevice(let udid):

@@ -2,9 +2,9 @@ import Foundation
 import LaunchBench
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The devicectl engine (macOS, Xcode 16+): `xcrun devicectl` lists, installs, uninstalls, launches with
@@ -20,9 +20,9 @@ public final class DevicectlDriver: Sendable {
 
     public static let defaultTerminalWrapper: [String] = {
         #if os(macOS)
-        return ["/usr/bin/script", "-q", "-t", "0", "/dev/null"]
+            return ["/usr/bin/script", "-q", "-t", "0", "/dev/null"]
         #else
-        return []
+            return []
         #endif
     }()
 
@@ -43,7 +43,8 @@ public final class DevicectlDriver: Sendable {
 
     public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         executables.withLock { $0[app.bundleID] = app.executable }
-        try await call(["device", "install", "app", "--device", udid, app.url.path], operation: "device install app",
+        try await call(
+            ["device", "install", "app", "--device", udid, app.url.path], operation: "device install app",
             udid: udid, timeout: timeout, kind: .installFailed)
     }
 
@@ -62,10 +63,13 @@ public final class DevicectlDriver: Sendable {
     public static func launchArguments(_ request: LaunchRequest, udid: String) -> [String] {
         var environment: [String: String] = [:]
         for variable in request.environment { environment[variable.name] = variable.value }  // the last one wins
-        let json = (try? JSONSerialization.data(withJSONObject: environment, options: [.sortedKeys]))
+        let json =
+            (try? JSONSerialization.data(withJSONObject: environment, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return ["devicectl", "device", "process", "launch", "--device", udid, "--terminate-existing", "--console",
-            "--environment-variables", json, request.bundleID] + request.arguments
+        return [
+            "devicectl", "device", "process", "launch", "--device", udid, "--terminate-existing", "--console",
+            "--environment-variables", json, request.bundleID,
+        ] + request.arguments
     }
 
     /// Launches with `--console`, streams the app's lines to `observer`, and ends the launch when the app
@@ -102,9 +106,10 @@ public final class DevicectlDriver: Sendable {
     /// `--terminate-existing` ends a survivor anyway.
     func terminateApp(_ bundleID: String, on udid: String) async {
         guard let executable = executables.withLock({ $0[bundleID] }) else { return }
-        let pids = (try? await withJSONOutput(
-            ["device", "info", "processes", "--device", udid], operation: "device info processes", udid: udid
-        ) { DevicectlOutput.processIdentifiers(fromJSON: $0, executableName: executable) }) ?? []
+        let pids =
+            (try? await withJSONOutput(
+                ["device", "info", "processes", "--device", udid], operation: "device info processes", udid: udid
+            ) { DevicectlOutput.processIdentifiers(fromJSON: $0, executableName: executable) }) ?? []
         for pid in pids {
             _ = try? await xcrun.run(
                 ["devicectl", "device", "process", "terminate", "--device", udid, "--pid", String(pid)],
@@ -155,7 +160,8 @@ private final class ConsoleLaunch: @unchecked Sendable {
     private var lastLine = ""
     private var ending: LaunchTermination?
 
-    init(command: [String], environment: [String: String], observer: any LaunchObserver, cancelled: Locked<Bool>) throws {
+    init(command: [String], environment: [String: String], observer: any LaunchObserver, cancelled: Locked<Bool>) throws
+    {
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = environment
@@ -208,10 +214,14 @@ private final class ConsoleLaunch: @unchecked Sendable {
         case .app:
             // A pseudo-terminal turns "\n" into "\r\n": give the app's line back as it printed it.
             var bytes = line
-            if bytes.suffix(2) == [13, 10] { bytes.removeLast(2); bytes.append(10) }
+            if bytes.suffix(2) == [13, 10] {
+                bytes.removeLast(2)
+                bytes.append(10)
+            }
             observer.output(bytes)
         case .exited(let code): ending = .exited(status: code)
-        case .signaled(let signal): ending = Self.crashSignals.contains(signal) ? .crashed(signal: signal) : .signaled(signal: signal)
+        case .signaled(let signal):
+            ending = Self.crashSignals.contains(signal) ? .crashed(signal: signal) : .signaled(signal: signal)
         case .error(let message): errors.append(message)
         case .status: break
         }

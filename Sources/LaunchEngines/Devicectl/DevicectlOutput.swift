@@ -94,8 +94,7 @@ enum DevicectlOutput {
     /// What kind of failure devicectl's message is.
     static func failureKind(_ message: String) -> DriverFailureKind {
         let text = message.lowercased()
-        if text.contains("not connected") || text.contains("disconnected") || text.contains("unable to locate device")
-        {
+        if text.contains("not connected") || text.contains("disconnected") || text.contains("unable to locate device") {
             return .deviceLost
         }
         return .launchRefused

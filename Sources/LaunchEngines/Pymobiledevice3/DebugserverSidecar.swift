@@ -14,7 +14,8 @@ final class DebugserverSidecar: @unchecked Sendable {
     /// Starts the sidecar and waits until it listens.
     /// - Throws: `EngineError.missing`, `.sidecarExited` (with what it printed), `.sidecarHung` after `startTimeout`.
     static func start(
-        executable: String, globalArguments: [String] = [], udid: String, extraArguments: [String], environment: [String: String], logURL: URL,
+        executable: String, globalArguments: [String] = [], udid: String, extraArguments: [String],
+        environment: [String: String], logURL: URL,
         startTimeout: Duration
     ) async throws -> DebugserverSidecar {
         guard Pymobiledevice3Locator.isExecutable(executable) else {
@@ -24,12 +25,15 @@ final class DebugserverSidecar: @unchecked Sendable {
         guard let port = LocalPort.free() else {
             throw EngineError.sidecarExited(udid: udid, status: -1, log: "no free port on 127.0.0.1", logPath: "")
         }
-        try? FileManager.default.createDirectory(at: logURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            at: logURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         log.seekToEndOfFile()
-        let arguments = globalArguments
-            + ["developer", "debugserver", "start-server", "--udid", udid, "--local-port", String(port)] + extraArguments
+        let arguments =
+            globalArguments
+            + ["developer", "debugserver", "start-server", "--udid", udid, "--local-port", String(port)]
+            + extraArguments
         log.write(Data("$ \(executable) \(arguments.joined(separator: " "))\n".utf8))
 
         let process = Process()

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Loopback TCP ports: a free one for a sidecar to listen on, and whether something listens there now.
@@ -73,9 +73,9 @@ enum LocalPort {
 
     private static func makeSocket() -> Int32 {
         #if canImport(Glibc)
-        return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        return socket(AF_INET, SOCK_STREAM, 0)
+            return socket(AF_INET, SOCK_STREAM, 0)
         #endif
     }
 
@@ -87,9 +87,9 @@ enum LocalPort {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 #if canImport(Glibc)
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 #else
-                Darwin.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Darwin.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 #endif
             }
         }

@@ -17,7 +17,8 @@ public actor Pymobiledevice3Engine {
         /// pymobiledevice3's own options, before the command: plain logs (`--no-color`), and `-v` from
         /// `LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE=1` (its debug log, for a launch that fails unexplained).
         public var globalArguments: [String] =
-            ["--no-color"] + (ProcessInfo.processInfo.environment["LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE"] == "1" ? ["-v"] : [])
+            ["--no-color"]
+            + (ProcessInfo.processInfo.environment["LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE"] == "1" ? ["-v"] : [])
 
         public init(
             executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60),

@@ -14,7 +14,9 @@ public enum Pymobiledevice3Locator {
     public static func find(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         currentDirectory: String = FileManager.default.currentDirectoryPath,
-        executablePath: String? = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+        executablePath: String? = CommandLine.arguments.first.map {
+            URL(fileURLWithPath: $0).resolvingSymlinksInPath().path
+        }
     ) -> String? {
         if let explicit = environment[environmentVariable], !explicit.isEmpty {
             return isExecutable(explicit) ? explicit : nil

@@ -174,13 +174,13 @@ extension DeviceError: LocalizedError {
         switch address {
         case nil:
             #if os(macOS)
-            return "Cannot reach usbmuxd at \(USBMuxAddress.systemSocketPath). usbmuxd ships with macOS and starts "
-                + "on demand: reconnect the iPhone, or restart the Mac if it persists. To use a device host elsewhere, "
-                + "pass --usbmuxd host:port."
+                return "Cannot reach usbmuxd at \(USBMuxAddress.systemSocketPath). usbmuxd ships with macOS and starts "
+                    + "on demand: reconnect the iPhone, or restart the Mac if it persists. To use a device host elsewhere, "
+                    + "pass --usbmuxd host:port."
             #else
-            return "Cannot reach usbmuxd at \(USBMuxAddress.systemSocketPath): the usbmuxd daemon is not running. "
-                + "Start it with `sudo systemctl start usbmuxd` (install it with `sudo apt-get install usbmuxd` if "
-                + "missing), or pass --usbmuxd UNIX:/path or host:port to use another one."
+                return "Cannot reach usbmuxd at \(USBMuxAddress.systemSocketPath): the usbmuxd daemon is not running. "
+                    + "Start it with `sudo systemctl start usbmuxd` (install it with `sudo apt-get install usbmuxd` if "
+                    + "missing), or pass --usbmuxd UNIX:/path or host:port to use another one."
             #endif
         case .unix(let path)?:
             return "Cannot reach usbmuxd at UNIX:\(path) (from --usbmuxd or USBMUXD_SOCKET_ADDRESS): nothing is "

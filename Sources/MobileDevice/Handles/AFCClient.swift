@@ -70,7 +70,8 @@ final class AFCClient {
                 try check(code, operation: "afc_file_write", udid: udid, path: path)
                 guard written > 0 else {
                     throw DeviceError.uploadFailed(
-                        path: path, udid: udid, call: .afc(AFC_E_WRITE_ERROR.rawValue, operation: "afc_file_write wrote nothing"))
+                        path: path, udid: udid,
+                        call: .afc(AFC_E_WRITE_ERROR.rawValue, operation: "afc_file_write wrote nothing"))
                 }
                 offset += Int(written)
             }

@@ -24,7 +24,8 @@ final class DeviceServiceConnection {
         if code != IDEVICE_E_SUCCESS, let connection { idevice_disconnect(connection) }
         try check(code, operation: "idevice_connect (\(name))", udid: device.udid)
         guard let connection else {
-            throw DeviceError.protocolError(operation: "idevice_connect (\(name))", udid: device.udid, detail: "no connection")
+            throw DeviceError.protocolError(
+                operation: "idevice_connect (\(name))", udid: device.udid, detail: "no connection")
         }
         self.udid = device.udid
         self.peerDescription = name

@@ -1,6 +1,6 @@
 internal import CIMobileDevice
-import LaunchBench
 import Foundation
+import LaunchBench
 
 /// Owns an `instproxy_client_t` (installd). `deinit` frees it, which abandons any command still
 /// running: callers wait for `InstallProgress.outcome` first (PROTOCOLS §5.4).

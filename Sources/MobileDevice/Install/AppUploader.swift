@@ -67,7 +67,8 @@ struct AppUploader {
             do {
                 return try handle.read(upToCount: AFCClient.maximumWrite).map { Array($0) }
             } catch {
-                throw LaunchBenchError.notAnApp(path: local.path, reason: "cannot read it: \(error.localizedDescription)")
+                throw LaunchBenchError.notAnApp(
+                    path: local.path, reason: "cannot read it: \(error.localizedDescription)")
             }
         }
     }

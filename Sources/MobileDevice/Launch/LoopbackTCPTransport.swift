@@ -2,9 +2,9 @@ import Foundation
 import LaunchBench
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// debugserver reached through a forwarder listening on 127.0.0.1 (a sidecar engine such as
@@ -21,13 +21,14 @@ final class LoopbackTCPTransport: DebugserverTransport {
         self.udid = udid
         self.peerDescription = forwarder
         #if canImport(Glibc)
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else {
             throw DeviceError.protocolError(
-                operation: "connecting to \(forwarder)", udid: udid, detail: "socket(): \(String(cString: strerror(errno)))")
+                operation: "connecting to \(forwarder)", udid: udid,
+                detail: "socket(): \(String(cString: strerror(errno)))")
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -47,7 +48,7 @@ final class LoopbackTCPTransport: DebugserverTransport {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
         self.socket = fd
     }
@@ -81,15 +82,15 @@ final class LoopbackTCPTransport: DebugserverTransport {
 
     private func send(_ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
         #if canImport(Glibc)
-        Glibc.send(socket, bytes, count, flags)
+            Glibc.send(socket, bytes, count, flags)
         #else
-        Darwin.send(socket, bytes, count, flags)
+            Darwin.send(socket, bytes, count, flags)
         #endif
     }
 
     #if canImport(Glibc)
-    private static let noSignal = Int32(MSG_NOSIGNAL)
+        private static let noSignal = Int32(MSG_NOSIGNAL)
     #else
-    private static let noSignal: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on the socket instead
+        private static let noSignal: Int32 = 0  // Darwin: SO_NOSIGPIPE is set on the socket instead
     #endif
 }

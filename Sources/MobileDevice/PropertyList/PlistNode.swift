@@ -2,9 +2,9 @@ internal import CIMobileDevice
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Owns one root `plist_t` and frees it in `deinit`. The raw node is lent out only inside `withHandle`.

@@ -31,7 +31,9 @@ struct Compare: AsyncParsableCommand {
     @Option(help: "Output format: table, markdown, json or junit.")
     var format: GateFormat = .table
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to this file instead of stdout.", valueName: "file"), completion: .file())
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Write the report to this file instead of stdout.", valueName: "file"),
+        completion: .file())
     var output: String?
 
     func run() async throws {
@@ -61,7 +63,9 @@ enum GateFormat: String, CaseIterable, ExpressibleByArgument {
 
 /// Prints or writes the gate's report (shared by `compare` and `run --baseline`).
 enum GateOutput {
-    static func write(_ report: GateReport, format: GateFormat, to output: String?, junit: String?, markdown: String?) throws {
+    static func write(_ report: GateReport, format: GateFormat, to output: String?, junit: String?, markdown: String?)
+        throws
+    {
         if let output {
             try save(format.render(report), to: output)
             Terminal.note(report.headline)

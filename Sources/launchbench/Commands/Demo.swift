@@ -20,7 +20,10 @@ struct Demo: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"),
+        completion: .directory)
     var output: String?
 
     @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
@@ -29,10 +32,16 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
 
-    @Option(help: ArgumentHelp("Seed of the emulated launches' noise (default: a new one each run, printed, so a run can be repeated).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Seed of the emulated launches' noise (default: a new one each run, printed, so a run can be repeated).",
+            valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Measure the sample app as this build (CFBundleVersion). From build 35 on it embeds one more framework with a slow initializer: compare a default demo with a --build 35 one.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Measure the sample app as this build (CFBundleVersion). From build 35 on it embeds one more framework with a slow initializer: compare a default demo with a --build 35 one.",
+            valueName: "n"))
     var build: String?
 
     /// Measure the app written from the embedded description even when the fixture is there (tests).
@@ -41,7 +50,8 @@ struct Demo: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...1_000).contains(iterations) else {
-            throw ValidationError("--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 10).")
+            throw ValidationError(
+                "--iterations \(iterations) is out of range. Use 1 to 1000 (the demo's default is 10).")
         }
         if let build, build.isEmpty || !build.allSatisfy({ $0.isNumber || $0 == "." }) {
             throw ValidationError("--build '\(build)' is not a build number. Use digits and dots, e.g. --build 35.")
@@ -152,7 +162,9 @@ struct DemoApp {
             URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fixturePath),
             packageRoot.appendingPathComponent(fixturePath),
         ]
-        if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Info.plist").path) }) {
+        if let found = candidates.first(where: {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("Info.plist").path)
+        }) {
             return DemoApp(url: found, temporaryFolder: nil)
         }
         return try writeEmbedded()
@@ -165,11 +177,13 @@ struct DemoApp {
     /// Writes `Sample.app` (Info.plist, a stand-in executable, two embedded frameworks and the emulator
     /// profile) into a new temp folder.
     static func writeEmbedded() throws -> DemoApp {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-demo-app-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-demo-app-\(UUID().uuidString.prefix(8))")
         let app = folder.appendingPathComponent("Sample.app")
         do {
             let fileManager = FileManager.default
-            try fileManager.createDirectory(at: app.appendingPathComponent("Frameworks/SampleKit.framework"), withIntermediateDirectories: true)
+            try fileManager.createDirectory(
+                at: app.appendingPathComponent("Frameworks/SampleKit.framework"), withIntermediateDirectories: true)
             let info: [String: String] = [
                 "CFBundleIdentifier": "com.example.launchbench.sample", "CFBundleExecutable": "Sample",
                 "CFBundleName": "Sample", "CFBundleShortVersionString": "1.0", "CFBundleVersion": "1",
@@ -178,12 +192,15 @@ struct DemoApp {
             try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
                 .write(to: app.appendingPathComponent("Info.plist"))
             try Data("emulated executable\n".utf8).write(to: app.appendingPathComponent("Sample"))
-            try Data("emulated framework\n".utf8).write(to: app.appendingPathComponent("Frameworks/SampleKit.framework/SampleKit"))
-            try Data("emulated dylib\n".utf8).write(to: app.appendingPathComponent("Frameworks/libSampleAnalytics.dylib"))
+            try Data("emulated framework\n".utf8).write(
+                to: app.appendingPathComponent("Frameworks/SampleKit.framework/SampleKit"))
+            try Data("emulated dylib\n".utf8).write(
+                to: app.appendingPathComponent("Frameworks/libSampleAnalytics.dylib"))
             _ = try AppProfile.decode(Data(embeddedProfile.utf8))  // the emulator must accept what we write
             try Data(embeddedProfile.utf8).write(to: app.appendingPathComponent(AppProfile.fileName))
         } catch {
-            throw LaunchBenchError.cannotWrite(path: app.path, reason: "the demo's sample app cannot be written (\(error.localizedDescription))")
+            throw LaunchBenchError.cannotWrite(
+                path: app.path, reason: "the demo's sample app cannot be written (\(error.localizedDescription))")
         }
         return DemoApp(url: app, temporaryFolder: folder)
     }
@@ -209,18 +226,23 @@ struct DemoApp {
     /// A copy of the app in a temp folder with `CFBundleVersion` set to `build` (the emulated app's
     /// `changes` apply from a build on, so `--build 35` measures a slower build of the same app).
     func withBuild(_ build: String) throws -> DemoApp {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-demo-build-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-demo-build-\(UUID().uuidString.prefix(8))")
         let copy = folder.appendingPathComponent(url.lastPathComponent)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: url, to: copy)
             let plistURL = copy.appendingPathComponent("Info.plist")
-            var info = try PropertyListSerialization.propertyList(from: Data(contentsOf: plistURL), format: nil) as? [String: Any] ?? [:]
+            var info =
+                try PropertyListSerialization.propertyList(from: Data(contentsOf: plistURL), format: nil)
+                as? [String: Any] ?? [:]
             info["CFBundleVersion"] = build
             try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: plistURL)
         } catch {
             try? FileManager.default.removeItem(at: folder)
-            throw LaunchBenchError.cannotWrite(path: copy.path, reason: "the demo's app of build \(build) cannot be written (\(error.localizedDescription))")
+            throw LaunchBenchError.cannotWrite(
+                path: copy.path,
+                reason: "the demo's app of build \(build) cannot be written (\(error.localizedDescription))")
         }
         cleanUp()
         return DemoApp(url: copy, temporaryFolder: folder)

@@ -19,10 +19,15 @@ struct Emulator: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Unix socket path to listen on (at most 103 bytes; default: a new folder in /tmp).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Unix socket path to listen on (at most 103 bytes; default: a new folder in /tmp).", valueName: "path"))
     var socket: String?
 
-    @Option(help: ArgumentHelp("Listen on TCP HOST:PORT as well (or instead, without --socket); port 0 picks a free port.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Listen on TCP HOST:PORT as well (or instead, without --socket); port 0 picks a free port.",
+            valueName: "host:port"))
     var listen: String?
 
     @Option(help: ArgumentHelp("Number of emulated devices, 1 to 16.", valueName: "n"))
@@ -31,15 +36,17 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("iOS version the devices report, MAJOR.MINOR[.PATCH].", valueName: "version"))
     var ios: String = "14.8"
 
-    @Option(help: ArgumentHelp("ProductType of every device, e.g. iPhone12,1 (default: a mix).", valueName: "product-type"))
+    @Option(
+        help: ArgumentHelp("ProductType of every device, e.g. iPhone12,1 (default: a mix).", valueName: "product-type"))
     var model: String?
 
     @Option(help: ArgumentHelp("Real seconds per emulated second (0.1 = ten times faster).", valueName: "x"))
     var timeScale: Double = 1
 
-    @Option(help: ArgumentHelp(
-        "On stop, write what each device was busy with (installd commands, app processes, real seconds) to this file, one JSON object a line.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "On stop, write what each device was busy with (installd commands, app processes, real seconds) to this file, one JSON object a line.",
+            valueName: "file"))
     var activityLog: String?
 
     @Option(
@@ -59,7 +66,8 @@ struct Emulator: AsyncParsableCommand {
         let parts = ios.split(separator: ".", omittingEmptySubsequences: false)
         guard let version = OSVersion(ios), parts.count >= 2, (7...99).contains(version.major) else {
             let hint = OSVersion(ios).map { " (did you mean \($0.major).0?)" } ?? ""
-            throw ValidationError("--ios \(ios) is not an iOS version\(hint). Use MAJOR.MINOR[.PATCH] from 7.0 on, e.g. 14.8.")
+            throw ValidationError(
+                "--ios \(ios) is not an iOS version\(hint). Use MAJOR.MINOR[.PATCH] from 7.0 on, e.g. 14.8.")
         }
         if let model, !DeviceModels.isKnown(model) {
             let examples = ["iPhone12,1", "iPhone13,2", "iPhone11,8", "iPhone10,3", "iPhone14,5", "iPhone15,4"]
@@ -67,10 +75,14 @@ struct Emulator: AsyncParsableCommand {
             throw ValidationError("--model \(model) is not a known iPhone ProductType. Use one such as \(examples).")
         }
         if let socket, socket.utf8.count > 103 {
-            throw ValidationError("--socket \(socket) is \(socket.utf8.count) bytes long; unix sockets allow at most 103. Use a shorter path, e.g. /tmp/lb.sock.")
+            throw ValidationError(
+                "--socket \(socket) is \(socket.utf8.count) bytes long; unix sockets allow at most 103. Use a shorter path, e.g. /tmp/lb.sock."
+            )
         }
         if let listen, Self.listenAddress(listen) == nil {
-            throw ValidationError("--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one).")
+            throw ValidationError(
+                "--listen \(listen) is not HOST:PORT. Use e.g. 127.0.0.1:27015 or [::1]:27015 (port 0 picks a free one)."
+            )
         }
         if deviceNames.count > devices {
             throw ValidationError(
@@ -78,7 +90,8 @@ struct Emulator: AsyncParsableCommand {
                     + "or raise --devices.")
         }
         guard timeScale.isFinite, timeScale > 0 else {
-            throw ValidationError("--time-scale \(timeScale) must be above zero (1 = real time, 0.1 = ten times faster).")
+            throw ValidationError(
+                "--time-scale \(timeScale) must be above zero (1 = real time, 0.1 = ten times faster).")
         }
     }
 
@@ -151,9 +164,13 @@ struct Emulator: AsyncParsableCommand {
         var text = ""
         for device in lab.devices {
             for activity in device.services.activityHistory {
-                text += String(decoding: try encoder.encode(Line(
-                    udid: device.udid, kind: activity.kind, name: activity.name, bundleID: activity.bundleID,
-                    startedAt: activity.startedAt, seconds: activity.seconds)), as: UTF8.self) + "\n"
+                text +=
+                    String(
+                        decoding: try encoder.encode(
+                            Line(
+                                udid: device.udid, kind: activity.kind, name: activity.name,
+                                bundleID: activity.bundleID,
+                                startedAt: activity.startedAt, seconds: activity.seconds)), as: UTF8.self) + "\n"
             }
         }
         do {
@@ -190,7 +207,11 @@ struct Emulator: AsyncParsableCommand {
                     source.resume()
                     return source
                 })
-            continuation.onTermination = { _ in sources.withLock { $0.forEach { $0.cancel() } } }
+            continuation.onTermination = { _ in
+                sources.withLock { sources in
+                    for source in sources { source.cancel() }
+                }
+            }
         }
     }
 }

@@ -33,7 +33,8 @@ struct Parse: ParsableCommand {
         for path in logs {
             let launches = try parse(path)
             if launches.isEmpty {
-                Terminal.note("\(path): no launch found (no dyld statistics, loaded libraries or [launchbench] markers).")
+                Terminal.note(
+                    "\(path): no launch found (no dyld statistics, loaded libraries or [launchbench] markers).")
             }
             parsed.append(ParsedLog(file: path, launches: launches))
         }

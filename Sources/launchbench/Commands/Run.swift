@@ -50,7 +50,9 @@ struct Run: AsyncParsableCommand {
     @Argument(help: "The app: an .app folder or an .ipa (development-signed).", completion: .file())
     var app: String
 
-    @Option(name: .customLong("device"), help: ArgumentHelp("Measure only this device (repeatable; default: every attached device).", valueName: "udid"))
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp("Measure only this device (repeatable; default: every attached device).", valueName: "udid"))
     var devices: [String] = []
 
     @Option(help: "Iterations per device: each is one cold launch plus --warm warm launches.")
@@ -62,19 +64,30 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Warm launches after each cold launch.", valueName: "k"))
     var warm: Int = 1
 
-    @Option(name: .customLong("env"), help: ArgumentHelp("Environment variable for the app, NAME=VALUE (repeatable; the value may hold '=', spaces, any text).", valueName: "name=value"))
+    @Option(
+        name: .customLong("env"),
+        help: ArgumentHelp(
+            "Environment variable for the app, NAME=VALUE (repeatable; the value may hold '=', spaces, any text).",
+            valueName: "name=value"))
     var environment: [String] = []
 
-    @Option(help: ArgumentHelp("Seconds after which a launch still running is killed (status timeout).", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds after which a launch still running is killed (status timeout).", valueName: "seconds"))
     var timeout: Double = 30
 
-    @Option(help: ArgumentHelp("With --cold reboot: seconds to wait after the device is back, before launching.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "With --cold reboot: seconds to wait after the device is back, before launching.", valueName: "seconds"))
     var settle: Double = 30
 
     @Option(help: ArgumentHelp("Seconds to keep reading after a launch is complete.", valueName: "seconds"))
     var grace: Double = 0.5
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"), completion: .directory)
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"),
+        completion: .directory)
     var output: String?
 
     @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
@@ -88,17 +101,22 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...100_000).contains(iterations) else {
-            throw ValidationError("--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
+            throw ValidationError(
+                "--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
         }
         guard (0...1_000).contains(warm) else {
             throw ValidationError("--warm \(warm) is out of range. Use 0 (cold launches only) to 1000.")
         }
         for assignment in environment {
             guard let variable = EnvironmentVariable(assignment: assignment) else {
-                throw ValidationError("--env \(assignment) is not NAME=VALUE. Write it as e.g. --env DYLD_INSERT_LIBRARIES=/path/lib.dylib.")
+                throw ValidationError(
+                    "--env \(assignment) is not NAME=VALUE. Write it as e.g. --env DYLD_INSERT_LIBRARIES=/path/lib.dylib."
+                )
             }
             guard !variable.name.contains(where: { $0.isWhitespace }) else {
-                throw ValidationError("--env \(assignment): the name \"\(variable.name)\" contains whitespace. Names are like MY_FLAG; only the value may hold spaces.")
+                throw ValidationError(
+                    "--env \(assignment): the name \"\(variable.name)\" contains whitespace. Names are like MY_FLAG; only the value may hold spaces."
+                )
             }
         }
         guard timeout.isFinite, timeout > 0 else {
@@ -108,7 +126,8 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--settle \(settle) must be 0 or more seconds, e.g. --settle 30.")
         }
         guard grace.isFinite, grace >= 0, grace < timeout else {
-            throw ValidationError("--grace \(grace) must be 0 or more seconds and below --timeout (\(timeout)), e.g. --grace 0.5.")
+            throw ValidationError(
+                "--grace \(grace) must be 0 or more seconds and below --timeout (\(timeout)), e.g. --grace 0.5.")
         }
         if let output, output.isEmpty {
             throw ValidationError("--output is empty. Name a folder, e.g. --output results.")
@@ -118,10 +137,12 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let bundle = try AppBundle(contentsOf: URL(fileURLWithPath: app))
         let runGate = try RunGate(options: gate, app: bundle)
-        let plan = runGate.adjust(RunPlan(
-            app: bundle, deviceUDIDs: devices, iterations: iterations, coldMode: cold, warmLaunches: warm,
-            environment: environment.compactMap(EnvironmentVariable.init(assignment:)), timeout: Self.duration(timeout),
-            grace: Self.duration(grace), settle: Self.duration(settle)))
+        let plan = runGate.adjust(
+            RunPlan(
+                app: bundle, deviceUDIDs: devices, iterations: iterations, coldMode: cold, warmLaunches: warm,
+                environment: environment.compactMap(EnvironmentVariable.init(assignment:)),
+                timeout: Self.duration(timeout),
+                grace: Self.duration(grace), settle: Self.duration(settle)))
         connection.apply()
         let driver = engines.makeDriver(base: MobileDeviceDriver())
         let code: ExitCode

@@ -22,7 +22,8 @@ struct EngineOptions: ParsableArguments {
     func validate() throws {
         guard EngineSelection(engine) != nil else {
             throw ValidationError(
-                "--engine \(engine) is not an engine. Use one of: \(EngineSelection.spellings.joined(separator: ", ")).")
+                "--engine \(engine) is not an engine. Use one of: \(EngineSelection.spellings.joined(separator: ", "))."
+            )
         }
     }
 
@@ -34,7 +35,9 @@ struct EngineOptions: ParsableArguments {
             // pymobiledevice3 wants the bare socket path of a usbmuxd that is not the system's (an emulated lab).
             if case .unix(let path)? = USBMuxAddress.configured { environment["PYMOBILEDEVICE3_USBMUX"] = path }
             var configuration = Pymobiledevice3Engine.Configuration(executable: executable, environment: environment)
-            if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(Double.init) {
+            if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(
+                Double.init)
+            {
                 configuration.startTimeout = .milliseconds(Int64(seconds * 1000))
             }
             pymobiledevice3 = Pymobiledevice3Engine(configuration)

@@ -82,22 +82,35 @@ struct GateOptions: ParsableArguments {
         }
         for name in metrics where Metric(rawValue: name) == nil {
             throw ValidationError(
-                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", ")).")
+                "--metric \(name) is not a metric. Use one of: \(Metric.allCases.map(\.rawValue).joined(separator: ", "))."
+            )
         }
     }
 
-    @Option(help: ArgumentHelp("Compare with this results folder (or its summary.json) when the run ends; exit 2 on a regression.", valueName: "path"), completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "Compare with this results folder (or its summary.json) when the run ends; exit 2 on a regression.",
+            valueName: "path"), completion: .file())
     var baseline: String?
 
     @OptionGroup var check: GateCheckOptions<RunGateHelp>
 
-    @Option(help: ArgumentHelp("Record the app bundle's images (embedded Frameworks/ and those loaded at launch) as an allow list in this file.", valueName: "file"), completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "Record the app bundle's images (embedded Frameworks/ and those loaded at launch) as an allow list in this file.",
+            valueName: "file"), completion: .file())
     var writeAllowedDylibs: String?
 
-    @Option(help: ArgumentHelp("Also benchmark this app (e.g. an empty project), interleaved with the main one on the same devices, and report the gap.", valueName: "app"), completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "Also benchmark this app (e.g. an empty project), interleaved with the main one on the same devices, and report the gap.",
+            valueName: "app"), completion: .file())
     var referenceApp: String?
 
-    @Option(help: ArgumentHelp("Keep launching on each device until the 95 % interval of the cold median is within ±PCT % of it (at least 5 iterations).", valueName: "pct"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep launching on each device until the 95 % interval of the cold median is within ±PCT % of it (at least 5 iterations).",
+            valueName: "pct"))
     var targetPrecision: Double?
 
     @Option(help: ArgumentHelp("With --target-precision: the most iterations per device (default 50).", valueName: "n"))
@@ -118,12 +131,15 @@ struct GateOptions: ParsableArguments {
         }
         if let targetPrecision {
             guard targetPrecision.isFinite, targetPrecision > 0, targetPrecision < 100 else {
-                throw ValidationError("--target-precision \(targetPrecision) must be a percentage above 0 and below 100, e.g. --target-precision 3.")
+                throw ValidationError(
+                    "--target-precision \(targetPrecision) must be a percentage above 0 and below 100, e.g. --target-precision 3."
+                )
             }
         }
         if let maxIterations {
             guard targetPrecision != nil else {
-                throw ValidationError("--max-iterations only applies with --target-precision PCT; for a fixed count use --iterations.")
+                throw ValidationError(
+                    "--max-iterations only applies with --target-precision PCT; for a fixed count use --iterations.")
             }
             guard (5...100_000).contains(maxIterations) else {
                 throw ValidationError("--max-iterations \(maxIterations) must be from 5 (the minimum) to 100000.")

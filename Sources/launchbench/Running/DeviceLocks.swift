@@ -22,7 +22,8 @@ struct DeviceLocks {
             case .success(let lock):
                 locks.held.append(lock)
             case .failure(let busy):
-                let reason = "\(busy.description). One run per device at a time: a second run's cold launches would "
+                let reason =
+                    "\(busy.description). One run per device at a time: a second run's cold launches would "
                     + "follow the first run's launches and measure warm."
                 locks.busy[device.udid] = reason
                 refusals.append("\(device.name) (\(busy.description))")

@@ -108,7 +108,9 @@ final class Interruption: Sendable {
                     return signal == nil
                 }
                 if first {
-                    Terminal.note("\nStopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now).")
+                    Terminal.note(
+                        "\nStopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now)."
+                    )
                     onFirst()
                 } else {
                     Terminal.note("Quitting now; samples.jsonl holds every launch finished so far.")
@@ -127,7 +129,10 @@ final class Interruption: Sendable {
 
     /// Stops listening and restores the default handlers.
     func stop() {
-        for source in sources.withLock({ sources in defer { sources = [] }; return sources }) { source.cancel() }
+        for source in sources.withLock({ sources in
+            defer { sources = [] }
+            return sources
+        }) { source.cancel() }
         for number in Self.handled { Foundation.signal(number, SIG_DFL) }
     }
 }

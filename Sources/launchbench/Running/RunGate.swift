@@ -22,13 +22,16 @@ struct RunGate {
         referenceApp = try options.referenceApp.map { try AppBundle(contentsOf: URL(fileURLWithPath: $0)) }
         if let referenceApp, referenceApp.bundleID == app.bundleID {
             throw ValidationError(
-                "--reference-app has the same bundle id as the app (\(app.bundleID)). Pass a different app, e.g. an empty project.")
+                "--reference-app has the same bundle id as the app (\(app.bundleID)). Pass a different app, e.g. an empty project."
+            )
         }
         allowed = try options.check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         if let allowed {
-            let violations = DylibGuard(allowed: allowed, executable: app.executable).check(embeddedFrameworks: app.frameworks)
+            let violations = DylibGuard(allowed: allowed, executable: app.executable).check(
+                embeddedFrameworks: app.frameworks)
             if !violations.isEmpty {
-                let report = GateReport(dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
+                let report = GateReport(
+                    dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
                 try GateOutput.write(
                     report, format: .table, to: nil, junit: options.check.junit, markdown: options.check.markdown)
                 throw ExitCode(.regression)
@@ -66,13 +69,17 @@ struct RunGate {
             let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
                 .currentImages(embeddedFrameworks: app.frameworks, samples: result.samples)
             let text = AllowedDylibs.render(
-                images: images, comment: "Images of \(app.bundleID) \(app.versionDescription) recorded by `launchbench run --write-allowed-dylibs`.")
+                images: images,
+                comment:
+                    "Images of \(app.bundleID) \(app.versionDescription) recorded by `launchbench run --write-allowed-dylibs`."
+            )
             do {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
                 throw LaunchBenchError.cannotWrite(path: path, reason: error.localizedDescription)
             }
-            Terminal.note("Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
+            Terminal.note(
+                "Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
         }
         let sampleSizes = options.stopping.map { Self.sampleSizes(result.samples, rule: $0) } ?? []
         let gaps = referenceApp == nil ? [] : Self.referenceGaps(result, metrics: options.check.settings.metrics)
@@ -86,7 +93,8 @@ struct RunGate {
             report.referenceGaps = gaps
         }
         if let allowed {
-            report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(samples: result.samples)
+            report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(
+                samples: result.samples)
         }
         Terminal.output("\n")
         try GateOutput.write(

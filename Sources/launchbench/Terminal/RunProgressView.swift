@@ -67,7 +67,9 @@ final class RunProgressView: RunReporter, Sendable {
                 Terminal.note(plainLine(sample, line))
             }
             if sample.status.isFailure, let message = sample.message, live {
-                printAbove(paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"), &screen)
+                printAbove(
+                    paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"),
+                    &screen)
             }
         case .deviceFinished(let udid, let outcome, let message):
             guard var line = screen.lines.first(where: { $0.device.udid == udid }) else { return }
@@ -119,7 +121,9 @@ final class RunProgressView: RunReporter, Sendable {
     }
 
     private func render(_ line: DeviceLine) -> String {
-        var parts = [label(line.device).padding(toLength: max(28, label(line.device).count), withPad: " ", startingAt: 0)]
+        var parts = [
+            label(line.device).padding(toLength: max(28, label(line.device).count), withPad: " ", startingAt: 0)
+        ]
         parts.append("\(line.iteration)/\(line.iterations)")
         parts.append("cold " + (line.lastCold.map(Self.headline) ?? "–"))
         parts.append("warm " + (line.lastWarm.map(Self.headline) ?? "–"))

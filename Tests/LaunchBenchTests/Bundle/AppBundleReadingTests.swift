@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct AppBundleReadingTests {
     private let root: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-bundle-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-bundle-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
@@ -85,7 +86,8 @@ import Testing
     }
 
     @Test func rejectsWhatIsNotAnApp() throws {
-        #expect(throws: LaunchBenchError.fileNotFound(path: root.appendingPathComponent("nope.app").path, what: "App")) {
+        #expect(throws: LaunchBenchError.fileNotFound(path: root.appendingPathComponent("nope.app").path, what: "App"))
+        {
             try AppBundle(contentsOf: root.appendingPathComponent("nope.app"))
         }
         let text = root.appendingPathComponent("notes.txt")
@@ -106,7 +108,8 @@ import Testing
 
     @Test func rejectsAnIPAWithoutExactlyOneApp() throws {
         let none = root.appendingPathComponent("none")
-        try FileManager.default.createDirectory(at: none.appendingPathComponent("Payload/readme"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: none.appendingPathComponent("Payload/readme"), withIntermediateDirectories: true)
         try Data("x".utf8).write(to: none.appendingPathComponent("Payload/readme/file.txt"))
         let noApp = try zipPayload(in: none, to: "NoApp.ipa")
         #expect(reason { _ = try AppBundle(contentsOf: noApp) }?.contains("no Payload/<Name>.app") == true)

@@ -46,8 +46,9 @@ import Testing
         #expect(advice.contains("Scripts/bootstrap --with-pymobiledevice3"))
         #expect(advice.contains("python3 -m pip install pymobiledevice3==\(EngineChoice.pymobiledevice3Version)"))
         #expect(!advice.contains("Xcode 16"))  // not on Linux
-        guard case .unavailable(let macAdvice) = EngineChoice.decide(
-            for: F.device(1, ios: "18.1"), selection: .auto, host: Self.macXcode15)
+        guard
+            case .unavailable(let macAdvice) = EngineChoice.decide(
+                for: F.device(1, ios: "18.1"), selection: .auto, host: Self.macXcode15)
         else {
             Issue.record("expected no engine on macOS with Xcode 15")
             return
@@ -59,18 +60,23 @@ import Testing
         let old = F.device(1, ios: "15.8")
         let modern = F.device(2, ios: "17.5")
         // libimobiledevice cannot launch on 17+.
-        #expect(EngineChoice.decide(for: modern, selection: .forced(.libimobiledevice), host: Self.linuxPMD3).engine == nil)
-        #expect(EngineChoice.decide(for: old, selection: .forced(.libimobiledevice), host: Self.linuxPMD3).engine
-            == .libimobiledevice)
+        #expect(
+            EngineChoice.decide(for: modern, selection: .forced(.libimobiledevice), host: Self.linuxPMD3).engine == nil)
+        #expect(
+            EngineChoice.decide(for: old, selection: .forced(.libimobiledevice), host: Self.linuxPMD3).engine
+                == .libimobiledevice)
         // pymobiledevice3 also drives iOS ≤ 16 (over lockdown), when installed.
-        #expect(EngineChoice.decide(for: old, selection: .forced(.pymobiledevice3), host: Self.linuxPMD3).engine
-            == .pymobiledevice3)
+        #expect(
+            EngineChoice.decide(for: old, selection: .forced(.pymobiledevice3), host: Self.linuxPMD3).engine
+                == .pymobiledevice3)
         let missing = EngineChoice.decide(for: old, selection: .forced(.pymobiledevice3), host: Self.linuxBare)
         #expect(missing.engine == nil && missing.explanation.contains("Scripts/bootstrap --with-pymobiledevice3"))
         // devicectl: macOS with Xcode 16+, iOS 17+.
         let onLinux = EngineChoice.decide(for: modern, selection: .forced(.devicectl), host: Self.linuxPMD3)
         #expect(onLinux.engine == nil && onLinux.explanation.contains("only on macOS"))
-        #expect(EngineChoice.decide(for: modern, selection: .forced(.devicectl), host: Self.macXcode16).engine == .devicectl)
+        #expect(
+            EngineChoice.decide(for: modern, selection: .forced(.devicectl), host: Self.macXcode16).engine == .devicectl
+        )
         #expect(EngineChoice.decide(for: old, selection: .forced(.devicectl), host: Self.macXcode16).engine == nil)
         let oldXcode = EngineChoice.decide(for: modern, selection: .forced(.devicectl), host: Self.macXcode15)
         #expect(oldXcode.engine == nil && oldXcode.explanation.contains("Xcode 15.4 is selected"))
@@ -102,11 +108,15 @@ import Testing
         }
         func listDevices() async throws -> [DeviceInfo] { try await fake.listDevices() }
         func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await fake.deviceEvents() }
-        func uninstall(bundleID: String, on udid: String) async throws { try await fake.uninstall(bundleID: bundleID, on: udid) }
+        func uninstall(bundleID: String, on udid: String) async throws {
+            try await fake.uninstall(bundleID: bundleID, on: udid)
+        }
         func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
             try await fake.install(app, on: udid, timeout: timeout)
         }
-        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+            -> LaunchTermination
+        {
             try await fake.launch(request, on: udid, observer: observer)
         }
         func restart(_ udid: String, timeout: Duration) async throws { try await fake.restart(udid, timeout: timeout) }
@@ -128,14 +138,18 @@ import Testing
         #expect(result.manifest.outcome(of: modern.udid)?.outcome == .measured)
         let summary = try ResultsFolder.load(folder).summary
         let remarks = summary.devices.first(where: { $0.device.udid == modern.udid })?.remarks ?? []
-        #expect(remarks.first?.hasPrefix("Launch engine: pymobiledevice3 (iOS 17.5: lockdown has no debugserver") == true)
+        #expect(
+            remarks.first?.hasPrefix("Launch engine: pymobiledevice3 (iOS 17.5: lockdown has no debugserver") == true)
         // iOS 15+: the headline numbers are time to main and first frame; dyld phases are not available.
-        #expect(remarks.contains { $0.contains("main_ms") && $0.contains("first_frame_ms") && $0.contains("not available") })
+        #expect(
+            remarks.contains { $0.contains("main_ms") && $0.contains("first_frame_ms") && $0.contains("not available") }
+        )
     }
 
     @Test func aDeviceWithNoEngineIsSkippedWithNoEngineRecorded() async throws {
         let modern = F.device(2, ios: "17.5")
-        let driver = EngineAwareDriver(FakeDeviceDriver(devices: [modern], script: F.statisticsApp), host: EngineHost(isMacOS: false))
+        let driver = EngineAwareDriver(
+            FakeDeviceDriver(devices: [modern], script: F.statisticsApp), host: EngineHost(isMacOS: false))
         let reporter = RecordingReporter()
         let folder = F.temporaryFolder()
         _ = try await BenchmarkRunner(driver: driver, reporter: reporter).run(
@@ -157,7 +171,8 @@ import Testing
             .printing("[launchbench] mark=main t=120.5\n[launchbench] mark=firstFrame t=300.25\n[launchbench] done\n")
         }
         let folder = F.temporaryFolder()
-        _ = try await BenchmarkRunner(driver: driver).run(F.plan(iterations: 2, warm: 0), output: folder, workingDirectory: folder)
+        _ = try await BenchmarkRunner(driver: driver).run(
+            F.plan(iterations: 2, warm: 0), output: folder, workingDirectory: folder)
         let results = try ResultsFolder.load(folder)
         let summary = try #require(results.summary.devices.first)
         #expect(summary.keyMetrics == [.mainMs, .firstFrameMs])

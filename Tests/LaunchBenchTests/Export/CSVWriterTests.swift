@@ -89,13 +89,17 @@ import Testing
 
     /// A minimal independent RFC 4180 reader for the test.
     static func parse(_ text: String) -> [[String]] {
-        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
         var chars = Array(text.unicodeScalars)[...]
         while let c = chars.popFirst() {
             if quoted {
                 if c == "\"" {
                     if chars.first == "\"" {
-                        chars.removeFirst(); field.unicodeScalars.append("\"")
+                        chars.removeFirst()
+                        field.unicodeScalars.append("\"")
                     } else {
                         quoted = false
                     }
@@ -105,9 +109,14 @@ import Testing
             } else if c == "\"" {
                 quoted = true
             } else if c == "," {
-                row.append(field); field = ""
+                row.append(field)
+                field = ""
             } else if c == "\r" && chars.first == "\n" {
-                chars.removeFirst(); row.append(field); rows.append(row); row = []; field = ""
+                chars.removeFirst()
+                row.append(field)
+                rows.append(row)
+                row = []
+                field = ""
             } else {
                 field.unicodeScalars.append(c)
             }

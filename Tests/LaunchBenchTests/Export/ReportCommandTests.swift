@@ -1,7 +1,7 @@
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
 @Suite(.timeLimit(.minutes(5))) struct ReportCommandTests {
@@ -37,7 +37,8 @@ import TestSupport
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
         }
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
         try process.run()

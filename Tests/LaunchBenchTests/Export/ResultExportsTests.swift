@@ -55,10 +55,11 @@ import Testing
         #expect(anaWarm.ci95?.low == 295.2 && anaWarm.ci95?.high == 316.8)
 
         // What the launches said: failure messages and warnings, once each, in order of appearance.
-        #expect(summary.devices[0].messages.map(\.text) == [
-            "The app stopped with signal 11 (SIGSEGV) before firstFrame.", "No output within 30 s (--timeout).",
-            "ObjC setup time printed as the 64-bit wrap value; left out.",
-        ])
+        #expect(
+            summary.devices[0].messages.map(\.text) == [
+                "The app stopped with signal 11 (SIGSEGV) before firstFrame.", "No output within 30 s (--timeout).",
+                "ObjC setup time printed as the 64-bit wrap value; left out.",
+            ])
         #expect(summary.devices[0].messages.map(\.launches) == [1, 1, 1])
 
         let scriptCold = try #require(summary.devices[1].kind(.cold))
@@ -73,7 +74,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let outcome = try ResultExports.writeAll(resultsFolder: dir)
         #expect(
-            outcome.written.map(\.lastPathComponent) == ["samples.csv", "summary.csv", "images.csv", "summary.json", "report.html"])
+            outcome.written.map(\.lastPathComponent) == [
+                "samples.csv", "summary.csv", "images.csv", "summary.json", "report.html",
+            ])
 
         let samplesData = try Data(contentsOf: dir.appendingPathComponent("samples.csv"))
         #expect(Array(samplesData.prefix(3)) == [0xEF, 0xBB, 0xBF])

@@ -24,9 +24,10 @@ import Testing
         ])
         let a = try #require(summary.devices.first { $0.device.udid == "A" })
         let (rows, unmeasuredOnA) = a.measuredRows(of: summary.metrics)
-        #expect(rows.map { "\($0.kind) \($0.metric.rawValue)" } == [
-            "cold total_premain_ms", "cold first_frame_ms", "warm first_frame_ms",
-        ])
+        #expect(
+            rows.map { "\($0.kind) \($0.metric.rawValue)" } == [
+                "cold total_premain_ms", "cold first_frame_ms", "warm first_frame_ms",
+            ])
         #expect(unmeasuredOnA.isEmpty)
         let b = try #require(summary.devices.first { $0.device.udid == "B" })
         #expect(b.measuredRows(of: summary.metrics).unmeasured == [.totalPremainMs])
@@ -67,10 +68,19 @@ import Testing
         let (summary, folder) = try fixtureSummary()
         let markdown = MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes)
         #expect(markdown.hasPrefix("### Launch times of com.example.sample 2.3 (41)\n"))
-        #expect(markdown.contains("| Ana's iPhone (iPhone 11, iOS 14.8) | cold | first frame | 616.9 | 647.7 | 4.3 | 6 | 1 |"))
-        #expect(markdown.contains("| \\<script\\>alert(1)\\</script\\> (iPhone 13, iOS 16.7.2) | warm | first frame | 228.4 |"))
-        #expect(markdown.contains("<summary>All metrics: &lt;script&gt;alert(1)&lt;/script&gt; (iPhone 13 (iPhone14,5), iOS 16.7.2)</summary>"))
-        #expect(markdown.contains("| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
+        #expect(
+            markdown.contains(
+                "| Ana's iPhone (iPhone 11, iOS 14.8) | cold | first frame | 616.9 | 647.7 | 4.3 | 6 | 1 |"))
+        #expect(
+            markdown.contains(
+                "| \\<script\\>alert(1)\\</script\\> (iPhone 13, iOS 16.7.2) | warm | first frame | 228.4 |"))
+        #expect(
+            markdown.contains(
+                "<summary>All metrics: &lt;script&gt;alert(1)&lt;/script&gt; (iPhone 13 (iPhone14,5), iOS 16.7.2)</summary>"
+            ))
+        #expect(
+            markdown.contains(
+                "| cold | `total_premain_ms` | 6 | 1 | 365.8 | 382.4 | 352.6 | 387.6 | 3.5 | 352.6–387.6 |"))
         #expect(markdown.contains("| cold | `first_frame_ms` | 4 | 0 | 502.8 |"))
         #expect(markdown.contains("n < 6"))
         #expect(markdown.contains("- Ana's iPhone, cold: 1 of 7 launches failed (1 timeout)"))

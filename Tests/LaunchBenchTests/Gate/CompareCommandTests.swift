@@ -104,7 +104,8 @@ import Testing
         }
         let current = Self.model.totals(count: 10, seed: 401).enumerated().map {
             GateSamples.make(
-                iteration: $0 + 1, metrics: [.totalPremainMs: $1], bundleImages: images + ["Frameworks/Evil.framework/Evil"],
+                iteration: $0 + 1, metrics: [.totalPremainMs: $1],
+                bundleImages: images + ["Frameworks/Evil.framework/Evil"],
                 logPath: "logs/UDID-A/\(String(format: "%04d", $0 + 1))-cold.log")
         }
         let a = try Self.folder(baseline, frameworks: ["Alamofire.framework"])
@@ -115,8 +116,13 @@ import Testing
         let result = try Self.run([a.path, b.path, "--allowed-dylibs", list.path])
         let out = String(decoding: result.stdout, as: UTF8.self)
         #expect(result.status == 2, "\(out)")
-        #expect(out.contains("Frameworks/Evil.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."))
-        #expect(out.contains("Frameworks/Evil.framework/Evil loaded at launch on Lab iPhone (UDID-A), cold launch, iteration 1"))
+        #expect(
+            out.contains(
+                "Frameworks/Evil.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."
+            ))
+        #expect(
+            out.contains(
+                "Frameworks/Evil.framework/Evil loaded at launch on Lab iPhone (UDID-A), cold launch, iteration 1"))
         #expect(out.contains("logs/UDID-A/0001-cold.log"))
         #expect(try Self.run([a.path, a.path, "--allowed-dylibs", list.path]).status == 0)
         #expect(try Self.run([a.path, b.path, "--allowed-dylibs", "/nonexistent/list.txt"]).status == 1)

@@ -65,8 +65,10 @@ import Testing
     @Test func noisyDataNeedsMoreLaunchesThanQuietData() throws {
         let quiet = EmulatedTimingModel(noise: 0.02).totals(count: 10, seed: 1)
         let noisy = EmulatedTimingModel(noise: 0.30).totals(count: 10, seed: 2)
-        let a = try #require(LaunchesNeeded.estimate(baseline: quiet, current: quiet, thresholdPercent: 5, alpha: 0.05, minimum: 5))
-        let b = try #require(LaunchesNeeded.estimate(baseline: noisy, current: noisy, thresholdPercent: 5, alpha: 0.05, minimum: 5))
+        let a = try #require(
+            LaunchesNeeded.estimate(baseline: quiet, current: quiet, thresholdPercent: 5, alpha: 0.05, minimum: 5))
+        let b = try #require(
+            LaunchesNeeded.estimate(baseline: noisy, current: noisy, thresholdPercent: 5, alpha: 0.05, minimum: 5))
         #expect(a == 5)
         #expect(b > 15)
     }
@@ -93,9 +95,10 @@ import Testing
             DeviceIdentity(udid: "Y", name: "y", productType: "iPhone13,2", osVersion: "16.2"),
         ]
         let result = DeviceMatching.match(baseline: b, current: c)
-        #expect(result.pairs.map { [$0.current.udid, $0.baseline.udid, $0.basis.rawValue] } == [
-            ["X", "B", "model-and-os"], ["A", "A", "udid"],
-        ])
+        #expect(
+            result.pairs.map { [$0.current.udid, $0.baseline.udid, $0.basis.rawValue] } == [
+                ["X", "B", "model-and-os"], ["A", "A", "udid"],
+            ])
         #expect(result.unmatchedBaseline.map(\.udid) == ["C"])
         #expect(result.unmatchedCurrent.map(\.udid) == ["Y"])
     }
@@ -120,7 +123,8 @@ import Testing
             (1...count).map { GateSamples.make(iteration: $0, metrics: metrics.mapValues { $0 + Double(count) }) }
         }
         let premain = GateComparison(
-            baseline: samples([.totalPremainMs: 400, .firstFrameMs: 700]), current: samples([.totalPremainMs: 400, .firstFrameMs: 700]))
+            baseline: samples([.totalPremainMs: 400, .firstFrameMs: 700]),
+            current: samples([.totalPremainMs: 400, .firstFrameMs: 700]))
         #expect(premain.entries.map(\.metric) == [.totalPremainMs])
         let marker = GateComparison(
             baseline: samples([.firstFrameMs: 700, .wallMs: 900]), current: samples([.firstFrameMs: 700, .wallMs: 900]))
@@ -160,7 +164,8 @@ import Testing
         #expect(entry.verdict == .unchanged)
         #expect(entry.reason.contains("within the threshold"))
         let strict = try #require(
-            GateComparison(baseline: baseline, current: current, settings: GateSettings(thresholdPercent: 1)).entries.first)
+            GateComparison(baseline: baseline, current: current, settings: GateSettings(thresholdPercent: 1)).entries
+                .first)
         #expect(strict.verdict == .regression)
     }
 }

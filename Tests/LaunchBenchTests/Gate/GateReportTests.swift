@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 @testable import LaunchBench
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 @Suite struct GateReportTests {
     /// Two devices: one regressed (cold), one with too few launches, a device name full of markup,
@@ -16,14 +16,19 @@ import FoundationXML
         var baseline = GateSamples.cold(model.totals(count: 20, seed: 1))
         var current = GateSamples.cold(model.slower(by: 0.12).totals(count: 20, seed: 2))
         baseline += [400.0, 401, 402].enumerated().map {
-            GateSamples.make(udid: "B", name: nasty, productType: "iPhone10,1", os: "13.7", iteration: $0 + 1, metrics: [.totalPremainMs: $1])
+            GateSamples.make(
+                udid: "B", name: nasty, productType: "iPhone10,1", os: "13.7", iteration: $0 + 1,
+                metrics: [.totalPremainMs: $1])
         }
         current += [400.0, 401, 402].enumerated().map {
-            GateSamples.make(udid: "B", name: nasty, productType: "iPhone10,1", os: "13.7", iteration: $0 + 1, metrics: [.totalPremainMs: $1])
+            GateSamples.make(
+                udid: "B", name: nasty, productType: "iPhone10,1", os: "13.7", iteration: $0 + 1,
+                metrics: [.totalPremainMs: $1])
         }
         let comparison = GateComparison(baseline: baseline, current: current)
         let violation = DylibGuard.Violation(
-            image: "Frameworks/Evil.framework/Evil", deviceUDID: "UDID-A", deviceName: "Lab iPhone", iteration: 2, kind: .cold,
+            image: "Frameworks/Evil.framework/Evil", deviceUDID: "UDID-A", deviceName: "Lab iPhone", iteration: 2,
+            kind: .cold,
             logPath: "logs/UDID-A/0002-cold.log")
         return GateReport(
             baselinePath: "base/", currentPath: "cur/", comparison: comparison, dylibViolations: [violation])
@@ -75,29 +80,36 @@ import FoundationXML
     }
 
     #if canImport(FoundationXML) || os(macOS)
-    @Test func junitHasOneCasePerComparisonAndAFailureOnRegression() throws {
-        let xml = GateJUnitReport.render(Self.sampleReport(), timestamp: GateSamples.start)
-        let document = try XMLDocument(xmlString: xml, options: [])
-        let root = try #require(document.rootElement())
-        #expect(root.name == "testsuites")
-        let suites = root.elements(forName: "testsuite")
-        #expect(suites.count == 1)
-        let suite = suites[0]
-        let cases = suite.elements(forName: "testcase")
-        #expect(cases.count == 3)  // 2 comparisons + 1 unlisted dylib
-        #expect(suite.attribute(forName: "tests")?.stringValue == "3")
-        #expect(suite.attribute(forName: "failures")?.stringValue == "2")
-        #expect(suite.attribute(forName: "errors")?.stringValue == "1")
-        #expect(suite.attribute(forName: "timestamp")?.stringValue == "2027-01-15T08:00:00")
-        #expect(cases[0].elements(forName: "failure").first?.attribute(forName: "type")?.stringValue == "regression")
-        #expect(cases[1].elements(forName: "error").first?.attribute(forName: "type")?.stringValue == "insufficient-data")
-        // The device name survives escaping intact.
-        #expect(cases[1].attribute(forName: "name")?.stringValue?.hasPrefix("Ana's <iPhone> & \"lab\" | #1 `x` (B)") == true)
-        #expect(cases[2].attribute(forName: "name")?.stringValue == "dylib guard: Frameworks/Evil.framework/Evil on UDID-A")
-        // Required attributes of the common schema.
-        for testcase in cases { #expect(testcase.attribute(forName: "name") != nil) }
-        #expect(suite.attribute(forName: "name") != nil)
-    }
+        @Test func junitHasOneCasePerComparisonAndAFailureOnRegression() throws {
+            let xml = GateJUnitReport.render(Self.sampleReport(), timestamp: GateSamples.start)
+            let document = try XMLDocument(xmlString: xml, options: [])
+            let root = try #require(document.rootElement())
+            #expect(root.name == "testsuites")
+            let suites = root.elements(forName: "testsuite")
+            #expect(suites.count == 1)
+            let suite = suites[0]
+            let cases = suite.elements(forName: "testcase")
+            #expect(cases.count == 3)  // 2 comparisons + 1 unlisted dylib
+            #expect(suite.attribute(forName: "tests")?.stringValue == "3")
+            #expect(suite.attribute(forName: "failures")?.stringValue == "2")
+            #expect(suite.attribute(forName: "errors")?.stringValue == "1")
+            #expect(suite.attribute(forName: "timestamp")?.stringValue == "2027-01-15T08:00:00")
+            #expect(
+                cases[0].elements(forName: "failure").first?.attribute(forName: "type")?.stringValue == "regression")
+            #expect(
+                cases[1].elements(forName: "error").first?.attribute(forName: "type")?.stringValue
+                    == "insufficient-data")
+            // The device name survives escaping intact.
+            #expect(
+                cases[1].attribute(forName: "name")?.stringValue?.hasPrefix("Ana's <iPhone> & \"lab\" | #1 `x` (B)")
+                    == true)
+            #expect(
+                cases[2].attribute(forName: "name")?.stringValue
+                    == "dylib guard: Frameworks/Evil.framework/Evil on UDID-A")
+            // Required attributes of the common schema.
+            for testcase in cases { #expect(testcase.attribute(forName: "name") != nil) }
+            #expect(suite.attribute(forName: "name") != nil)
+        }
     #endif
 
     @Test(.enabled(if: GateReportTests.python != nil)) func junitValidatesAgainstTheSchema() throws {

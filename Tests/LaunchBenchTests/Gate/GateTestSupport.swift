@@ -18,7 +18,9 @@ enum GateSamples {
     }
 
     /// Cold samples with `total_premain_ms` values.
-    static func cold(_ values: [Double], udid: String = "UDID-A", productType: String = "iPhone12,1", os: String = "14.8")
+    static func cold(
+        _ values: [Double], udid: String = "UDID-A", productType: String = "iPhone12,1", os: String = "14.8"
+    )
         -> [Sample]
     {
         values.enumerated().map { index, value in

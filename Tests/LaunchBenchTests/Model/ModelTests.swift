@@ -49,7 +49,8 @@ import Testing
     }
 
     @Test func imagesInsideTheAppBundleAreRecognised() {
-        let framework = LoadedImage(path: "/private/var/containers/Bundle/Application/X/Sample.app/Frameworks/A.framework/A")
+        let framework = LoadedImage(
+            path: "/private/var/containers/Bundle/Application/X/Sample.app/Frameworks/A.framework/A")
         #expect(framework.pathInsideAppBundle == "Frameworks/A.framework/A")
         #expect(LoadedImage(path: "/usr/lib/libSystem.B.dylib").pathInsideAppBundle == nil)
         #expect(DeviceModels.marketingName(for: "iPhone6,1") == "iPhone 5s")

@@ -60,7 +60,9 @@ import Testing
         #expect(LaunchLogParser.parse(bytes, cuts: Array(bytes.indices)).records == whole.records)
         var random = SeededRandom(seed: UInt64(name.prefix(2))!)
         for _ in 0..<25 {
-            let cuts = (0..<Int.random(in: 1...8, using: &random)).map { _ in Int.random(in: 0...bytes.count, using: &random) }.sorted()
+            let cuts = (0..<Int.random(in: 1...8, using: &random)).map { _ in
+                Int.random(in: 0...bytes.count, using: &random)
+            }.sorted()
             let split = LaunchLogParser.parse(bytes, cuts: cuts)
             #expect(split.records == whole.records, "cuts \(cuts)")
             #expect(split.unrecognized == whole.unrecognized)

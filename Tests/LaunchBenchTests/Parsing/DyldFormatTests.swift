@@ -56,20 +56,23 @@ import Testing
         #expect(details.segmentsMapped == 77 && details.pagesMapped == 10427 && details.pagesPrefetched == nil)
         #expect(details.rebaseFixups == 152_347 && details.bindingFixups == 523_279)
         #expect(details.bindingsLazilyFixedUp == 34 && details.bindingsLazilyTotal == 1230)
-        #expect(details.imageInitializers.map(\.image) == ["libSystem.B.dylib", "libBacktraceRecording.dylib", "My App"])
+        #expect(
+            details.imageInitializers.map(\.image) == ["libSystem.B.dylib", "libBacktraceRecording.dylib", "My App"])
         #expect(details.imageInitializers.map(\.ms) == [6.92, 7.02, 101.33])
         #expect(details.symbolTrieSearches == 37924 && details.symbolTableBinarySearches == 0)
         #expect(details.imagesDefiningWeakSymbols == 39 && details.imagesUsingWeakSymbols == 93)
     }
 
     @Test func detailsTotalInMillisecondsIsTotalMinusPauseMinusRedo() throws {
-        let text = Self.detailsOnly.replacingOccurrences(of: "total time: 1.2 seconds", with: "total time: 911.77 milliseconds")
+        let text = Self.detailsOnly.replacingOccurrences(
+            of: "total time: 1.2 seconds", with: "total time: 911.77 milliseconds")
         let record = try #require(parse(text).records.first)
         #expect(record.totalPremainMs == 186.08)  // 911.77 − 480.40 − 245.29
     }
 
     @Test func negativeDerivedValueIsNullWithWarning() throws {
-        let text = Self.detailsOnly.replacingOccurrences(of: "images loading time: 706.12", with: "images loading time: 406.12")
+        let text = Self.detailsOnly.replacingOccurrences(
+            of: "images loading time: 706.12", with: "images loading time: 406.12")
         let record = try #require(parse(text).records.first)
         #expect(record.dylibLoadingMs == nil)  // 406.12 − 480.40 < 0
         #expect(record.totalPremainMs != nil)
@@ -79,7 +82,8 @@ import Testing
 
     @Test func wrappedDetailsValueMakesItsDerivedValuesNull() throws {
         let text = Self.detailsOnly.replacingOccurrences(
-            of: "debugger pause time: 480.40 milliseconds (39.6%)", with: "debugger pause time: 411015771.6 seconds (34252981013.9%)")
+            of: "debugger pause time: 480.40 milliseconds (39.6%)",
+            with: "debugger pause time: 411015771.6 seconds (34252981013.9%)")
         let record = try #require(parse(text).records.first)
         #expect(record.details?.debuggerPauseTimeMs == nil)
         #expect(record.dylibLoadingMs == nil)
@@ -122,16 +126,19 @@ import Testing
         #expect(record.rebaseBindingMs == 462.42)  // 48.23 + 412.07 + 2.12
         #expect(record.objcSetupMs == nil)  // not printed by dyld ≤360
         #expect(record.initializerMs == 417.58)
-        #expect(record.details?.imageInitializers == [
-            InitializerTime(image: "libSystem.B.dylib", ms: 3.21), InitializerTime(image: "libc++.1.dylib", ms: 1.05),
-            InitializerTime(image: "MyApp", ms: 350.10),
-        ])
+        #expect(
+            record.details?.imageInitializers == [
+                InitializerTime(image: "libSystem.B.dylib", ms: 3.21),
+                InitializerTime(image: "libc++.1.dylib", ms: 1.05),
+                InitializerTime(image: "MyApp", ms: 350.10),
+            ])
         #expect(record.details?.pagesPrefetched == 136)
         #expect(record.warnings == [])
     }
 
     @Test func oldBlockWithShippedIOS9InitializerWording() throws {
-        let text = Self.oldBlock.replacingOccurrences(of: "total initializer time:", with: "total time in initializers and ObjC setup:")
+        let text = Self.oldBlock.replacingOccurrences(
+            of: "total initializer time:", with: "total time in initializers and ObjC setup:")
         let record = try #require(parse(text).records.first)
         #expect(record.initializerMs == 417.58)
         #expect(record.totalPremainMs == 2200)
@@ -154,7 +161,8 @@ import Testing
         #expect(both.first?.details?.totalTimeMs == 1200)
         #expect(both.first?.slowestInitializers == [])
         // Indentation and empty lines stripped by an author: still the summary's own details.
-        let stripped = (summary + Self.detailsOnly).split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: "\n")
+        let stripped = (summary + Self.detailsOnly).split(separator: "\n").map { $0.drop { $0 == " " } }.joined(
+            separator: "\n")
         #expect(parse(stripped + "\n").records.count == 1)
         // A summary cut short is another launch's: the details that follow are a launch of their own.
         let cut = parse("Total pre-main time:  53.37 milliseconds (100.0%)\n" + Self.detailsOnly).records
@@ -197,8 +205,12 @@ import Testing
         let records = parse(text + "\n").records
         #expect(records.count == 3)
         // Loaded after the statistics but before the app's markers: the running app's dlopen.
-        #expect(records[0].loadedLibraries.map(\.path) == ["\(app)/My App", "/usr/lib/libSystem.B.dylib", "\(app)/Frameworks/Late.framework/Late"])
-        #expect(records[0].loadedLibraries.map(\.pathInsideAppBundle) == ["My App", nil, "Frameworks/Late.framework/Late"])
+        #expect(
+            records[0].loadedLibraries.map(\.path) == [
+                "\(app)/My App", "/usr/lib/libSystem.B.dylib", "\(app)/Frameworks/Late.framework/Late",
+            ])
+        #expect(
+            records[0].loadedLibraries.map(\.pathInsideAppBundle) == ["My App", nil, "Frameworks/Late.framework/Late"])
         #expect(records[0].markers == ["main": 350, "firstFrame": 800.5])
         #expect(records[0].done)
         #expect(records[1].totalPremainMs == 250)
@@ -244,19 +256,21 @@ import Testing
             """
         let (records, unrecognized) = parse(text + "\n")
         #expect(records.count == 1)
-        #expect(records.first?.loadedLibraries == [
-            LoadedImage(path: "/usr/lib/libA.dylib", uuid: "0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58"),
-            LoadedImage(path: "/usr/lib/libB.dylib"),
-            LoadedImage(path: "/private/var/containers/Bundle/Application/X/My.app/Frameworks/C.framework/C"),
-            LoadedImage(path: "/usr/lib/libD.dylib"),
-            LoadedImage(path: "/usr/lib/libE.dylib", uuid: "72857ADA-AA97-398B-B089-F50B2E89064B"),
-            LoadedImage(path: "/usr/lib/lib F.dylib", uuid: "BCD3F031-4A3F-32CF-AB9A-D6EE7A7499D4"),
-        ])
+        #expect(
+            records.first?.loadedLibraries == [
+                LoadedImage(path: "/usr/lib/libA.dylib", uuid: "0D53847E-AF5F-3ACF-B51F-A15DEA4DEC58"),
+                LoadedImage(path: "/usr/lib/libB.dylib"),
+                LoadedImage(path: "/private/var/containers/Bundle/Application/X/My.app/Frameworks/C.framework/C"),
+                LoadedImage(path: "/usr/lib/libD.dylib"),
+                LoadedImage(path: "/usr/lib/libE.dylib", uuid: "72857ADA-AA97-398B-B089-F50B2E89064B"),
+                LoadedImage(path: "/usr/lib/lib F.dylib", uuid: "BCD3F031-4A3F-32CF-AB9A-D6EE7A7499D4"),
+            ])
         #expect(unrecognized == 3)  // shared-cache note, other dyld4 message, bad UUID
     }
 
     @Test func quotedBoldTabbedCRLFAndBlankLinesInsideABlock() throws {
-        let text = "\r\n>   \r\n> **Total pre-main time: 722.04 milliseconds (100.0%)**\r\n"
+        let text =
+            "\r\n>   \r\n> **Total pre-main time: 722.04 milliseconds (100.0%)**\r\n"
             + ">\t dylib loading time: 192.04 milliseconds (26.5%)\r\n"
             + "> > rebase/binding time: 375.07 milliseconds (51.9%)\r\n"
             + "   \t \r\n"
@@ -276,9 +290,11 @@ import Testing
         #expect(record.rebaseBindingMs == 375.07)
         #expect(record.objcSetupMs == 80.15)
         #expect(record.initializerMs == 74.63)
-        #expect(record.slowestInitializers == [
-            InitializerTime(image: "Ünïcødé Kit", ms: 12.50), InitializerTime(image: "name with : colon inside", ms: 46.08),
-        ])
+        #expect(
+            record.slowestInitializers == [
+                InitializerTime(image: "Ünïcødé Kit", ms: 12.50),
+                InitializerTime(image: "name with : colon inside", ms: 46.08),
+            ])
         #expect(record.warnings == [])
     }
 

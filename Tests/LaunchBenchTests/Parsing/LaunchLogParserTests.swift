@@ -26,9 +26,10 @@ import Testing
         #expect(record.rebaseBindingMs == 13.95)
         #expect(record.objcSetupMs == 13.11)
         #expect(record.initializerMs == 52.28)
-        #expect(record.slowestInitializers == [
-            InitializerTime(image: "libSystem.B.dylib", ms: 5.91), InitializerTime(image: "Networking", ms: 32.91),
-        ])
+        #expect(
+            record.slowestInitializers == [
+                InitializerTime(image: "libSystem.B.dylib", ms: 5.91), InitializerTime(image: "Networking", ms: 32.91),
+            ])
         #expect(record.warnings.isEmpty)
     }
 
@@ -51,16 +52,20 @@ import Testing
     }
 
     @Test func splitsInsideUTF8Character() {
-        let text = "dyld[12]: <4c4c44a6-5555-3144-a1bd-f878e0600d6b> /private/var/App.app/Frameworks/Ünïcödé.framework/Ünïcödé\n"
+        let text =
+            "dyld[12]: <4c4c44a6-5555-3144-a1bd-f878e0600d6b> /private/var/App.app/Frameworks/Ünïcödé.framework/Ünïcödé\n"
         let bytes = Array(text.utf8)
         let cut = bytes.firstIndex(of: 0xC3)! + 1  // between the two bytes of "Ü"
         var parser = LaunchLogParser()
         parser.feed(bytes[..<cut])
         parser.feed(bytes[cut...])
         let record = parser.finishSingleLaunch()
-        #expect(record.loadedLibraries == [
-            LoadedImage(path: "/private/var/App.app/Frameworks/Ünïcödé.framework/Ünïcödé", uuid: "4C4C44A6-5555-3144-A1BD-F878E0600D6B"),
-        ])
+        #expect(
+            record.loadedLibraries == [
+                LoadedImage(
+                    path: "/private/var/App.app/Frameworks/Ünïcödé.framework/Ünïcödé",
+                    uuid: "4C4C44A6-5555-3144-A1BD-F878E0600D6B")
+            ])
         #expect(record.loadedLibraries[0].pathInsideAppBundle == "Frameworks/Ünïcödé.framework/Ünïcödé")
     }
 

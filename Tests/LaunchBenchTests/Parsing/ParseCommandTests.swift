@@ -1,7 +1,7 @@
 import Foundation
 import LaunchBench
-import Testing
 import TestSupport
+import Testing
 
 /// `launchbench parse` as a user runs it: the built binary in a subprocess.
 @Suite(.timeLimit(.minutes(5))) struct ParseCommandTests {
@@ -39,10 +39,11 @@ import TestSupport
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [[String: Any]])
         #expect(array.count == 1)
         let object = try #require(array.first)
-        #expect(Set(object.keys) == [
-            "file", "totalPremainMs", "dylibLoadingMs", "rebaseBindingMs", "objcSetupMs", "initializerMs",
-            "slowestInitializers", "details", "loadedLibraries", "markers", "warnings",
-        ])
+        #expect(
+            Set(object.keys) == [
+                "file", "totalPremainMs", "dylibLoadingMs", "rebaseBindingMs", "objcSetupMs", "initializerMs",
+                "slowestInitializers", "details", "loadedLibraries", "markers", "warnings",
+            ])
         #expect(object["file"] as? String == path)
         #expect((object["totalPremainMs"] as? NSNumber)?.doubleValue == 53.37)
         #expect(object["rebaseBindingMs"] is NSNull)
@@ -51,16 +52,18 @@ import TestSupport
     }
 
     @Test func readsStdinAndSeveralFilesInOrder() throws {
-        let result = try run(["parse", try fixture("24-"), "-", "--format", "csv"], stdin: "[launchbench] mark=main t=412.5\n")
+        let result = try run(
+            ["parse", try fixture("24-"), "-", "--format", "csv"], stdin: "[launchbench] mark=main t=412.5\n")
         #expect(result.status == 0)
         let lines = result.out.components(separatedBy: "\r\n")
-        #expect(lines == [
-            "file,launch,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms",
-            "\(try fixture("24-")),1,4700,4300,26.57,274.89,73.07,,,",
-            "\(try fixture("24-")),2,3600,3400,25.76,110.05,71.98,,,",
-            "-,1,,,,,,412.5,,",
-            "",
-        ])
+        #expect(
+            lines == [
+                "file,launch,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms",
+                "\(try fixture("24-")),1,4700,4300,26.57,274.89,73.07,,,",
+                "\(try fixture("24-")),2,3600,3400,25.76,110.05,71.98,,,",
+                "-,1,,,,,,412.5,,",
+                "",
+            ])
     }
 
     @Test func fileWithoutLaunchIsAnEmptyArrayAndANote() throws {

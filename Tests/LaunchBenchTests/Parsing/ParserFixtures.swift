@@ -18,7 +18,8 @@ enum ParserFixtures {
     }
 
     static func golden(_ name: String) throws -> Any {
-        let url = folder.appendingPathComponent("golden").appendingPathComponent(name.replacingOccurrences(of: ".txt", with: ".json"))
+        let url = folder.appendingPathComponent("golden").appendingPathComponent(
+            name.replacingOccurrences(of: ".txt", with: ".json"))
         return try JSONSerialization.jsonObject(with: Data(contentsOf: url))
     }
 
@@ -33,7 +34,8 @@ enum ParserFixtures {
     }
 
     static func pretty(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys]) else {
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])
+        else {
             return "\(value)"
         }
         return String(decoding: data, as: UTF8.self)

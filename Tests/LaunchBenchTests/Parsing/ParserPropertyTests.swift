@@ -25,9 +25,12 @@ import Testing
     ]
 
     static var corpus: [String] {
-        var texts = ParserFixtures.names.compactMap { try? ParserFixtures.bytes($0) }.map { String(decoding: $0, as: UTF8.self) }
+        var texts = ParserFixtures.names.compactMap { try? ParserFixtures.bytes($0) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
         texts += [DyldFormatTests.detailsOnly, DyldFormatTests.oldBlock]
-        texts.append("""
+        texts.append(
+            """
             dyld[4242]: <no uuid> /private/var/containers/Bundle/Application/X/My.app/My
             dyld[4242]: <72857ADA-AA97-398B-B089-F50B2E89064B> /usr/lib/libE.dylib
             [launchbench] mark=main t=350.25
@@ -57,12 +60,16 @@ import Testing
             lines.insert(Self.noise.randomElement(using: &random)!, at: Int.random(in: 0...lines.count, using: &random))
         }
         for index in lines.indices
-        where lines[index].hasPrefix("dyld[") || lines[index].hasPrefix("dyld: loaded:") || lines[index].hasPrefix("[launchbench]") {
+        where lines[index].hasPrefix("dyld[") || lines[index].hasPrefix("dyld: loaded:")
+            || lines[index].hasPrefix("[launchbench]")
+        {
             if Bool.random(using: &random) { lines[index] = "progress 12%|" + lines[index] }
         }
         let lineEnd = Bool.random(using: &random) ? "\r\n" : "\n"
         let noisy = Array(lines.map { $0 + lineEnd }.joined().utf8)
-        let cuts = (0..<Int.random(in: 0...20, using: &random)).map { _ in Int.random(in: 0...noisy.count, using: &random) }.sorted()
+        let cuts = (0..<Int.random(in: 0...20, using: &random)).map { _ in
+            Int.random(in: 0...noisy.count, using: &random)
+        }.sorted()
         let result = LaunchLogParser.parse(noisy, cuts: cuts)
 
         #expect(result.records == baseline.records, "seed \(seed)")
@@ -73,15 +80,20 @@ import Testing
     func truncatedInputNeverInventsNumbers(seed: UInt64) throws {
         var random = SeededRandom(seed: seed &* 7919)
         let corpus = Self.corpus
-        var text = (0..<Int.random(in: 1...3, using: &random)).map { _ in corpus.randomElement(using: &random)! }.joined()
+        var text = (0..<Int.random(in: 1...3, using: &random)).map { _ in corpus.randomElement(using: &random)! }
+            .joined()
         // A wrapped value here and there, as arm64 dyld prints it.
         if Bool.random(using: &random), let range = text.range(of: "milliseconds", options: .backwards) {
-            let start = text[..<range.lowerBound].lastIndex(where: { $0 == ":" }).map { text.index(after: $0) } ?? range.lowerBound
+            let start =
+                text[..<range.lowerBound].lastIndex(where: { $0 == ":" }).map { text.index(after: $0) }
+                ?? range.lowerBound
             text.replaceSubrange(start..<range.upperBound, with: " 411015771.5 seconds")
         }
         var bytes = Array(text.utf8)
         bytes = Array(bytes[..<Int.random(in: 0...bytes.count, using: &random)])
-        let cuts = (0..<Int.random(in: 0...10, using: &random)).map { _ in Int.random(in: 0...bytes.count, using: &random) }.sorted()
+        let cuts = (0..<Int.random(in: 0...10, using: &random)).map { _ in
+            Int.random(in: 0...bytes.count, using: &random)
+        }.sorted()
         let records = LaunchLogParser.parse(bytes, cuts: cuts).records
 
         let allowed = Self.numbers(in: bytes)
@@ -90,10 +102,14 @@ import Testing
                 #expect(value.isFinite && value >= 0, "seed \(seed): \(value)")
                 #expect(allowed.contains(Self.key(value)), "seed \(seed): \(value) is not in the input")
             }
-            for value in [record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs, record.initializerMs].compactMap({ $0 }) {
+            for value in [
+                record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs,
+                record.initializerMs,
+            ].compactMap({ $0 }) {
                 #expect(value.isFinite && value >= 0 && value < 1e9, "seed \(seed): \(value)")
                 let derived = record.details.map(Self.derivedCandidates) ?? []
-                #expect(allowed.contains(Self.key(value)) || derived.contains { abs($0 - value) < 1e-6 },
+                #expect(
+                    allowed.contains(Self.key(value)) || derived.contains { abs($0 - value) < 1e-6 },
                     "seed \(seed): \(value) is neither in the input nor a sum/difference of the details")
             }
         }
@@ -106,16 +122,22 @@ import Testing
         var values = record.slowestInitializers.compactMap(\.ms) + Array(record.markers.values)
         if let d = record.details {
             let times: [Double?] = [
-                d.totalTimeMs, d.imagesLoadingTimeMs, d.objcLoadTimeMs, d.debuggerPauseTimeMs, d.dtraceDOFRegistrationTimeMs,
-                d.rebaseFixupsTimeMs, d.bindingFixupsTimeMs, d.weakBindingFixupsTimeMs, d.redoSharedCachedBindingsTimeMs,
+                d.totalTimeMs, d.imagesLoadingTimeMs, d.objcLoadTimeMs, d.debuggerPauseTimeMs,
+                d.dtraceDOFRegistrationTimeMs,
+                d.rebaseFixupsTimeMs, d.bindingFixupsTimeMs, d.weakBindingFixupsTimeMs,
+                d.redoSharedCachedBindingsTimeMs,
                 d.initializerTimeMs,
             ]
             let counts: [Int?] = [
-                d.imagesLoaded, d.imagesFromSharedCache, d.segmentsMapped, d.pagesMapped, d.pagesPrefetched, d.rebaseFixups,
-                d.bindingFixups, d.bindingSymbolLookups, d.bindingsLazilyFixedUp, d.bindingsLazilyTotal, d.symbolTrieSearches,
+                d.imagesLoaded, d.imagesFromSharedCache, d.segmentsMapped, d.pagesMapped, d.pagesPrefetched,
+                d.rebaseFixups,
+                d.bindingFixups, d.bindingSymbolLookups, d.bindingsLazilyFixedUp, d.bindingsLazilyTotal,
+                d.symbolTrieSearches,
                 d.symbolTableBinarySearches, d.imagesDefiningWeakSymbols, d.imagesUsingWeakSymbols,
             ]
-            values += times.compactMap { $0 } + counts.compactMap { $0.map(Double.init) } + d.imageInitializers.compactMap(\.ms)
+            values +=
+                times.compactMap { $0 } + counts.compactMap { $0.map(Double.init) }
+                + d.imageInitializers.compactMap(\.ms)
         }
         return values
     }
@@ -127,7 +149,9 @@ import Testing
             return ((plus.reduce(0) { $0 + $1! } - minus.reduce(0) { $0 + $1! }) * 100).rounded() / 100
         }
         let dylib = sum([d.imagesLoadingTimeMs], [d.debuggerPauseTimeMs])
-        let rebase = sum([d.rebaseFixupsTimeMs, d.bindingFixupsTimeMs, d.weakBindingFixupsTimeMs], [d.redoSharedCachedBindingsTimeMs])
+        let rebase = sum(
+            [d.rebaseFixupsTimeMs, d.bindingFixupsTimeMs, d.weakBindingFixupsTimeMs], [d.redoSharedCachedBindingsTimeMs]
+        )
         return [
             dylib, rebase,
             sum([d.rebaseFixupsTimeMs, d.bindingFixupsTimeMs, d.weakBindingFixupsTimeMs]),
@@ -149,7 +173,9 @@ import Testing
                 continue
             }
             var token = ""
-            while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: ",") {
+            while i < bytes.count,
+                (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: ",")
+            {
                 if bytes[i] != UInt8(ascii: ",") { token.append(Character(UnicodeScalar(bytes[i]))) }
                 i += 1
             }

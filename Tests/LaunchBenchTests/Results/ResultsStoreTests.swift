@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct ResultsStoreTests {
     private let root: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-results-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-results-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
@@ -14,11 +15,15 @@ import Testing
             url: URL(fileURLWithPath: "/a/Sample.app"), packaging: .appFolder, bundleID: "com.example.sample",
             shortVersion: "1.0", build: "1", executable: "Sample", bundleName: "Sample.app", frameworks: [])
         let options = RunManifest.Options(
-            iterations: 3, cold: "reinstall", warm: 1, timeoutSeconds: 30, environment: ["A=b c"], other: ["grace (s)": "0.5"])
-        let device = DeviceInfo(udid: "U1", name: "Phone", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
+            iterations: 3, cold: "reinstall", warm: 1, timeoutSeconds: 30, environment: ["A=b c"],
+            other: ["grace (s)": "0.5"])
+        let device = DeviceInfo(
+            udid: "U1", name: "Phone", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
         return RunManifest(
-            runID: "r1", startedAt: Date(timeIntervalSince1970: 1_700_000_000), app: RunManifest.App(app), options: options,
-            devices: [device], deviceOutcomes: [RunManifest.DeviceOutcome(udid: "U1", outcome: .measured, notes: ["note"])],
+            runID: "r1", startedAt: Date(timeIntervalSince1970: 1_700_000_000), app: RunManifest.App(app),
+            options: options,
+            devices: [device],
+            deviceOutcomes: [RunManifest.DeviceOutcome(udid: "U1", outcome: .measured, notes: ["note"])],
             interrupted: false)
     }
 
@@ -40,7 +45,8 @@ import Testing
 
     private func makePreviousResults(_ name: String) async throws -> URL {
         let previous = root.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: previous.appendingPathComponent("logs/U1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: previous.appendingPathComponent("logs/U1"), withIntermediateDirectories: true)
         let store = try ResultsStore(folder: previous)
         try await store.writeManifest(manifest())
         try await store.append(sample(1))
@@ -48,7 +54,8 @@ import Testing
         for file in ["samples.csv", "summary.csv", "summary.json", "report.html"] {
             try Data("x".utf8).write(to: previous.appendingPathComponent(file))
         }
-        try FileManager.default.createDirectory(at: previous.appendingPathComponent("reference"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: previous.appendingPathComponent("reference"), withIntermediateDirectories: true)
         return previous
     }
 
@@ -67,14 +74,17 @@ import Testing
     @Test func anEarlierResultsFolderIsKeptWithoutOverwriteAndTheUsersFilesAlways() async throws {
         let previous = try await makePreviousResults("earlier")
         try Data("mine".utf8).write(to: previous.appendingPathComponent("notes.txt"))
-        try FileManager.default.createDirectory(at: previous.appendingPathComponent("extra"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: previous.appendingPathComponent("extra"), withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: previous.appendingPathComponent("extra/plot.py"))
         let before = try FileManager.default.contentsOfDirectory(atPath: previous.path).sorted()
 
         #expect {
             try OutputFolder.prepare(output: previous, workingDirectory: root)
         } throws: { error in
-            guard case LaunchBenchError.outputFolderInUse(_, let reason)? = error as? LaunchBenchError else { return false }
+            guard case LaunchBenchError.outputFolderInUse(_, let reason)? = error as? LaunchBenchError else {
+                return false
+            }
             return reason.contains("earlier run") && reason.contains("--overwrite")
                 && (error as? LaunchBenchError)?.errorDescription?.contains("--overwrite") == true
         }
@@ -101,7 +111,9 @@ import Testing
             #expect {
                 try OutputFolder.prepare(output: output, workingDirectory: root, overwrite: true, protected: protected)
             } throws: { error in
-                guard case LaunchBenchError.outputIsBaseline(_, let found, _)? = error as? LaunchBenchError else { return false }
+                guard case LaunchBenchError.outputIsBaseline(_, let found, _)? = error as? LaunchBenchError else {
+                    return false
+                }
                 return found == relation
             }
         }
@@ -134,7 +146,8 @@ import Testing
         try await store.writeManifest(manifest())
         for iteration in 1...3 { try await store.append(sample(iteration)) }
         // Every line is on disk before close: read while the store is still open.
-        let lines = try String(contentsOf: root.appendingPathComponent("samples.jsonl"), encoding: .utf8).split(separator: "\n")
+        let lines = try String(contentsOf: root.appendingPathComponent("samples.jsonl"), encoding: .utf8).split(
+            separator: "\n")
         #expect(lines.count == 3)
         let decoded = try lines.map { try JSONCoding.decoder().decode(Sample.self, from: Data($0.utf8)) }
         #expect(decoded == [sample(1), sample(2), sample(3)])
@@ -151,8 +164,10 @@ import Testing
     @Test func launchLogsAreNamedByIterationAndKindAndWrittenVerbatim() throws {
         #expect(ResultsStore.logPath(udid: "U1", iteration: 1, kind: .cold, launchIndex: 0) == "logs/U1/0001-cold.log")
         #expect(ResultsStore.logPath(udid: "U1", iteration: 12, kind: .warm, launchIndex: 1) == "logs/U1/0012-warm.log")
-        #expect(ResultsStore.logPath(udid: "U1", iteration: 12, kind: .warm, launchIndex: 3) == "logs/U1/0012-warm3.log")
-        #expect(ResultsStore.logPath(udid: "../x", iteration: 1, kind: .cold, launchIndex: 0) == "logs/___x/0001-cold.log")
+        #expect(
+            ResultsStore.logPath(udid: "U1", iteration: 12, kind: .warm, launchIndex: 3) == "logs/U1/0012-warm3.log")
+        #expect(
+            ResultsStore.logPath(udid: "../x", iteration: 1, kind: .cold, launchIndex: 0) == "logs/___x/0001-cold.log")
 
         let store = try ResultsStore(folder: root)
         let log = try store.makeLaunchLog(udid: "U1", iteration: 2, kind: .warm, launchIndex: 2)

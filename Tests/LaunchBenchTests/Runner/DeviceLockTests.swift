@@ -6,13 +6,16 @@ import Testing
 /// One run per device across processes (the cross-process case runs the built binary, in EndToEndTests).
 @Suite struct DeviceLockTests {
     private let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-locks-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-locks-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
 
     @Test func aHeldDeviceIsRefusedWithItsHolderAndFreedOnRelease() throws {
-        guard case .success(let lock) = try DeviceLock.acquire(udid: "U1", folder: folder, command: "launchbench run A.app")
+        guard
+            case .success(let lock) = try DeviceLock.acquire(
+                udid: "U1", folder: folder, command: "launchbench run A.app")
         else {
             Issue.record("the first lock failed")
             return
@@ -22,7 +25,8 @@ import Testing
             Issue.record("a held device was locked twice")
             return
         }
-        #expect(busy.holder.pid == getpid() && busy.holder.command == "launchbench run A.app" && busy.holder.since != nil)
+        #expect(
+            busy.holder.pid == getpid() && busy.holder.command == "launchbench run A.app" && busy.holder.since != nil)
         #expect(busy.description.contains("process \(getpid()) (launchbench run A.app)"))
         guard case .success = try DeviceLock.acquire(udid: "U2", folder: folder) else {
             Issue.record("another device was busy")

@@ -16,7 +16,8 @@ import Testing
         let driver = FakeDeviceDriver(devices: devices) { context in
             let index = devices.firstIndex { $0.udid == context.udid } ?? 0
             if index < devices.count - 1 && context.number == index + 1 {
-                return FakeDeviceDriver.AppScript(then: .fail(FakeDriverError(kind: .deviceLost, text: "unplugged (fake)")))
+                return FakeDeviceDriver.AppScript(
+                    then: .fail(FakeDriverError(kind: .deviceLost, text: "unplugged (fake)")))
             }
             return F.statisticsApp(context)
         }

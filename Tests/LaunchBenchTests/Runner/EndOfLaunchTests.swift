@@ -29,11 +29,13 @@ import Testing
         watcher.output(Array(stats.utf8))
         #expect(watcher.completedAt != nil)
         let observation = watcher.finish()
-        let failed = try #require(LaunchVerdict(termination: .exited(status: 3), observation: observation, timeout: .seconds(10)))
+        let failed = try #require(
+            LaunchVerdict(termination: .exited(status: 3), observation: observation, timeout: .seconds(10)))
         #expect(failed.status == .exitedEarly && failed.exitStatus == 3 && failed.wallMs == nil)
         #expect(failed.message?.contains("status 3") == true)
         #expect(SampleStatus.exitedEarly.isFailure)
-        let clean = try #require(LaunchVerdict(termination: .exited(status: 0), observation: observation, timeout: .seconds(10)))
+        let clean = try #require(
+            LaunchVerdict(termination: .exited(status: 0), observation: observation, timeout: .seconds(10)))
         #expect(clean.status == .ok)
     }
 
@@ -44,7 +46,9 @@ import Testing
         let stats = self.stats
         let driver = FakeDeviceDriver(devices: [device]) { context in
             switch context.number {
-            case 1: return .printing(stats + FakeOutput.mark("main", 320) + FakeOutput.mark("firstFrame", 700) + FakeOutput.done)
+            case 1:
+                return .printing(
+                    stats + FakeOutput.mark("main", 320) + FakeOutput.mark("firstFrame", 700) + FakeOutput.done)
             case 2: return .printing(stats)  // hangs after pre-main
             case 3: return .printing(stats, then: .exit(3))
             default: return .printing(stats, then: .exit(0))
@@ -104,41 +108,45 @@ import Testing
 
     @Test func theFailedWriteIsNamedAndRunJsonSaysInterrupted() async throws {
         #if os(Linux)
-        let device = F.device(1, ios: "12.5.7")
-        let folder = F.temporaryFolder()
-        let samplesPath = folder.appendingPathComponent("samples.jsonl").path
-        let driver = FakeDeviceDriver(devices: [device]) { context in
-            if context.number == 2 { Self.fillDisk(under: samplesPath) }
-            return F.statisticsApp(context)
-        }
-        await #expect {
-            _ = try await BenchmarkRunner(driver: driver).run(F.plan(iterations: 3, warm: 1), output: folder, workingDirectory: folder)
-        } throws: { error in
-            guard case LaunchBenchError.cannotWrite(let path, _)? = error as? LaunchBenchError else { return false }
-            return path.hasSuffix("samples.jsonl")
-        }
-        let manifest = try F.readManifest(in: folder)
-        #expect(manifest.interrupted == true && manifest.endedAt != nil)
-        #expect(try F.readSamples(in: folder).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(ResultsStore.reserveFileName).path))
+            let device = F.device(1, ios: "12.5.7")
+            let folder = F.temporaryFolder()
+            let samplesPath = folder.appendingPathComponent("samples.jsonl").path
+            let driver = FakeDeviceDriver(devices: [device]) { context in
+                if context.number == 2 { Self.fillDisk(under: samplesPath) }
+                return F.statisticsApp(context)
+            }
+            await #expect {
+                _ = try await BenchmarkRunner(driver: driver).run(
+                    F.plan(iterations: 3, warm: 1), output: folder, workingDirectory: folder)
+            } throws: { error in
+                guard case LaunchBenchError.cannotWrite(let path, _)? = error as? LaunchBenchError else { return false }
+                return path.hasSuffix("samples.jsonl")
+            }
+            let manifest = try F.readManifest(in: folder)
+            #expect(manifest.interrupted == true && manifest.endedAt != nil)
+            #expect(try F.readSamples(in: folder).count == 1)
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: folder.appendingPathComponent(ResultsStore.reserveFileName).path))
         #endif
     }
 
     @Test func aLogThatCouldNotBeWrittenIsAWarningOnItsLaunch() async throws {
         #if os(Linux)
-        let device = F.device(1, ios: "12.5.7")
-        let folder = F.temporaryFolder()
-        let logPath = folder.appendingPathComponent(
-            ResultsStore.logPath(udid: device.udid, iteration: 1, kind: .warm, launchIndex: 1)).path
-        let driver = FakeDeviceDriver(devices: [device]) { context in
-            if context.number == 2 { Self.fillDisk(under: logPath) }
-            return F.statisticsApp(context)
-        }
-        let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 1, warm: 1), output: folder, workingDirectory: folder)
-        #expect(result.samples.map(\.status) == [.ok, .ok])
-        #expect(result.samples[0].warnings.isEmpty)
-        #expect(result.samples[1].warnings.contains { $0.contains("0001-warm.log is incomplete") })
+            let device = F.device(1, ios: "12.5.7")
+            let folder = F.temporaryFolder()
+            let logPath = folder.appendingPathComponent(
+                ResultsStore.logPath(udid: device.udid, iteration: 1, kind: .warm, launchIndex: 1)
+            ).path
+            let driver = FakeDeviceDriver(devices: [device]) { context in
+                if context.number == 2 { Self.fillDisk(under: logPath) }
+                return F.statisticsApp(context)
+            }
+            let result = try await BenchmarkRunner(driver: driver).run(
+                F.plan(iterations: 1, warm: 1), output: folder, workingDirectory: folder)
+            #expect(result.samples.map(\.status) == [.ok, .ok])
+            #expect(result.samples[0].warnings.isEmpty)
+            #expect(result.samples[1].warnings.contains { $0.contains("0001-warm.log is incomplete") })
         #endif
     }
 

@@ -98,7 +98,9 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
 
     func listDevices(reading udids: [String]?) async throws -> DeviceListing {
         locked {
-            let read = devices.filter { device in udids?.contains { $0.lowercased() == device.udid.lowercased() } ?? true }
+            let read = devices.filter { device in
+                udids?.contains { $0.lowercased() == device.udid.lowercased() } ?? true
+            }
             valuesRead += read.map(\.udid)
             return DeviceListing(
                 devices: read.filter { !unreadable.contains($0.udid) },
@@ -139,7 +141,9 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
         }
     }
 
-    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+        -> LaunchTermination
+    {
         try checkAttached(udid)
         let (context, refused, index): (LaunchContext, Bool, Int) = locked {
             launchCounts[udid, default: 0] += 1
@@ -151,7 +155,8 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
             )
         }
         if refused {
-            throw FakeDriverError(kind: .launchRefused, text: "debugserver: the app is not signed for development (fake)")
+            throw FakeDriverError(
+                kind: .launchRefused, text: "debugserver: the app is not signed for development (fake)")
         }
         let result = try await run(script(context), observer: observer)
         locked { launches[index].result = result }

@@ -57,7 +57,8 @@ import Testing
     }
 
     @Test func theLogGetsEveryByteVerbatimEvenSplitInsideACharacter() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-watcher-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-watcher-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let log = try ResultsStore(folder: folder).makeLaunchLog(udid: "U", iteration: 1, kind: .cold, launchIndex: 0)
         let (watcher, _) = watcher(log: log)
@@ -74,9 +75,11 @@ import Testing
         let partial = watcher.finish()
         let exited = LaunchVerdict(termination: .exited(status: 0), observation: partial, timeout: .seconds(10))
         #expect(exited?.status == .crashed && exited?.exitStatus == 0 && exited?.wallMs == nil)
-        let timedOut = LaunchVerdict(termination: .endedByHarness(.timeout), observation: partial, timeout: .seconds(10))
+        let timedOut = LaunchVerdict(
+            termination: .endedByHarness(.timeout), observation: partial, timeout: .seconds(10))
         #expect(timedOut?.status == .timeout && timedOut?.message?.contains("main") == true)
-        #expect(LaunchVerdict(termination: .endedByHarness(.cancelled), observation: partial, timeout: .seconds(10)) == nil)
+        #expect(
+            LaunchVerdict(termination: .endedByHarness(.cancelled), observation: partial, timeout: .seconds(10)) == nil)
 
         var complete = partial
         complete.completeAt = start + .milliseconds(420)

@@ -13,7 +13,8 @@ import Testing
 
     @Test func coldSamplesCarryTheReinstallAndEverySampleItsLaunch() async throws {
         let device = F.device(1, ios: "12.5.7")
-        let result = try await run(FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 2))
+        let result = try await run(
+            FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 2))
         #expect(result.samples.count == 6)
         for sample in result.samples {
             let phases = sample.phases
@@ -60,8 +61,9 @@ import Testing
         #expect(!plain.contains("phases"))
         sample.phases = PhaseTimings(reinstallMs: 812.5, uninstallMs: 160, uploadMs: 12, installMs: 655, launchMs: 270)
         let timed = String(decoding: try JSONCoding.encoder().encode(sample), as: UTF8.self)
-        #expect(timed.contains(
-            #""phases":{"install_ms":655,"launch_ms":270,"reinstall_ms":812.5,"uninstall_ms":160,"upload_ms":12}"#))
+        #expect(
+            timed.contains(
+                #""phases":{"install_ms":655,"launch_ms":270,"reinstall_ms":812.5,"uninstall_ms":160,"upload_ms":12}"#))
         #expect(try JSONCoding.decoder().decode(Sample.self, from: Data(timed.utf8)).phases == sample.phases)
     }
 
@@ -86,7 +88,9 @@ private struct SteppedReinstallDriver: DeviceDriver {
 
     func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
     func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
-    func uninstall(bundleID: String, on udid: String) async throws { try await base.uninstall(bundleID: bundleID, on: udid) }
+    func uninstall(bundleID: String, on udid: String) async throws {
+        try await base.uninstall(bundleID: bundleID, on: udid)
+    }
     func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         try await base.install(app, on: udid, timeout: timeout)
     }
@@ -95,7 +99,9 @@ private struct SteppedReinstallDriver: DeviceDriver {
         try await base.install(app, on: udid, timeout: timeout)
         return ReinstallTimings(uninstall: .milliseconds(150), upload: .milliseconds(12), install: .milliseconds(650))
     }
-    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination {
+    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+        -> LaunchTermination
+    {
         try await base.launch(request, on: udid, observer: observer)
     }
     func restart(_ udid: String, timeout: Duration) async throws { try await base.restart(udid, timeout: timeout) }

@@ -5,7 +5,8 @@ import LaunchBench
 enum RunnerFixtures {
     static func device(_ index: Int, ios: String, model: String = "iPhone6,1") -> DeviceInfo {
         DeviceInfo(
-            udid: String(format: "00008030-00000000000000%02d", index), name: "Test iPhone \(index)", productType: model,
+            udid: String(format: "00008030-00000000000000%02d", index), name: "Test iPhone \(index)",
+            productType: model,
             osVersion: ios, buildVersion: "TEST")
     }
 
@@ -24,7 +25,8 @@ enum RunnerFixtures {
 
     /// A fresh temp folder for one test's results.
     static func temporaryFolder() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-runner-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-runner-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -33,7 +35,9 @@ enum RunnerFixtures {
     static let statisticsApp: @Sendable (FakeDeviceDriver.LaunchContext) -> FakeDeviceDriver.AppScript = { context in
         let total = Double(context.isCold ? 400 + context.number : 150 + context.number)
         return .printing(
-            "app says hi\n" + FakeOutput.statistics(total: total, dylib: total / 2, rebase: total / 8, objc: total / 8, initializer: total / 4))
+            "app says hi\n"
+                + FakeOutput.statistics(
+                    total: total, dylib: total / 2, rebase: total / 8, objc: total / 8, initializer: total / 4))
     }
 
     /// The expected total pre-main for `statisticsApp`.
@@ -46,7 +50,8 @@ enum RunnerFixtures {
     }
 
     static func readManifest(in folder: URL) throws -> RunManifest {
-        try JSONCoding.decoder().decode(RunManifest.self, from: Data(contentsOf: folder.appendingPathComponent("run.json")))
+        try JSONCoding.decoder().decode(
+            RunManifest.self, from: Data(contentsOf: folder.appendingPathComponent("run.json")))
     }
 }
 
@@ -68,7 +73,9 @@ final class RecordingReporter: RunReporter, @unchecked Sendable {  // `lock` gua
     }
 
     var skipped: [(DeviceInfo, String)] {
-        all.compactMap { if case .deviceSkipped(let device, let text) = $0 { return (device, text) } else { return nil } }
+        all.compactMap {
+            if case .deviceSkipped(let device, let text) = $0 { return (device, text) } else { return nil }
+        }
     }
 
     var notes: [(DeviceInfo, String)] {

@@ -10,7 +10,8 @@ import Testing
         _ driver: FakeDeviceDriver, _ plan: RunPlan, reporter: any RunReporter = SilentRunReporter()
     ) async throws -> RunResult {
         let folder = F.temporaryFolder()
-        return try await BenchmarkRunner(driver: driver, reporter: reporter).run(plan, output: folder, workingDirectory: folder)
+        return try await BenchmarkRunner(driver: driver, reporter: reporter).run(
+            plan, output: folder, workingDirectory: folder)
     }
 
     @Test func everyLaunchBecomesASampleWithThePrintedValues() async throws {
@@ -44,13 +45,15 @@ import Testing
         let onDisk = try F.readSamples(in: result.folder)
         #expect(onDisk.count == result.samples.count)
         #expect(Set(onDisk.map(withoutDate)) == Set(result.samples.map(withoutDate)))
-        #expect(zip(onDisk.sorted { $0.logPath! < $1.logPath! }, result.samples.sorted { $0.logPath! < $1.logPath! })
-            .allSatisfy { abs($0.startedAt.timeIntervalSince($1.startedAt)) < 0.002 })
+        #expect(
+            zip(onDisk.sorted { $0.logPath! < $1.logPath! }, result.samples.sorted { $0.logPath! < $1.logPath! })
+                .allSatisfy { abs($0.startedAt.timeIntervalSince($1.startedAt)) < 0.002 })
         let manifest = try F.readManifest(in: result.folder)
         #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured])
         #expect(manifest.endedAt != nil && manifest.interrupted == false)
         #expect(manifest.app?.bundleID == "com.example.sample" && manifest.devices == devices)
-        let log = try String(contentsOf: result.folder.appendingPathComponent(try #require(result.samples[2].logPath)), encoding: .utf8)
+        let log = try String(
+            contentsOf: result.folder.appendingPathComponent(try #require(result.samples[2].logPath)), encoding: .utf8)
         #expect(result.samples[2].logPath == "logs/\(devices[0].udid)/0001-warm2.log")
         #expect(log.hasPrefix("app says hi\nTotal pre-main time: 153.00 milliseconds"))
     }
@@ -70,7 +73,9 @@ import Testing
             #expect(request.bundleID == "com.example.sample")
             #expect(request.environment.last == EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1"))
             #expect(request.environment.contains(EnvironmentVariable(name: "GREETING", value: "a=b c d — ünïcødé ✓")))
-            #expect(request.environment.contains(EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/x.dylib")))
+            #expect(
+                request.environment.contains(
+                    EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/x.dylib")))
         }
     }
 
@@ -101,9 +106,13 @@ import Testing
         let reporter = RecordingReporter()
         let result = try await run(driver, F.plan(iterations: 1, warm: 0), reporter: reporter)
         let notes = reporter.notes
-        #expect(notes.contains { $0.0.udid == dyld3.udid && $0.1.contains("DYLD_INSERT_LIBRARIES") && $0.1.contains("markers") })
+        #expect(
+            notes.contains {
+                $0.0.udid == dyld3.udid && $0.1.contains("DYLD_INSERT_LIBRARIES") && $0.1.contains("markers")
+            })
         #expect(notes.contains { $0.0.udid == dyld4.udid && $0.1.contains("does not print pre-main") })
-        #expect(result.samples.allSatisfy { $0.status == .ok && $0[.firstFrameMs] == 500 && $0[.totalPremainMs] == nil })
+        #expect(
+            result.samples.allSatisfy { $0.status == .ok && $0[.firstFrameMs] == 500 && $0[.totalPremainMs] == nil })
     }
 
     @Test func installFailureIsRecordedAndSkipsOnlyThatIteration() async throws {
@@ -134,7 +143,9 @@ import Testing
         let staying = F.device(2, ios: "10.3.4", model: "iPhone5,1")
         let driver = FakeDeviceDriver(devices: [leaving, staying]) { context in
             if context.udid == leaving.udid && context.number == 3 {
-                return FakeDeviceDriver.AppScript([(.zero, "partial output\n")], then: .fail(FakeDriverError(kind: .deviceLost, text: "the device disappeared (fake)")))
+                return FakeDeviceDriver.AppScript(
+                    [(.zero, "partial output\n")],
+                    then: .fail(FakeDriverError(kind: .deviceLost, text: "the device disappeared (fake)")))
             }
             return F.statisticsApp(context)
         }
@@ -227,7 +238,9 @@ import Testing
         #expect(manifest.interrupted == true && manifest.endedAt != nil)
         #expect(manifest.deviceOutcomes?[0].outcome == .interrupted)
         #expect(driver.launchResults(on: device.udid).last == .endedByHarness(.cancelled))
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("logs/\(device.udid)/0002-cold.log").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent("logs/\(device.udid)/0002-cold.log").path))
     }
 
     @Test func rebootModeRestartsBeforeEachColdLaunchAndInstallsOnce() async throws {
@@ -266,7 +279,8 @@ import Testing
         let driver = FakeDeviceDriver(devices: [attached], script: F.statisticsApp)
         let folder = F.temporaryFolder()
         await #expect(throws: LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid])) {
-            try await BenchmarkRunner(driver: driver).run(F.plan(devices: ["nope"]), output: folder, workingDirectory: folder)
+            try await BenchmarkRunner(driver: driver).run(
+                F.plan(devices: ["nope"]), output: folder, workingDirectory: folder)
         }
         let message = LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid]).errorDescription ?? ""
         #expect(message.contains("nope") && message.contains(attached.udid))
@@ -298,7 +312,9 @@ import Testing
         #expect(selection.devices == [a])
         #expect(selection.unreadable.map(\.udid) == [rebooting.udid])
         #expect(selection.unreadable.first?.message.contains("lockdownd refused") == true)
-        let reported = reporter.all.compactMap { if case .deviceUnreadable(let d) = $0 { return d.udid } else { return nil } }
+        let reported = reporter.all.compactMap {
+            if case .deviceUnreadable(let d) = $0 { return d.udid } else { return nil }
+        }
         #expect(reported == [rebooting.udid])
 
         let result = try await run(driver, F.plan(iterations: 2))

@@ -21,7 +21,9 @@ import Testing
     static let networking = "Frameworks/Networking.framework/Networking"
     static let unicodeKit = "Frameworks/Ünïcødé Kit.framework/Ünïcødé Kit"
 
-    static func sample(_ record: LaunchRecord, bundleImages: [String], status: SampleStatus = .ok, kind: LaunchKind = .cold) -> Sample {
+    static func sample(
+        _ record: LaunchRecord, bundleImages: [String], status: SampleStatus = .ok, kind: LaunchKind = .cold
+    ) -> Sample {
         Sample(
             runID: "r", deviceUDID: "UDID-1", deviceName: "Ana's iPhone", productType: "iPhone12,3", osVersion: "13.1",
             appBundleID: "com.example.app", appVersion: "1.0 (1)", iteration: 1, kind: kind, status: status,
@@ -33,7 +35,8 @@ import Testing
     /// one with a UTF-8 spaced name, one from iOS 15 (no statistics at all), plus a crashed one.
     static func samples() throws -> [Sample] {
         let four = LaunchLogParser.parse(try ParserFixtures.bytes("01-ios13.1-iphone11pro-four-runs-back-to-back.txt"))
-        let one = LaunchLogParser.parse(try ParserFixtures.bytes("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt"))
+        let one = LaunchLogParser.parse(
+            try ParserFixtures.bytes("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt"))
         let unicode = LaunchLogParser.parse(Array(unicodeCapture.utf8))
         let dyld4 = LaunchLogParser.parse(try ParserFixtures.bytes("33-ios15-plus-dyld4-nothing-printed.txt"))
         #expect(four.count == 4 && one.count == 1 && unicode.count == 1)
@@ -41,7 +44,8 @@ import Testing
         samples += one.map { sample($0, bundleImages: ["App"]) }
         samples += unicode.map { sample($0, bundleImages: ["App", networking, unicodeKit]) }
         samples.append(sample(dyld4.first ?? LaunchRecord(), bundleImages: ["App", networking]))
-        samples.append(sample(four[0], bundleImages: ["App", networking, "Frameworks/Crash.framework/Crash"], status: .crashed))
+        samples.append(
+            sample(four[0], bundleImages: ["App", networking, "Frameworks/Crash.framework/Crash"], status: .crashed))
         return samples
     }
 
@@ -79,7 +83,10 @@ import Testing
         #expect(byName["Frameworks/Crash.framework/Crash"] == nil)
 
         #expect(stats.bundleDylibs == [Self.networking, Self.unicodeKit])
-        #expect(stats.initializers.map(\.image) == ["ServiceCore", Self.networking, Self.unicodeKit, "libBacktraceRecording.dylib", "libSystem.B.dylib"])  // 9.08 > 5.845
+        #expect(
+            stats.initializers.map(\.image) == [
+                "ServiceCore", Self.networking, Self.unicodeKit, "libBacktraceRecording.dylib", "libSystem.B.dylib",
+            ])  // 9.08 > 5.845
     }
 
     @Test func detailsAndOldFormatListsAreUsedAndPreferred() throws {
@@ -100,7 +107,8 @@ import Testing
         let record = try #require(records.first)
         #expect(record.details != nil)
         #expect(record.imageInitializers?.map(\.image) == record.details?.imageInitializers.map(\.image))
-        let stats = ImageStatistics(samples: [Self.sample(record, bundleImages: ["Frameworks/My Kit.framework/My Kit"])])
+        let stats = ImageStatistics(samples: [Self.sample(record, bundleImages: ["Frameworks/My Kit.framework/My Kit"])]
+        )
         #expect(stats.images.first?.image == "Frameworks/My Kit.framework/My Kit")
         #expect(stats.images.first?.medianInitializerMs == 390)
     }
@@ -140,7 +148,10 @@ import Testing
         #expect(html.contains("Embedded dylibs loaded at launch: 2, within Apple&#39;s advice of at most about 6"))
         let text = SummaryTextReport.render(folder.summary)
         #expect(text.contains("What to look at (cold):"))
-        #expect(text.contains("Slowest initializers (median over the launches listing them): <script>alert(1)</script> 999.0 ms (1/6 launches), ServiceCore 417."))
+        #expect(
+            text.contains(
+                "Slowest initializers (median over the launches listing them): <script>alert(1)</script> 999.0 ms (1/6 launches), ServiceCore 417."
+            ))
         let terminal = TerminalSummary.render(folder.summary, color: false)
         #expect(terminal.contains("cold phases (median): dylib loading"))
     }
@@ -151,7 +162,8 @@ import Testing
     @Test func anOlderSampleGetsItsListFromItsLog() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("recover-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("logs/UDID-1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("logs/UDID-1"), withIntermediateDirectories: true)
         let log = try ParserFixtures.bytes("08-iphone8-only-app-framework-in-slowest-trailing-blank.txt")
         try Data(log).write(to: dir.appendingPathComponent("logs/UDID-1/0001-cold.log"))
         let record = LaunchLogParser.parse(log)[0]
@@ -162,7 +174,9 @@ import Testing
         escaping.logPath = "../0001-cold.log"  // never read outside the folder
         var noLog = old
         noLog.logPath = "logs/UDID-1/missing.log"
-        let lines = try [old, escaping, noLog].map { String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self) }
+        let lines = try [old, escaping, noLog].map {
+            String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self)
+        }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("samples.jsonl"))
 
         let folder = try ResultsFolder.load(dir)

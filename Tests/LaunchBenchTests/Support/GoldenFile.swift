@@ -25,11 +25,11 @@ enum GoldenFile {
             let expectedLines = expectedText.components(separatedBy: "\n")
             let actualLines = actualText.components(separatedBy: "\n")
             let firstDifference = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }
-            let where_ =
+            let location =
                 firstDifference.map { "line \($0.offset + 1):\n- \($0.element.0)\n+ \($0.element.1)" }
                 ?? "line counts differ (\(expectedLines.count) vs \(actualLines.count))"
             Issue.record(
-                "\(name) differs from its golden file at \(where_)\n(RECORD_GOLDEN=1 to re-record)",
+                "\(name) differs from its golden file at \(location)\n(RECORD_GOLDEN=1 to re-record)",
                 sourceLocation: sourceLocation)
         }
     }

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
+@testable import LaunchBench
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-
-@testable import LaunchBench
 
 /// `Trend` over five results folders: one real step (+20 % from run 4 on), noise elsewhere.
 @Suite struct TrendTests {
@@ -26,7 +26,9 @@ import Testing
     static let name = "=Ana's <iPhone>"
 
     /// Writes `samples.jsonl` of 20 cold launches around `median` ms (3 % noise), started on day `day`.
-    static func folder(_ root: URL, _ label: String, median: Double, day: Int, udid: String, seed: UInt64) throws -> String {
+    static func folder(_ root: URL, _ label: String, median: Double, day: Int, udid: String, seed: UInt64) throws
+        -> String
+    {
         let url = root.appendingPathComponent(label)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var noise = Noise(state: seed)
@@ -53,7 +55,8 @@ import Testing
             try folder(root, "b5", median: 241, day: 5, udid: "UDID-A", seed: 5),
             root.appendingPathComponent("missing").path,
         ]
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
         return (Trend(paths: paths + [root.appendingPathComponent("empty").path]), root)
     }
 
@@ -62,7 +65,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         #expect(trend.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b1", "b2", "b3", "b4", "b5"])
         #expect(trend.skipped.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["missing", "empty"])
-        #expect(trend.skipped.allSatisfy { $0.reason.contains("samples.jsonl") || $0.reason.contains("not found") || $0.reason.contains("Results folder") })
+        #expect(
+            trend.skipped.allSatisfy {
+                $0.reason.contains("samples.jsonl") || $0.reason.contains("not found")
+                    || $0.reason.contains("Results folder")
+            })
         let series = try #require(trend.series.first { $0.metric == .totalPremainMs })
         #expect(trend.series.count == 1)
         #expect(series.points.count == 5)
@@ -91,13 +98,17 @@ import Testing
                 s.startedAt = Date(timeIntervalSince1970: Double(100 - index) * 86_400)
                 return s
             }
-            let lines = try folders[index].samples.map { String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self) }
-            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: folders[index].url.appendingPathComponent("samples.jsonl"))
+            let lines = try folders[index].samples.map {
+                String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self)
+            }
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(
+                to: folders[index].url.appendingPathComponent("samples.jsonl"))
         }
         let byBuild = Trend(paths: paths.reversed(), order: .build)
         #expect(byBuild.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b1", "b2", "b3", "b4", "b5"])
         let reversedTime = Trend(paths: paths, order: .time)
-        #expect(reversedTime.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b5", "b4", "b3", "b2", "b1"])
+        #expect(
+            reversedTime.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b5", "b4", "b3", "b2", "b1"])
     }
 
     @Test func outputsMarkTheStepAndEscapeNames() throws {

@@ -20,7 +20,9 @@ final class AFCEngine {
     func reply(to request: AFCPacket) -> AFCPacket {
         func status(_ code: AFCStatus) -> AFCPacket { .status(code, number: request.packetNumber) }
         func data(_ bytes: [UInt8]) -> AFCPacket {
-            AFCPacket(packetNumber: request.packetNumber, operation: AFCOperation.data.rawValue, headerData: [], payload: bytes)
+            AFCPacket(
+                packetNumber: request.packetNumber, operation: AFCOperation.data.rawValue, headerData: [],
+                payload: bytes)
         }
         guard let operation = AFCOperation(rawValue: request.operation) else { return status(.operationNotSupported) }
         let fields = request.headerData
@@ -30,9 +32,11 @@ final class AFCEngine {
             guard let info = fileInfo(url) else { return status(.objectNotFound) }
             return data(Self.keyValues(info))
         case .getDeviceInfo:
-            return data(Self.keyValues([
-                ("Model", "iPhone"), ("FSTotalBytes", "63978983424"), ("FSFreeBytes", "31989491712"), ("FSBlockSize", "4096"),
-            ]))
+            return data(
+                Self.keyValues([
+                    ("Model", "iPhone"), ("FSTotalBytes", "63978983424"), ("FSFreeBytes", "31989491712"),
+                    ("FSBlockSize", "4096"),
+                ]))
         case .makeDir:
             guard let url = path(fields, at: 0) else { return status(.permissionDenied) }
             do {
@@ -68,7 +72,8 @@ final class AFCEngine {
             }
             guard exists(from) else { return status(.objectNotFound) }
             if exists(to) { try? FileManager.default.removeItem(at: to) }
-            return (try? FileManager.default.moveItem(at: from, to: to)) != nil ? status(.success) : status(.permissionDenied)
+            return (try? FileManager.default.moveItem(at: from, to: to)) != nil
+                ? status(.success) : status(.permissionDenied)
         case .makeLink:
             return makeLink(fields, status: status)
         case .fileOpen:
@@ -113,7 +118,9 @@ final class AFCEngine {
         case 2:  // r+
             handle = FileHandle(forUpdatingAtPath: url.path)
         case 3, 4:  // w, w+: create or truncate
-            guard fm.createFile(atPath: url.path, contents: nil) else { return .status(.objectNotFound, number: number) }
+            guard fm.createFile(atPath: url.path, contents: nil) else {
+                return .status(.objectNotFound, number: number)
+            }
             handle = FileHandle(forUpdatingAtPath: url.path)
         case 5, 6:  // a, a+
             if !fm.fileExists(atPath: url.path) { _ = fm.createFile(atPath: url.path, contents: nil) }
@@ -128,7 +135,8 @@ final class AFCEngine {
         handles[id] = handle
         var bytes: [UInt8] = []
         withUnsafeBytes(of: id.littleEndian) { bytes.append(contentsOf: $0) }
-        return AFCPacket(packetNumber: number, operation: AFCOperation.fileOpenResult.rawValue, headerData: bytes, payload: [])
+        return AFCPacket(
+            packetNumber: number, operation: AFCOperation.fileOpenResult.rawValue, headerData: bytes, payload: [])
     }
 
     private func makeLink(_ fields: [UInt8], status: (AFCStatus) -> AFCPacket) -> AFCPacket {
@@ -138,7 +146,8 @@ final class AFCEngine {
         guard strings.count >= 2, let link = resolve(strings[1]) else { return status(.invalidArgument) }
         // ideviceinstaller 1.1.1 sends its local path as the link name; any path inside the root is accepted.
         do {
-            try FileManager.default.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
             if type == 1 {
                 guard let target = resolve(strings[0]) else { return status(.invalidArgument) }
                 try FileManager.default.linkItem(at: target, to: link)
@@ -163,7 +172,8 @@ final class AFCEngine {
             ("st_nlink", String((attributes[.referenceCount] as? NSNumber)?.intValue ?? 1)), ("st_ifmt", ifmt),
             ("st_mtime", nanoseconds), ("st_birthtime", nanoseconds),
         ]
-        if type == .typeSymbolicLink, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path) {
+        if type == .typeSymbolicLink, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
+        {
             info.append(("LinkTarget", target))
         }
         return info

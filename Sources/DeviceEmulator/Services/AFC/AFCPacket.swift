@@ -75,7 +75,9 @@ struct AFCPacketDecoder: ByteToMessageDecoder {
     var maximumLength: UInt64 = 64 * 1024 * 1024
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let packet = try Self.decodePacket(from: &buffer, maximumLength: maximumLength) else { return .needMoreData }
+        guard let packet = try Self.decodePacket(from: &buffer, maximumLength: maximumLength) else {
+            return .needMoreData
+        }
         context.fireChannelRead(wrapInboundOut(packet))
         return .continue
     }

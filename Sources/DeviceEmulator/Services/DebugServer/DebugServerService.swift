@@ -130,7 +130,9 @@ final class DebugServerHandler: ChannelInboundHandler {
         // In ack mode the exit packet waits for its `+`; do not wait forever for a silent client.
         if session.isClosedPendingAck, closeTimer == nil {
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            closeTimer = context.eventLoop.scheduleTask(in: .seconds(Self.ackGraceSeconds)) { bound.value.close(promise: nil) }
+            closeTimer = context.eventLoop.scheduleTask(in: .seconds(Self.ackGraceSeconds)) {
+                bound.value.close(promise: nil)
+            }
         }
     }
 
@@ -153,10 +155,11 @@ final class DebugServerHandler: ChannelInboundHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         for output in plan.outputs {
             let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: output.atMs).nanoseconds)
-            timers.append(context.eventLoop.scheduleTask(in: delay) {
-                let (handler, context) = bound.value
-                handler.perform(handler.session.processOutput(output.bytes), context: context)
-            })
+            timers.append(
+                context.eventLoop.scheduleTask(in: delay) {
+                    let (handler, context) = bound.value
+                    handler.perform(handler.session.processOutput(output.bytes), context: context)
+                })
         }
         let end: DebugServerSession.ProcessEnd?
         switch plan.ending {
@@ -167,11 +170,12 @@ final class DebugServerHandler: ChannelInboundHandler {
         }
         if let end {
             let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: plan.endsAtMs).nanoseconds)
-            timers.append(context.eventLoop.scheduleTask(in: delay) {
-                let (handler, context) = bound.value
-                handler.endActivity()
-                handler.perform(handler.session.processEnded(end), context: context)
-            })
+            timers.append(
+                context.eventLoop.scheduleTask(in: delay) {
+                    let (handler, context) = bound.value
+                    handler.endActivity()
+                    handler.perform(handler.session.processEnded(end), context: context)
+                })
         }
     }
 

@@ -117,7 +117,9 @@ final class DebugServerSession {
             return actions + pump()
         }
         if text.hasPrefix("QEnvironmentHexEncoded:") {
-            guard let bytes = GDBPacket.unhex(text.dropFirst("QEnvironmentHexEncoded:".count)) else { return reply("E03") }
+            guard let bytes = GDBPacket.unhex(text.dropFirst("QEnvironmentHexEncoded:".count)) else {
+                return reply("E03")
+            }
             addEnvironment(String(decoding: bytes, as: UTF8.self))
             return reply("OK")
         }
@@ -293,7 +295,9 @@ final class DebugServerSession {
     }
 
     private func stopPacket(_ signal: Int) -> [UInt8] {
-        Array("T\(Self.hexByte(signal))thread:\(String(threadID, radix: 16));threads:\(String(threadID, radix: 16));".utf8)
+        Array(
+            "T\(Self.hexByte(signal))thread:\(String(threadID, radix: 16));threads:\(String(threadID, radix: 16));".utf8
+        )
     }
 
     private func addEnvironment(_ entry: String) {

@@ -52,7 +52,9 @@ enum GDBPacket {
     static func escape(_ text: String) -> [UInt8] {
         var out: [UInt8] = []
         for byte in text.utf8 {
-            if byte == UInt8(ascii: "#") || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "*") {
+            if byte == UInt8(ascii: "#") || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "}")
+                || byte == UInt8(ascii: "*")
+            {
                 out.append(UInt8(ascii: "}"))
                 out.append(byte ^ 0x20)
             } else {
@@ -93,7 +95,8 @@ struct GDBStreamParser {
                 out.append(.interrupt)
                 index += 1
             case UInt8(ascii: "$"):
-                guard let hash = buffer[(index + 1)...].firstIndex(of: UInt8(ascii: "#")), hash + 2 < buffer.count else {
+                guard let hash = buffer[(index + 1)...].firstIndex(of: UInt8(ascii: "#")), hash + 2 < buffer.count
+                else {
                     break scan  // incomplete packet: wait for more bytes
                 }
                 let payload = Array(buffer[(index + 1)..<hash])

@@ -18,7 +18,9 @@ struct DiagnosticsRelayEngine {
         case "Sleep": return (["Status": "Success"], .none)
         case "Goodbye": return (["Status": "Success"], .goodbye)
         case "All", "GasGauge", "WiFi", "NAND", "HDMI":
-            return (["Status": "Success", "Diagnostics": ["GasGauge": ["CycleCount": 127, "DesignCapacity": 1_821]]], .none)
+            return (
+                ["Status": "Success", "Diagnostics": ["GasGauge": ["CycleCount": 127, "DesignCapacity": 1_821]]], .none
+            )
         default:
             return (["Status": "UnknownRequest"], .none)
         }

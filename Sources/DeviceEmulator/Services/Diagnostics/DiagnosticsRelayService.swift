@@ -40,7 +40,9 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
         case .restart(afterDisconnect: true), .shutdown(afterDisconnect: true):
             onDisconnect = effect
         case .restart(afterDisconnect: false), .shutdown(afterDisconnect: false):
-            let device = self.device, lab = self.lab, loop = context.eventLoop
+            let device = self.device
+            let lab = self.lab
+            let loop = context.eventLoop
             flushed.futureResult.whenComplete { _ in Self.perform(effect, device: device, lab: lab, on: loop) }
         case .none, .goodbye:
             break

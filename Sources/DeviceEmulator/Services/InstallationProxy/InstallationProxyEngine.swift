@@ -14,7 +14,8 @@ struct InstallationProxyEngine {
     }
 
     static let installStatuses: [(Int, String)] = [
-        (5, "CreatingStagingDirectory"), (15, "ExtractingPackage"), (20, "InspectingPackage"), (20, "TakingInstallLock"),
+        (5, "CreatingStagingDirectory"), (15, "ExtractingPackage"), (20, "InspectingPackage"),
+        (20, "TakingInstallLock"),
         (30, "PreflightingApplication"), (30, "InstallingEmbeddedProfile"), (40, "VerifyingApplication"),
         (50, "CreatingContainer"), (60, "InstallingApplication"), (70, "PostflightingApplication"),
         (80, "SandboxingApplication"), (90, "GeneratingApplicationMap"),
@@ -49,7 +50,9 @@ struct InstallationProxyEngine {
     // MARK: - Install
 
     private func install(packagePath: String?, options: [String: Any]) -> [Step] {
-        guard let packagePath, !packagePath.isEmpty else { return [error("MissingPackagePath", "No PackagePath was given")] }
+        guard let packagePath, !packagePath.isEmpty else {
+            return [error("MissingPackagePath", "No PackagePath was given")]
+        }
         guard let url = AFCEngine(root: state.mediaRoot).resolve(packagePath) else {
             return [error("PackageExtractionFailed", "Package path \(packagePath) is outside the media folder")]
         }
@@ -89,8 +92,11 @@ struct InstallationProxyEngine {
             chosen = deviceWide
         } else if let failure = app.profile.install?.failure {
             if let when = failure.when {
-                var random = SeededRandom(seed: app.profile.seed ?? state.seed ?? 0, parts: [app.bundleID, "install", String(installNumber)])
-                let hit = when.launches?.contains(installNumber) == true || (when.probability.map { random.unit() < $0 } ?? false)
+                var random = SeededRandom(
+                    seed: app.profile.seed ?? state.seed ?? 0, parts: [app.bundleID, "install", String(installNumber)])
+                let hit =
+                    when.launches?.contains(installNumber) == true
+                    || (when.probability.map { random.unit() < $0 } ?? false)
                 chosen = hit ? failure : nil
             } else {
                 chosen = failure
@@ -99,9 +105,11 @@ struct InstallationProxyEngine {
             chosen = nil
         }
         guard let chosen else { return nil }
-        let description = chosen.description
+        let description =
+            chosen.description
             ?? "Failed to verify code signature of \(app.path) : 0xe8008015 (A valid provisioning profile for this executable was not found.)"
-        return error(chosen.error ?? "ApplicationVerificationFailed", description, detail: chosen.detail ?? -402_620_395)
+        return error(
+            chosen.error ?? "ApplicationVerificationFailed", description, detail: chosen.detail ?? -402_620_395)
     }
 
     private func statusSteps(upTo percent: Int, stepMs: Double) -> [Step] {
@@ -139,10 +147,14 @@ struct InstallationProxyEngine {
         var index = 0
         while index < apps.count {
             let batch = apps[index..<min(index + Self.browseBatch, apps.count)]
-            steps.append(Step(delayMs: 5, message: [
-                "CurrentAmount": batch.count, "CurrentIndex": index, "CurrentList": batch.map { filtered($0.attributes, options) },
-                "Status": "BrowsingApplications", "Total": apps.count,
-            ]))
+            steps.append(
+                Step(
+                    delayMs: 5,
+                    message: [
+                        "CurrentAmount": batch.count, "CurrentIndex": index,
+                        "CurrentList": batch.map { filtered($0.attributes, options) },
+                        "Status": "BrowsingApplications", "Total": apps.count,
+                    ]))
             index += batch.count
         }
         return steps + [Step(delayMs: 5, message: ["Status": "Complete"])]
