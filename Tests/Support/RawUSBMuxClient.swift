@@ -1,3 +1,4 @@
+import DeviceEmulator
 import Foundation
 
 #if canImport(Glibc)
@@ -24,20 +25,7 @@ public final class RawSocket: @unchecked Sendable {
             var on: Int32 = 1  // a peer that closed must not kill the test process with SIGPIPE
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(unixPath.utf8.prefix(capacity - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
+        guard UnixSocketPath.connect(fd, to: unixPath) == 0 else {
             let code = errno
             _ = unistdClose(fd)
             throw RawSocketError.system("connect \(unixPath)", code)

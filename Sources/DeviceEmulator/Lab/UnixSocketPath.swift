@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// Checks made before binding a unix socket, so that failures name the path and the fix.
-enum UnixSocketPath {
+public enum UnixSocketPath {
     /// `sun_path` holds 104 bytes on macOS (108 on Linux) including the terminating NUL.
     static let maximumLength = 103
 
@@ -34,6 +34,12 @@ enum UnixSocketPath {
         #endif
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        return connect(fd, to: path) == 0
+    }
+
+    /// `connect(2)` of the unix stream socket `fd` to `path` (cut to what `sun_path` holds).
+    /// - Returns: 0, or -1 with `errno` set.
+    public static func connect(_ fd: Int32, to path: String) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -42,11 +48,14 @@ enum UnixSocketPath {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let result = withUnsafePointer(to: &address) {
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                #if canImport(Glibc)
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                #else
+                    Darwin.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                #endif
             }
         }
-        return result == 0
     }
 }
