@@ -20,6 +20,7 @@ public struct CSVWriter: Sendable {
         case empty
     }
 
+    /// The records so far, escaped and without line ends; the header is the first.
     public private(set) var lines: [String] = []
 
     /// - Parameter header: column names, written as the first line.
@@ -27,6 +28,7 @@ public struct CSVWriter: Sendable {
         lines.append(header.map(Self.escape).joined(separator: ","))
     }
 
+    /// Appends one record, each field written by `render(_:)`; the count is not checked against the header.
     public mutating func append(_ fields: [Field]) {
         lines.append(fields.map(Self.render).joined(separator: ","))
     }

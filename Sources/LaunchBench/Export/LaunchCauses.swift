@@ -2,15 +2,21 @@
 /// phases' shares, the embedded dylib count against Apple's advice, the slowest initializers. Shared by
 /// the HTML report, `report --format table` and the end-of-run terminal summary, so they say the same.
 public struct LaunchCauses: Sendable, Hashable {
+    /// One phase of the `PhaseBreakdown` and its part of the bar.
     public struct PhaseShare: Sendable, Hashable {
+        /// The phase's label, one of `PhaseBreakdown.names`.
         public var name: String
+        /// The phase's median length over the launches that measured it, in ms.
         public var medianMs: Double
         /// Share of the sum of the phase medians, in percent.
         public var percent: Double
     }
 
+    /// The launch kind described: cold when the device had cold launches, else its first kind.
     public var kind: LaunchKind
+    /// The measured phases in launch order; empty when none was measured.
     public var phases: [PhaseShare]
+    /// Bundle images and initializer times of those launches.
     public var images: ImageStatistics
 
     /// Of the cold launches when there are any (the case launch-time work is about), else the first kind.

@@ -8,6 +8,7 @@ public enum ResultExports {
     public struct Outcome: Sendable {
         /// The folder as read back (manifest, samples, notes).
         public var folder: ResultsFolder
+        /// The statistics computed from the folder's samples, as the exports show them.
         public var summary: RunSummary
         /// The files written, in order.
         public var written: [URL]
@@ -55,6 +56,7 @@ public enum ResultExports {
 public enum ExportFile: Sendable, CaseIterable {
     case samplesCSV, summaryCSV, imagesCSV, summaryJSON, reportHTML
 
+    /// The file's name inside the results folder (`samples.csv`, `summary.json`, …).
     public var fileName: String {
         switch self {
         case .samplesCSV: return ResultsFolder.FileName.samplesCSV

@@ -1,9 +1,13 @@
 /// Plain-text columns for terminals and CI logs: left-aligned text, right-aligned numbers.
 public struct TextTable: Sendable {
+    /// Where a column's cells sit: `left` for text, `right` for numbers (padded on the left).
     public enum Alignment: Sendable { case left, right }
 
+    /// Column titles; their count is the table's number of columns.
     public var headers: [String]
+    /// One per column; `render()` needs at least as many as `headers`.
     public var alignments: [Alignment]
+    /// The rows appended so far, short ones padded with empty cells.
     public private(set) var rows: [[String]] = []
 
     /// - Parameters:
@@ -14,6 +18,7 @@ public struct TextTable: Sendable {
         self.alignments = alignments ?? Array(repeating: .left, count: headers.count)
     }
 
+    /// Appends a row; missing trailing cells are left empty, cells beyond the header count are not shown.
     public mutating func append(_ row: [String]) {
         rows.append(row + Array(repeating: "", count: max(0, headers.count - row.count)))
     }

@@ -14,6 +14,7 @@ public struct HodgesLehmannShift: Sendable, Hashable, Codable {
     public var shift: Double
     /// Confidence interval of the shift; `nil` when the samples are too small for one.
     public var low: Double?
+    /// Upper end of the shift's interval; `nil` exactly when `low` is.
     public var high: Double?
     /// The confidence level, a fraction (0.95).
     public var level: Double

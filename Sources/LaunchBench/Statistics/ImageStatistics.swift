@@ -19,6 +19,7 @@ public struct ImageStatistics: Sendable, Hashable {
         public var launchesListed: Int
         /// Median and p90 of the listed initializer times; `nil` when no launch listed one.
         public var medianInitializerMs: Double?
+        /// 90th percentile of the listed initializer times, in ms; `nil` when no launch listed one.
         public var p90InitializerMs: Double?
     }
 

@@ -11,6 +11,8 @@ import Foundation
 ///   `n₁n₂/12 · ((n+1) − Σ(t³−t)/(n(n−1)))` over the tie groups `t` (tie correction), with a
 ///   continuity correction of ½: `z = (max(U₁, U₂) − n₁n₂/2 − ½)/σ`, `p = 2·P(Z > z)`, capped at 1.
 public struct MannWhitneyResult: Sendable, Hashable, Codable {
+    /// How the p-value was computed: `exact` (the null distribution counted) or `normal` (the approximation,
+    /// with tie and continuity corrections).
     public enum Method: String, Sendable, Hashable, Codable {
         case exact
         case normal
@@ -20,11 +22,13 @@ public struct MannWhitneyResult: Sendable, Hashable, Codable {
     public var u: Double
     /// Two-sided p-value.
     public var pValue: Double
+    /// The method actually used; `exact` only when neither sample has ties.
     public var method: Method
     /// The standardised statistic of the normal approximation; `nil` for the exact test.
     public var z: Double?
 }
 
+/// Namespace for the two-sided Mann–Whitney U test; the method is described on `MannWhitneyResult`.
 public enum MannWhitneyU {
     /// Largest `n₁ + n₂` for the exact test (its cost grows as `n₁·n₂·n₁n₂`).
     public static let exactLimit = 60

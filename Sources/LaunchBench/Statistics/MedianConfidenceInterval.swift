@@ -14,10 +14,13 @@ import Foundation
 /// below 95 % for n < 6 (93.75 % at n = 5). Then no 95 % interval exists and `init` returns `nil`:
 /// the exports leave the cells empty rather than invent one.
 public struct MedianConfidenceInterval: Sendable, Hashable, Codable {
+    /// Lower end, `x(lowerRank)`: a measured value, in the values' unit.
     public var low: Double
+    /// Upper end, `x(upperRank)`: a measured value, in the values' unit.
     public var high: Double
     /// 1-based ranks of the order statistics used: `low = x(lowerRank)`, `high = x(upperRank)`.
     public var lowerRank: Int
+    /// `n − lowerRank + 1`: the interval is symmetric in rank.
     public var upperRank: Int
     /// The exact probability that such an interval contains the median, as a fraction (≥ the level asked for).
     public var coverage: Double

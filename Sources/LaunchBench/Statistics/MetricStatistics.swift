@@ -10,12 +10,19 @@ public struct MetricStatistics: Sendable, Hashable {
     public var n: Int
     /// Failed launches in the group (status `timeout`, `crashed`, `install-failed`, …).
     public var failures: Int
+    /// Smallest measured value, in ms; `nil` when n = 0.
     public var min: Double?
+    /// 25th percentile (linear interpolation, see `Percentile`), in ms; `nil` when n = 0.
     public var p25: Double?
+    /// Median (50th percentile), in ms; `nil` when n = 0.
     public var median: Double?
+    /// Arithmetic mean, in ms; `nil` when n = 0.
     public var mean: Double?
+    /// 75th percentile, in ms; `nil` when n = 0.
     public var p75: Double?
+    /// 90th percentile, in ms (between the two largest values when n < 10); `nil` when n = 0.
     public var p90: Double?
+    /// Largest measured value, in ms; `nil` when n = 0.
     public var max: Double?
     /// Sample standard deviation (divisor n − 1); `nil` for n < 2.
     public var stddev: Double?

@@ -9,7 +9,9 @@
 /// of its ends. The medians of the parts do not in general add up to the median of the whole;
 /// the chart says so.
 public struct PhaseBreakdown: Sendable, Hashable {
+    /// One segment of the bar: a phase's median length and how many launches it comes from.
     public struct Phase: Sendable, Hashable {
+        /// The label shown in charts and tables, one of `PhaseBreakdown.names`.
         public var name: String
         /// Median length in ms over the launches that measured it.
         public var medianMs: Double

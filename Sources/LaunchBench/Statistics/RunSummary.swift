@@ -49,17 +49,22 @@ public struct RunSummary: Sendable, Hashable {
 
     /// All launches and all failed launches across devices.
     public var launchCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.launches } } }
+    /// Launches whose status is a failure (`SampleStatus.isFailure`), across all devices and kinds.
     public var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
 }
 
 /// Who a device is, as the samples name it.
 public struct DeviceIdentity: Sendable, Hashable, Codable {
+    /// The device's UDID as the samples record it (`device_udid`); the key that groups launches by device.
     public var udid: String
     /// The user-set name (`Ana's iPhone`): any text, so escaped wherever it is written.
     public var name: String
+    /// The model identifier (`iPhone12,1`); see `modelDescription` for a readable name.
     public var productType: String
+    /// The iOS version the device reported (`14.8`).
     public var osVersion: String
 
+    /// Creates an identity from the fields a sample records.
     public init(udid: String, name: String, productType: String, osVersion: String) {
         self.udid = udid
         self.name = name
@@ -76,6 +81,7 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
 
 /// One device's launches, split by kind.
 public struct DeviceSummary: Sendable, Hashable {
+    /// The device as its latest sample names it: a rename or iOS update mid-run shows its final state.
     public var device: DeviceIdentity
     /// Cold before warm; a kind with no launches is left out (`--warm 0`).
     public var kinds: [KindSummary]
@@ -109,6 +115,7 @@ public struct DeviceSummary: Sendable, Hashable {
         }
     }
 
+    /// This device's launches of `kind`, or `nil` when there were none (warm with `--warm 0`).
     public func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
 
     /// The rows a per-device table shows: every kind x metric with at least one measured launch, in order,
@@ -152,6 +159,7 @@ public struct DeviceSummary: Sendable, Hashable {
 
 /// One device's launches of one kind.
 public struct KindSummary: Sendable, Hashable {
+    /// Cold or warm.
     public var kind: LaunchKind
     /// Every launch of this kind, failed or not.
     public var launches: Int
@@ -161,6 +169,8 @@ public struct KindSummary: Sendable, Hashable {
     public var withoutMetrics: Int
     /// Failed launches by status, for the reports' "why".
     public var failuresByStatus: [SampleStatus: Int]
+    /// Statistics of each of the run's reported metrics over this kind's launches that did not fail; a
+    /// metric none of them measured has an entry with n = 0 (empty cells), not a missing key.
     public var metrics: [Metric: MetricStatistics]
     /// The launches themselves, in order (charts draw every one).
     public var samples: [Sample]
@@ -188,15 +198,21 @@ public struct KindSummary: Sendable, Hashable {
 
 /// A text the launches printed or the harness recorded, and how many launches it concerns.
 public struct LaunchMessage: Sendable, Hashable {
+    /// The text verbatim: a failed launch's message or a parser warning.
     public var text: String
+    /// How many launches said it (each launch counted once, however often it said it).
     public var launches: Int
 }
 
 /// One row of `summary.csv`.
 public struct SummaryEntry: Sendable, Hashable {
+    /// The row's device: the `device_udid`, `device_name`, `product_type` and `os_version` columns.
     public var device: DeviceIdentity
+    /// The `launch_kind` column (`cold` or `warm`).
     public var kind: LaunchKind
+    /// The `metric` column: one of `samples.csv`'s `*_ms` column names.
     public var metric: Metric
+    /// The `n`, `failures` and statistic columns (`min` … `ci95_high`: ms, except `cv_percent`).
     public var statistics: MetricStatistics
 }
 

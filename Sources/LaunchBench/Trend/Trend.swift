@@ -13,6 +13,7 @@ public struct Trend: Sendable {
     public struct Run: Sendable, Hashable {
         /// The path as given.
         public var path: String
+        /// When the run started: `run.json`'s start, else its earliest launch's; `nil` when neither is known.
         public var startedAt: Date?
         /// `1.2 (34)`, from run.json or the launches.
         public var appVersion: String?
@@ -20,7 +21,9 @@ public struct Trend: Sendable {
 
     /// A folder left out, and why, in words for the user.
     public struct Skipped: Sendable, Hashable {
+        /// The path as given.
         public var path: String
+        /// Why it was left out, for the user: the read error's description, or that `samples.jsonl` holds no launches.
         public var reason: String
     }
 
@@ -28,11 +31,17 @@ public struct Trend: Sendable {
     public struct Point: Sendable, Hashable {
         /// Index into `runs`.
         public var run: Int
+        /// The device measured in this run: the series' device, or a phone of the same model and iOS standing in.
         public var device: DeviceIdentity
+        /// Launches of this run that measured the metric (failed ones excluded); at least 1 (else no point).
         public var n: Int
+        /// Failed launches of this device and kind in this run (the same count for every metric).
         public var failures: Int
+        /// Median of the metric over this run's measured launches, in ms.
         public var median: Double?
+        /// Lower end of the median's distribution-free 95 % interval, in ms; `nil` when n < 6.
         public var ci95Low: Double?
+        /// Upper end of the median's 95 % interval, in ms; `nil` when n < 6.
         public var ci95High: Double?
         /// The gate's comparison with the previous point of the series; `nil` for the first point.
         public var change: GateEntry?
@@ -45,14 +54,21 @@ public struct Trend: Sendable {
     public struct Series: Sendable, Hashable {
         /// The device as first seen (later points may be another phone of the same model and iOS).
         public var device: DeviceIdentity
+        /// Cold or warm.
         public var kind: LaunchKind
+        /// The metric followed, one of `samples.csv`'s `*_ms` columns.
         public var metric: Metric
+        /// One point per run that measured this series, in run order; runs without it have no point.
         public var points: [Point]
     }
 
+    /// The folders that were read, in run order; `Point.run` indexes into it.
     public var runs: [Run]
+    /// Folders left out (unreadable, or without launches), in the order given.
     public var skipped: [Skipped]
+    /// Every device × kind × metric with at least one point, in order of first appearance.
     public var series: [Series]
+    /// The gate settings the steps were judged with (threshold, α, metrics).
     public var settings: GateSettings
 
     /// Reads every folder and builds the series.
@@ -69,6 +85,13 @@ public struct Trend: Sendable {
         case build
     }
 
+    /// Reads every folder, puts them in order and builds the series; a folder that cannot be read or holds no
+    /// launches goes to `skipped`.
+    /// - Parameters:
+    ///   - paths: results folders, in any order.
+    ///   - order: by start time or by app build; ties keep the order of `paths`.
+    ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
+    ///     metric measured in each run).
     public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
         var loaded: [(path: String, folder: ResultsFolder, start: Date?)] = []
         var skipped: [Skipped] = []

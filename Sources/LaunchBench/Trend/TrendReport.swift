@@ -3,10 +3,13 @@ import Foundation
 /// `launchbench trend`'s outputs: CSV (every series), Markdown and a self-contained HTML page with a
 /// line chart per series (median, 95 % interval band, steps marked).
 public enum TrendReport {
+    /// An output format of `launchbench trend --format`.
     public enum Format: String, Sendable, CaseIterable {
         case markdown, csv, html
     }
 
+    /// The whole output in `format`: CSV (header and every series), Markdown (`markdown(_:)`) or a
+    /// self-contained HTML page.
     public static func render(_ trend: Trend, format: Format) -> String {
         switch format {
         case .csv: return csv(trend).text
@@ -15,6 +18,13 @@ public enum TrendReport {
         }
     }
 
+    /// The trend CSV's columns, in this order (a stable interface). `run` is the run's 1-based number in run
+    /// order; `started_at` its start in UTC (`2025-01-31T09:15:00`, no zone suffix); `app_version` `1.2 (34)`;
+    /// `device_*`, `product_type`, `os_version` the phone measured, `series_device_udid` the one the series is
+    /// filed under (differs when another phone of the same model and iOS stood in); `median`, `ci95_low`,
+    /// `ci95_high` in ms; `step` `regression` / `improvement` or empty; `shift_percent` the Hodges–Lehmann
+    /// shift from the previous point in % of its median; `p_value` the Mann–Whitney p-value of that change.
+    /// An empty cell means none (first point, no interval for n < 6).
     public static let csvHeader = [
         "run", "path", "started_at", "app_version", "device_udid", "device_name", "product_type", "os_version",
         "series_device_udid", "launch_kind", "metric", "n", "failures", "median", "ci95_low", "ci95_high", "step",
@@ -44,6 +54,8 @@ public enum TrendReport {
         return writer
     }
 
+    /// A Markdown section (`## Launch time trend`): a table per chart-worthy series (`Trend.keySeries`) with
+    /// each run's median, 95 % interval, n and change, then the skipped folders.
     public static func markdown(_ trend: Trend) -> String {
         var out = "## Launch time trend\n\n"
         out += "\(trend.runs.count) runs in time order; median with its 95 % interval and n. "
