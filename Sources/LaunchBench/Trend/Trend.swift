@@ -71,11 +71,6 @@ public struct Trend: Sendable {
     /// The gate settings the steps were judged with (threshold, α, metrics).
     public var settings: GateSettings
 
-    /// Reads every folder and builds the series.
-    /// - Parameters:
-    ///   - paths: results folders, in any order.
-    ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
-    ///     metric measured anywhere).
     /// How the folders are put in order.
     public enum Order: String, Sendable, CaseIterable {
         /// By the run's start time (`run.json`, else the first launch).
@@ -206,7 +201,7 @@ public struct Trend: Sendable {
     }
 
     /// The series worth a chart: the metrics that say how long a launch took (total pre-main, first
-    /// frame; else the headline metric), unless metrics were chosen.
+    /// frame; else `wall_ms`, else every series), unless metrics were chosen.
     public var keySeries: [Series] {
         guard settings.metrics.isEmpty else { return series }
         let preferred: [Metric] = [.totalPremainMs, .firstFrameMs]
@@ -215,7 +210,7 @@ public struct Trend: Sendable {
         return series.filter { $0.metric == .wallMs }.isEmpty ? series : series.filter { $0.metric == .wallMs }
     }
 
-    /// Notes for every output: skipped folders and what a step means.
+    /// Notes for every output: the folders that were skipped and why.
     public var notes: [String] {
         skipped.map { "Skipped \($0.path): \($0.reason)" }
     }
