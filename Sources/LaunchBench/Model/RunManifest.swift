@@ -11,11 +11,15 @@ public struct RunManifest: Sendable, Hashable, Codable {
     public var runID: String?
     /// `LaunchBenchVersion.current` of the tool that measured.
     public var toolVersion: String?
+    /// When the run started, UTC.
     public var startedAt: Date?
     /// `nil` while the run is going on (or when the process was killed before it could finish).
     public var endedAt: Date?
+    /// The computer that ran it.
     public var host: Host?
+    /// The app measured, from its bundle.
     public var app: App?
+    /// The options the run was started with.
     public var options: Options?
     /// The devices the run was asked to measure, as they were when it started.
     public var devices: [DeviceInfo]
@@ -24,6 +28,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
     /// `true` when the run was cancelled (Ctrl-C) before every launch was made.
     public var interrupted: Bool?
 
+    /// A manifest; by default stamped with this tool's version and this machine.
     public init(
         runID: String? = nil, toolVersion: String? = LaunchBenchVersion.current, startedAt: Date? = nil,
         endedAt: Date? = nil, host: Host? = .current, app: App? = nil, options: Options? = nil,
@@ -43,6 +48,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
 
     /// What became of one device in the run, and what its user should know.
     public struct DeviceOutcome: Sendable, Hashable, Codable {
+        /// How a device's part of the run ended (`outcome` in run.json).
         public enum Outcome: String, Sendable, Hashable, Codable {
             /// Still being measured (the run has not ended).
             case running
@@ -58,7 +64,9 @@ public struct RunManifest: Sendable, Hashable, Codable {
             case interrupted
         }
 
+        /// The device's UDID.
         public var udid: String
+        /// How its part of the run ended.
         public var outcome: Outcome
         /// iOS-version caveats (where pre-main comes from) and why the device was skipped or stopped.
         public var notes: [String]
@@ -67,6 +75,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
         /// Why that engine was chosen.
         public var engineReason: String?
 
+        /// An outcome, `running` until the device's loop ends.
         public init(
             udid: String, outcome: Outcome = .running, notes: [String] = [], engine: String? = nil,
             engineReason: String? = nil
@@ -86,11 +95,14 @@ public struct RunManifest: Sendable, Hashable, Codable {
 
     /// The computer that drove the devices.
     public struct Host: Sendable, Hashable, Codable {
+        /// The host name.
         public var name: String?
         /// e.g. `Linux 6.1.0` or `macOS 14.5`.
         public var operatingSystem: String?
+        /// The CPU architecture, e.g. `x86_64` or `arm64`.
         public var architecture: String?
 
+        /// A host description; `current` describes this machine.
         public init(name: String? = nil, operatingSystem: String? = nil, architecture: String? = nil) {
             self.name = name
             self.operatingSystem = operatingSystem
@@ -122,6 +134,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
 
     /// The app measured.
     public struct App: Sendable, Hashable, Codable {
+        /// `CFBundleIdentifier`.
         public var bundleID: String?
         /// The `.app` folder's name, e.g. `Sample.app`.
         public var name: String?
@@ -132,6 +145,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
         /// Embedded frameworks and dylibs, sorted.
         public var frameworks: [String]?
 
+        /// An app description from its fields.
         public init(
             bundleID: String? = nil, name: String? = nil, version: String? = nil, build: String? = nil,
             frameworks: [String]? = nil
@@ -143,6 +157,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
             self.frameworks = frameworks
         }
 
+        /// The description of a read bundle.
         public init(_ bundle: AppBundle) {
             self.init(
                 bundleID: bundle.bundleID, name: bundle.bundleName, version: bundle.shortVersion, build: bundle.build,
@@ -152,19 +167,24 @@ public struct RunManifest: Sendable, Hashable, Codable {
 
     /// The run's options, as given (`nil` = not recorded).
     public struct Options: Sendable, Hashable, Codable {
+        /// `--iterations`: cold launches per device (the most, with adaptive stopping).
         public var iterations: Int?
         /// `reinstall`, `reboot` or `none`.
         public var cold: String?
         /// Warm launches per cold one.
         public var warm: Int?
+        /// `--timeout`: seconds a launch may take before it is ended.
         public var timeoutSeconds: Double?
         /// `--env` as given, in order (`NAME=VALUE`).
         public var environment: [String]?
+        /// `--target-precision`: keep launching until the cold median is known within ± this many percent.
         public var targetPrecisionPercent: Double?
+        /// `--max-iterations`: the most iterations per device with `--target-precision`.
         public var maxIterations: Int?
         /// Anything else worth recording, as text.
         public var other: [String: String]?
 
+        /// Options as given; `nil` fields were not recorded.
         public init(
             iterations: Int? = nil, cold: String? = nil, warm: Int? = nil, timeoutSeconds: Double? = nil,
             environment: [String]? = nil, targetPrecisionPercent: Double? = nil, maxIterations: Int? = nil,

@@ -6,21 +6,31 @@ import Foundation
 /// `samples.jsonl` reads the same as its CSV row. A metric that was not measured is absent
 /// (decoded as `nil`), never zero.
 public struct Sample: Sendable, Hashable, Codable {
+    /// The run this launch belongs to (`run_id`, as in run.json).
     public var runID: String
+    /// The device's UDID (`device_udid`).
     public var deviceUDID: String
+    /// The device's name as lockdown reported it at the start of the run (`device_name`).
     public var deviceName: String
+    /// The model identifier, e.g. `iPhone12,1` (`product_type`).
     public var productType: String
+    /// The iOS version, e.g. `14.8` (`os_version`).
     public var osVersion: String
+    /// The launched app's `CFBundleIdentifier` (`app_bundle_id`).
     public var appBundleID: String
+    /// The app's version and build, `1.2 (34)` (`app_version`).
     public var appVersion: String
     /// 1-based iteration number on this device.
     public var iteration: Int
+    /// Cold (first launch after the reinstall) or warm.
     public var kind: LaunchKind
     /// 0 for the cold launch, 1…K for the warm launches that follow it.
     public var launchIndex: Int
+    /// How the launch ended (`ok`, or a failure kind); a failed launch keeps what it measured.
     public var status: SampleStatus
     /// Measured values by metric; a missing key means "not measured".
     public var metrics: [Metric: Double]
+    /// When the launch started (debugserver's `continue`), UTC.
     public var startedAt: Date
     /// Images loaded from inside the app bundle (DYLD_PRINT_LIBRARIES), as paths relative to the bundle.
     public var bundleImages: [String]
@@ -32,14 +42,16 @@ public struct Sample: Sendable, Hashable, Codable {
     public var warnings: [String]
     /// Why the launch failed, in words a user can act on; `nil` when it did not.
     public var message: String?
-    /// Exit status or signal, when the app ended by itself.
+    /// The app's exit status, when it exited by itself.
     public var exitStatus: Int?
+    /// The signal that ended the app (`X` from debugserver, or a crash), when it did not exit by itself.
     public var signal: Int?
     /// The raw log, relative to the results folder (`logs/UDID/0001-cold.log`).
     public var logPath: String?
     /// How long the harness spent on each step of this launch (`phases` in samples.jsonl; not in the CSV).
     public var phases: PhaseTimings = PhaseTimings()
 
+    /// A sample with every field given; `metrics` holds only what was measured.
     public init(
         runID: String, deviceUDID: String, deviceName: String, productType: String, osVersion: String,
         appBundleID: String, appVersion: String, iteration: Int, kind: LaunchKind, launchIndex: Int = 0,
@@ -69,6 +81,7 @@ public struct Sample: Sendable, Hashable, Codable {
         self.logPath = logPath
     }
 
+    /// The value measured for `metric`, `nil` when it was not measured.
     public subscript(metric: Metric) -> Double? { metrics[metric] }
 
     private enum CodingKeys: String, CodingKey {
