@@ -2,17 +2,22 @@ import Foundation
 
 /// A baseline run compared with the current one, per matched device × launch kind × metric.
 public struct GateComparison: Sendable, Hashable {
+    /// The threshold, level and metrics the verdicts were made with.
     public var settings: GateSettings
     /// Matched devices first (current run order), then kind (cold, warm), then metric.
     public var entries: [GateEntry]
-    /// Devices of the baseline that no current device matched (and the reverse).
+    /// Devices of the baseline that no current device matched.
     public var unmatchedBaseline: [DeviceIdentity]
+    /// Devices of the current run that no baseline device matched.
     public var unmatchedCurrent: [DeviceIdentity]
     /// What the reader or the matching had to say (device swaps, skipped lines…).
     public var notes: [String]
 
+    /// The entries judged slower: a real change beyond the threshold.
     public var regressions: [GateEntry] { entries.filter { $0.verdict == .regression } }
+    /// The entries judged faster beyond the threshold.
     public var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
+    /// The entries with too few launches on a side to judge.
     public var undecided: [GateEntry] { entries.filter { $0.verdict == .insufficientData } }
 }
 
@@ -24,8 +29,10 @@ public struct GateSide: Sendable, Hashable {
     public var failures: Int
     /// The metric's values of the launches that measured it.
     public var values: [Double]
+    /// The median of `values`, ms; `nil` without values.
     public var median: Double? { LaunchesNeeded.median(values) }
 
+    /// One side's counts and values.
     public init(launches: Int, failures: Int, values: [Double]) {
         self.launches = launches
         self.failures = failures
@@ -35,17 +42,25 @@ public struct GateSide: Sendable, Hashable {
 
 /// The comparison of one device × launch kind × metric.
 public struct GateEntry: Sendable, Hashable {
+    /// The device in the baseline run.
     public var baselineDevice: DeviceIdentity
+    /// The device in the current run it was matched with (the same phone, or the same model and iOS).
     public var currentDevice: DeviceIdentity
+    /// How the two devices were matched.
     public var matchedBy: DeviceMatching.Basis
+    /// Cold or warm.
     public var kind: LaunchKind
+    /// The metric compared.
     public var metric: Metric
+    /// The baseline's launches.
     public var baseline: GateSide
+    /// The current run's launches.
     public var current: GateSide
     /// Mann–Whitney test of baseline against current; `nil` when a side has no values.
     public var test: MannWhitneyResult?
     /// Hodges–Lehmann shift, current − baseline, in ms; `nil` when a side has no values.
     public var shift: HodgesLehmannShift?
+    /// Regression, improvement, no change, or too little data to say.
     public var verdict: GateVerdict
     /// Why, in one sentence a CI log reader understands.
     public var reason: String
@@ -65,7 +80,9 @@ public struct GateEntry: Sendable, Hashable {
 
     /// The shift and its interval, in % of the baseline median.
     public var shiftPercent: Double? { percent(shift?.shift) }
+    /// The shift interval's low end, in % of the baseline median.
     public var shiftLowPercent: Double? { percent(shift?.low) }
+    /// The shift interval's high end, in % of the baseline median.
     public var shiftHighPercent: Double? { percent(shift?.high) }
 
     private func percent(_ ms: Double?) -> Double? {

@@ -2,15 +2,21 @@
 /// phase (Hodges–Lehmann with its interval, the method of the verdict) and the images that appeared,
 /// disappeared or changed initializer time the most.
 public struct GateExplanation: Sendable, Hashable {
+    /// How much one pre-main phase moved.
     public struct PhaseShift: Sendable, Hashable {
+        /// The phase's name as reports print it (e.g. `dylib loading`).
         public var phase: String
         /// Current − baseline, ms, with its interval (`nil` ends when the samples are too small).
         public var shift: HodgesLehmannShift
+        /// Launches of the baseline that measured the phase.
         public var baselineN: Int
+        /// Launches of the current run that measured the phase.
         public var currentN: Int
     }
 
+    /// An image (dylib or framework) that appeared, disappeared or whose initializer time moved.
     public struct ImageChange: Sendable, Hashable {
+        /// What happened to the image between the runs.
         public enum Change: String, Sendable, Hashable {
             /// In the current run's library or initializer lists, in no launch of the baseline.
             case appeared
@@ -20,11 +26,15 @@ public struct GateExplanation: Sendable, Hashable {
             case changed
         }
 
+        /// The image's file name.
         public var image: String
+        /// Whether it lies inside the app bundle (the app's own code, not the system's).
         public var inBundle: Bool
+        /// Appeared, disappeared or changed.
         public var change: Change
         /// Median initializer time on each side, over the launches that listed it; `nil` when none did.
         public var baselineMedianMs: Double?
+        /// The current run's median initializer time, ms; `nil` when no launch listed it.
         public var currentMedianMs: Double?
 
         /// current − baseline; an image listed on one side only counts its own time.
