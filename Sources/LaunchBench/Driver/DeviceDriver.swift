@@ -64,6 +64,7 @@ public struct ReinstallTimings: Sendable, Hashable {
     /// Until installd completed the install (the upload included when `upload` is `nil`).
     public var install: Duration
 
+    /// The steps' durations as the driver measured them.
     public init(uninstall: Duration, upload: Duration? = nil, install: Duration) {
         self.uninstall = uninstall
         self.upload = upload
@@ -73,11 +74,14 @@ public struct ReinstallTimings: Sendable, Hashable {
 
 /// What to launch and how.
 public struct LaunchRequest: Sendable, Hashable {
+    /// The installed app to launch.
     public var bundleID: String
+    /// Command-line arguments after the executable's path.
     public var arguments: [String]
     /// Ordered; names may repeat (the last one wins on the device).
     public var environment: [EnvironmentVariable]
 
+    /// A launch of `bundleID` with arguments and environment variables.
     public init(bundleID: String, arguments: [String] = [], environment: [EnvironmentVariable] = []) {
         self.bundleID = bundleID
         self.arguments = arguments
@@ -87,9 +91,12 @@ public struct LaunchRequest: Sendable, Hashable {
 
 /// `NAME=VALUE`; the value may itself contain `=`, spaces and any Unicode.
 public struct EnvironmentVariable: Sendable, Hashable, Codable {
+    /// The variable's name, e.g. `DYLD_PRINT_STATISTICS`.
     public var name: String
+    /// Its value, possibly empty.
     public var value: String
 
+    /// `name=value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -102,6 +109,7 @@ public struct EnvironmentVariable: Sendable, Hashable, Codable {
         value = String(assignment[assignment.index(after: equals)...])
     }
 
+    /// `NAME=VALUE`, as debugserver's `QEnvironmentHexEncoded` and `--env` take it.
     public var assignment: String { "\(name)=\(value)" }
 }
 

@@ -25,6 +25,7 @@ extension GateError: LocalizedError {
 public struct GateInput: Sendable {
     /// The path as the user gave it.
     public var path: String
+    /// The results folder that was read (the one holding `summary.json` when that file was given).
     public var folder: ResultsFolder
     /// The bundle id of the app measured (run.json's, else the most frequent in the samples).
     public var appBundleID: String?

@@ -10,22 +10,32 @@ import Foundation
 public struct ResultsFolder: Sendable {
     /// File names inside the folder (the stable interface, see ARCHITECTURE.md).
     public enum FileName {
+        /// What was measured, where and how (`RunManifest`).
         public static let manifest = "run.json"
+        /// One JSON line per launch (`Sample`), appended as launches finish.
         public static let samples = "samples.jsonl"
+        /// The same launches as CSV rows.
         public static let samplesCSV = "samples.csv"
+        /// Statistics per device × kind × metric.
         public static let summaryCSV = "summary.csv"
+        /// Initializer times per device × kind × image.
         public static let imagesCSV = "images.csv"
+        /// The summary and images as one JSON document (what a baseline reads).
         public static let summaryJSON = "summary.json"
+        /// The self-contained HTML report.
         public static let reportHTML = "report.html"
     }
 
+    /// The folder.
     public var url: URL
     /// `nil` when `run.json` is missing or unreadable (see `notes`).
     public var manifest: RunManifest?
+    /// Every sample that could be read, in file order.
     public var samples: [Sample]
     /// What the reader had to skip or guess, in words for the user; shown in every report.
     public var notes: [String]
 
+    /// A folder's contents as read (or made by hand in tests).
     public init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
         self.url = url
         self.manifest = manifest

@@ -3,9 +3,12 @@ import Foundation
 /// Runs a benchmark over a `DeviceDriver`: devices in parallel, each device's launches in order,
 /// every launch recorded in the results folder as it is measured.
 public struct BenchmarkRunner: Sendable {
+    /// How devices are reached (libimobiledevice, an engine router, or a fake in tests).
     public let driver: any DeviceDriver
+    /// Who hears about progress (the terminal view, or nobody).
     public let reporter: any RunReporter
 
+    /// A runner over `driver`, reporting to `reporter`.
     public init(driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter()) {
         self.driver = driver
         self.reporter = reporter
@@ -209,6 +212,7 @@ public struct RunResult: Sendable {
     /// Every recorded sample, device by device (in the run's device order), each device's in launch order.
     public var samples: [Sample]
 
+    /// A finished run's folder, manifest and samples.
     public init(folder: URL, manifest: RunManifest, samples: [Sample]) {
         self.folder = folder
         self.manifest = manifest
