@@ -1,6 +1,7 @@
 /// Whether a device is ready for developer services: Developer Mode on (iOS 16+) and a Developer Disk
 /// Image mounted (the personalized one from iOS 17 on). `launchbench devices` shows it per device.
 public struct DeveloperReadiness: Sendable, Hashable, Codable {
+    /// The state of one requirement.
     public enum State: String, Sendable, Hashable, Codable {
         case ready
         case notReady = "not ready"
@@ -10,11 +11,14 @@ public struct DeveloperReadiness: Sendable, Hashable, Codable {
         case unknown
     }
 
+    /// Developer Mode (Settings > Privacy & Security), required from iOS 16.
     public var developerMode: State
+    /// The Developer Disk Image (personalized from iOS 17).
     public var diskImage: State
     /// What to do about each `notReady`, naming the command that fixes it.
     public var advice: [String]
 
+    /// A device's readiness with the advice for what is missing.
     public init(developerMode: State, diskImage: State, advice: [String] = []) {
         self.developerMode = developerMode
         self.diskImage = diskImage

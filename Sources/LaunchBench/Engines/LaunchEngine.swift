@@ -25,6 +25,7 @@ public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The `--engine` value: `auto` or the engine's name.
     public var description: String {
         switch self {
         case .auto: return "auto"
@@ -46,6 +47,7 @@ public struct EngineHost: Sendable, Hashable {
     /// The `pymobiledevice3` executable found (see README "iOS 17 and later"), `nil` when not installed.
     public var pymobiledevice3: String?
 
+    /// What this host offers: macOS with Xcode (for devicectl), and where pymobiledevice3 is, if found.
     public init(isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil) {
         self.isMacOS = isMacOS
         self.xcodeVersion = xcodeVersion
@@ -66,6 +68,7 @@ public enum EngineDecision: Sendable, Hashable {
     /// No engine can launch on the device; `advice` names exactly what to install or change.
     case unavailable(advice: String)
 
+    /// The engine to use, `nil` when none can launch on the device.
     public var engine: LaunchEngine? {
         if case .use(let engine, _) = self { return engine }
         return nil

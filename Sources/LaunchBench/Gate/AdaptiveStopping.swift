@@ -6,16 +6,21 @@
 /// the reports show, so "precise enough" means what the summary prints. It needs at least 6 values
 /// for 95 %, so the rule never stops before 6 measured cold launches unless `maxIterations` says so.
 public struct AdaptiveStopping: Sendable, Hashable, Codable {
+    /// The interval's half width to reach, in % of the median (`--target-precision`).
     public var targetPrecisionPercent: Double
+    /// Iterations made before the interval is looked at.
     public var minimumIterations: Int
+    /// Iterations after which the device stops anyway (`--max-iterations`).
     public var maxIterations: Int
 
+    /// A rule; `maxIterations` is raised to `minimumIterations` if below it.
     public init(targetPrecisionPercent: Double, minimumIterations: Int = 5, maxIterations: Int = 50) {
         self.targetPrecisionPercent = targetPrecisionPercent
         self.minimumIterations = minimumIterations
         self.maxIterations = max(maxIterations, minimumIterations)
     }
 
+    /// What to do after an iteration.
     public enum Decision: Sendable, Hashable {
         /// Launch another iteration.
         case `continue`

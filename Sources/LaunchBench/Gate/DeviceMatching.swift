@@ -13,16 +13,23 @@ public enum DeviceMatching {
         case modelAndOS = "model-and-os"
     }
 
+    /// A baseline device and the current device compared with it.
     public struct Pair: Sendable, Hashable {
+        /// The device in the baseline run.
         public var baseline: DeviceIdentity
+        /// The device in the current run.
         public var current: DeviceIdentity
+        /// How they were matched.
         public var basis: Basis
     }
 
+    /// The pairs and what was left over.
     public struct Result: Sendable, Hashable {
         /// In the current run's device order.
         public var pairs: [Pair]
+        /// Baseline devices without a partner.
         public var unmatchedBaseline: [DeviceIdentity]
+        /// Current devices without a partner.
         public var unmatchedCurrent: [DeviceIdentity]
     }
 

@@ -11,8 +11,11 @@ public struct DylibGuard: Sendable, Hashable {
         public var image: String
         /// Where it was seen: `nil` device for the embedded-frameworks check before launching.
         public var deviceUDID: String?
+        /// The device's name, for the sentence.
         public var deviceName: String?
+        /// The iteration of the launch that loaded it.
         public var iteration: Int?
+        /// Cold or warm, for that launch.
         public var kind: LaunchKind?
         /// The launch's raw log, relative to the results folder.
         public var logPath: String?
@@ -30,10 +33,12 @@ public struct DylibGuard: Sendable, Hashable {
         }
     }
 
+    /// The images the app may load from its bundle (`--allowed-dylibs`).
     public var allowed: AllowedDylibs
     /// The app's main executable (inside the bundle, always loaded, never judged).
     public var executable: String?
 
+    /// A guard for an app whose main executable is `executable` (its name inside the bundle).
     public init(allowed: AllowedDylibs, executable: String?) {
         self.allowed = allowed
         self.executable = executable

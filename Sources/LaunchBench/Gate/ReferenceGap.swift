@@ -2,10 +2,15 @@
 /// device, measured interleaved in the same run (`--reference-app`): the seed talk's target is
 /// the empty project's time, so the gap is what the app's own work costs.
 public struct ReferenceGap: Sendable, Hashable {
+    /// The device both apps were measured on.
     public var device: DeviceIdentity
+    /// Cold or warm.
     public var kind: LaunchKind
+    /// The metric compared.
     public var metric: Metric
+    /// The app's median, ms.
     public var appMedian: Double
+    /// The reference app's median, ms.
     public var referenceMedian: Double
     /// Hodges–Lehmann shift app − reference, with its interval (ms).
     public var shift: HodgesLehmannShift
