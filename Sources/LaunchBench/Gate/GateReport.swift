@@ -3,16 +3,20 @@
 public struct GateReport: Sendable, Hashable {
     /// Where the two sides were read from, as the user named them.
     public var baselinePath: String?
+    /// The current run's folder, as the user named it.
     public var currentPath: String?
     /// `nil` when no baseline was given.
     public var comparison: GateComparison?
     /// `nil` when the dylib guard is off; empty when it passed.
     public var dylibViolations: [DylibGuard.Violation]?
+    /// The app against `--reference-app` per device × kind × metric; empty without one.
     public var referenceGaps: [ReferenceGap]
     /// Per device, how many iterations `--target-precision` took (one sentence each).
     public var sampleSizes: [String]
+    /// What the reading, matching or guard had to say, for people.
     public var notes: [String]
 
+    /// A report; every part is optional, as the gate's options are.
     public init(
         baselinePath: String? = nil, currentPath: String? = nil, comparison: GateComparison? = nil,
         dylibViolations: [DylibGuard.Violation]? = nil, referenceGaps: [ReferenceGap] = [], sampleSizes: [String] = [],
@@ -38,6 +42,7 @@ public struct GateReport: Sendable, Hashable {
         case undecided
     }
 
+    /// Failed on a regression or a dylib violation, else undecided when something could not be judged, else passed.
     public var outcome: Outcome {
         if let comparison, !comparison.regressions.isEmpty { return .failed }
         if let dylibViolations, !dylibViolations.isEmpty { return .failed }

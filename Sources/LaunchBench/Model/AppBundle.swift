@@ -2,6 +2,7 @@ import Foundation
 
 /// An app to benchmark, as read from an `.app` folder or an `.ipa` (see `AppBundle+Reading.swift`).
 public struct AppBundle: Sendable, Hashable, Codable {
+    /// How the app reached us, which decides how it is uploaded and installed.
     public enum Packaging: String, Sendable, Hashable, Codable {
         /// A folder `X.app`: uploaded file by file, installed as a Developer package.
         case appFolder = "app"
@@ -11,6 +12,7 @@ public struct AppBundle: Sendable, Hashable, Codable {
 
     /// Where the bundle was read from (folder or `.ipa` file).
     public var url: URL
+    /// Folder or `.ipa`.
     public var packaging: Packaging
     /// `CFBundleIdentifier`.
     public var bundleID: String
@@ -25,6 +27,7 @@ public struct AppBundle: Sendable, Hashable, Codable {
     /// Entries of the embedded `Frameworks/` folder (`Foo.framework`, `libBar.dylib`), sorted.
     public var frameworks: [String]
 
+    /// A bundle described field by field (`init(contentsOf:)` reads one from disk).
     public init(
         url: URL, packaging: Packaging, bundleID: String, shortVersion: String, build: String, executable: String,
         bundleName: String, frameworks: [String]

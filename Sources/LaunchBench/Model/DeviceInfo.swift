@@ -6,7 +6,9 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
         case network = "Network"
     }
 
+    /// The device's UDID.
     public var udid: String
+    /// The name the owner gave it (`DeviceName`).
     public var name: String
     /// Apple's model identifier, e.g. `iPhone12,1`.
     public var productType: String
@@ -14,8 +16,10 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var osVersion: String
     /// iOS build, e.g. `18H17`.
     public var buildVersion: String
+    /// USB or network.
     public var connection: Connection
 
+    /// A device's values as lockdown reports them.
     public init(
         udid: String, name: String, productType: String, osVersion: String, buildVersion: String,
         connection: Connection = .usb

@@ -10,15 +10,19 @@ public struct RunPlan: Sendable {
         case none
     }
 
+    /// The app to install and launch.
     public var app: AppBundle
     /// Devices to measure; empty = every attached device.
     public var deviceUDIDs: [String]
+    /// Iterations (reinstall, cold launch, warm launches) per device.
     public var iterations: Int
+    /// How each cold launch is made cold.
     public var coldMode: ColdMode
     /// Warm launches after each cold launch.
     public var warmLaunches: Int
     /// The user's `--env`, in order; `DYLD_PRINT_STATISTICS=1` is always added (see `launchEnvironment`).
     public var environment: [EnvironmentVariable]
+    /// Command-line arguments for the app.
     public var arguments: [String]
     /// A launch still running this long after `continue` is killed (status `timeout`).
     public var timeout: Duration
@@ -53,6 +57,7 @@ public struct RunPlan: Sendable {
     /// The most iterations a device may run.
     public var iterationLimit: Int { stopping?.maxIterations ?? iterations }
 
+    /// A plan; the defaults are `run`'s (30 s launch timeout, 0.5 s grace, 300 s for installs and restarts).
     public init(
         app: AppBundle, deviceUDIDs: [String] = [], iterations: Int = 10, coldMode: ColdMode = .reinstall,
         warmLaunches: Int = 1, environment: [EnvironmentVariable] = [], arguments: [String] = [],
