@@ -26,6 +26,7 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
 }
 
 extension LaunchBenchError: LocalizedError {
+    /// What went wrong and how to fix it, in one or two sentences.
     public var errorDescription: String? {
         switch self {
         case .notAnApp(let path, let reason):

@@ -11,6 +11,7 @@ public struct DeviceListing: Sendable, Hashable {
     /// Every attached UDID, read or not (for "attached: …" in errors).
     public var attached: [String]
 
+    /// A listing; `attached` defaults to the UDIDs of `devices` and `unreadable`.
     public init(devices: [DeviceInfo], unreadable: [UnreadableDevice] = [], attached: [String]? = nil) {
         self.devices = devices
         self.unreadable = unreadable
@@ -20,10 +21,12 @@ public struct DeviceListing: Sendable, Hashable {
 
 /// An attached device whose name, model and iOS version could not be read.
 public struct UnreadableDevice: Sendable, Hashable {
+    /// The device's UDID.
     public var udid: String
     /// Why, in words (e.g. the library error while it was restarting).
     public var reason: String
 
+    /// `udid` could not be read, for `reason`.
     public init(udid: String, reason: String) {
         self.udid = udid
         self.reason = reason

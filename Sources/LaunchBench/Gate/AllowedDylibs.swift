@@ -9,14 +9,18 @@ import Foundation
 /// (`Foo.framework`, `libBar.dylib`) or its file name (`Foo`). So `Foo.framework`,
 /// `Frameworks/Foo.framework/Foo`, `libBar.dylib` and `Frameworks/*` are all valid entries.
 public struct AllowedDylibs: Sendable, Hashable {
+    /// One line of the list.
     public struct Entry: Sendable, Hashable {
+        /// The pattern the line holds.
         public var glob: Glob
         /// 1-based line in the file.
         public var line: Int
     }
 
+    /// The list's patterns, in file order.
     public var entries: [Entry]
 
+    /// A list of these entries.
     public init(entries: [Entry]) { self.entries = entries }
 
     /// Parses the file's text.

@@ -9,6 +9,7 @@ public enum GateError: Error, Sendable, Equatable {
 }
 
 extension GateError: LocalizedError {
+    /// What went wrong and how to fix it, in one or two sentences.
     public var errorDescription: String? {
         switch self {
         case .baselineNotFound(let path):

@@ -16,6 +16,7 @@ import Foundation
 /// device_name, iteration, launch_kind, log_path, message}]}, reference_gaps: [...],
 /// sample_sizes: [..], notes: [..]}`.
 public enum GateJSONReport {
+    /// `schema_version` of the document; raised when a field changes meaning.
     public static let schemaVersion = 1
 
     /// The report as one JSON object of the shape above.

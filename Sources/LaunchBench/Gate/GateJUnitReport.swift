@@ -11,6 +11,7 @@ import Foundation
 /// `testsuites > testsuite > (properties?, testcase*, system-out?, system-err?)`,
 /// `testcase > (skipped? | error* | failure*), system-out?`.
 public enum GateJUnitReport {
+    /// The report as a JUnit XML document, `timestamp` in the suite's attributes.
     public static func render(_ report: GateReport, timestamp: Date = Date()) -> String {
         var cases: [String] = []
         var failures = 0

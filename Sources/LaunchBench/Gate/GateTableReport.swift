@@ -1,5 +1,6 @@
 /// The gate's report as plain text for terminals and CI logs.
 public enum GateTableReport {
+    /// The report as plain-text tables for a terminal or CI log.
     public static func render(_ report: GateReport) -> String {
         var lines: [String] = []
         if let baseline = report.baselinePath { lines.append("Baseline: \(baseline)") }

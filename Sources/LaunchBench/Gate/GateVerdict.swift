@@ -21,6 +21,7 @@ public struct GateSettings: Sendable, Hashable, Codable {
     /// Metrics to compare; empty = the default choice per device and kind (see `GateMetricChoice`).
     public var metrics: [Metric]
 
+    /// Settings; the defaults are the gate's (5 %, α = 0.05, 5 launches, the default metrics).
     public init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {
         self.thresholdPercent = thresholdPercent
         self.alpha = alpha
@@ -32,5 +33,6 @@ public struct GateSettings: Sendable, Hashable, Codable {
 /// The default metric of a comparison: `total_premain_ms` where both sides measured it (dyld's
 /// own figure, iOS ≤ 14), else `first_frame_ms` (the app's marker), else `wall_ms`.
 public enum GateMetricChoice {
+    /// The metrics tried in order; the first both sides measured is compared.
     public static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
 }

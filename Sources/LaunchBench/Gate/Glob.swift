@@ -1,6 +1,7 @@
 /// Shell-style wildcard patterns: `*` any run of characters (including `/`), `?` one character,
 /// `[abc]` / `[a-z]` / `[!abc]` one character of (or not of) a set; everything else literally.
 public struct Glob: Sendable, Hashable {
+    /// The pattern as written.
     public let pattern: String
     private let tokens: [Token]
 
@@ -11,6 +12,7 @@ public struct Glob: Sendable, Hashable {
         case set([ClosedRange<Character>], negated: Bool)
     }
 
+    /// Compiles `pattern`; an unclosed `[` is taken literally.
     public init(_ pattern: String) {
         self.pattern = pattern
         var tokens: [Token] = []

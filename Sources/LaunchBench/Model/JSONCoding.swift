@@ -13,6 +13,7 @@ public enum JSONCoding {
         return encoder
     }
 
+    /// A decoder for the results folder's JSON: dates with or without milliseconds.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

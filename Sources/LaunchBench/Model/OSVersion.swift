@@ -1,9 +1,13 @@
 /// An iOS version, and what it means for measuring launches on it.
 public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The major version (14 in 14.8.1).
     public var major: Int
+    /// The minor version (8 in 14.8.1).
     public var minor: Int
+    /// The patch version (1 in 14.8.1), 0 when absent.
     public var patch: Int
 
+    /// A version from its parts.
     public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.major = major
         self.minor = minor
@@ -23,8 +27,10 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(numbers[0], numbers[1], numbers[2])
     }
 
+    /// `14.8` or `14.8.1` (a zero patch is left out).
     public var description: String { patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)" }
 
+    /// Compares major, then minor, then patch.
     public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }

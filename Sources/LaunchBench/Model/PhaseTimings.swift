@@ -16,6 +16,7 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
     /// The launch: from asking the device to start the app until it was gone.
     public var launchMs: Double?
 
+    /// Phase durations in ms; `nil` for a phase that did not happen.
     public init(
         reinstallMs: Double? = nil, uninstallMs: Double? = nil, uploadMs: Double? = nil, installMs: Double? = nil,
         launchMs: Double? = nil

@@ -41,6 +41,7 @@ public struct LaunchLogParser: Sendable {
     /// Non-empty lines that matched no format (other programs' output, dyld lines that carry no value).
     public private(set) var unrecognizedLineCount = 0
 
+    /// A parser that has seen nothing yet.
     public init() {}
 
     /// Feeds output as it arrives, split anywhere (even inside a UTF-8 character).

@@ -8,6 +8,7 @@ public struct LaunchLogProgress: Sendable, Equatable {
     /// `[launchbench] done` was seen.
     public var done: Bool
 
+    /// Progress as given (nothing seen by default).
     public init(statisticsComplete: Bool = false, markers: [String: Double] = [:], done: Bool = false) {
         self.statisticsComplete = statisticsComplete
         self.markers = markers

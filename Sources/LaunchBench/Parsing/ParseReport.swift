@@ -2,8 +2,10 @@
 public struct ParsedLog: Sendable, Hashable {
     /// The file as the user named it (`-` for stdin).
     public var file: String
+    /// Every launch found, in the order it appears in the file.
     public var launches: [LaunchRecord]
 
+    /// The launches of `file`.
     public init(file: String, launches: [LaunchRecord]) {
         self.file = file
         self.launches = launches

@@ -99,6 +99,7 @@ public actor ResultsStore {
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
 public final class LaunchLog: Sendable {
+    /// The log file.
     public let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
     public let relativePath: String

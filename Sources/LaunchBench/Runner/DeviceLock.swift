@@ -9,8 +9,11 @@ import Foundation
 public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed once, by `release` (callers own it).
     /// Who holds a busy device, as read from its lock file.
     public struct Holder: Sendable, Hashable {
+        /// The holder's process id.
         public var pid: Int32?
+        /// Its command line.
         public var command: String?
+        /// When it took the device (ISO 8601, UTC).
         public var since: String?
 
         /// `process 4242 (launchbench run App.app …) since 2026-11-22T21:00:00Z`.
@@ -75,7 +78,9 @@ public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed 
 
     /// A busy device.
     public struct Busy: Error, Sendable, Hashable {
+        /// The busy device.
         public var udid: String
+        /// Who has it.
         public var holder: Holder
 
         /// `Device U1 is in use by process 4242 (…) since …`.

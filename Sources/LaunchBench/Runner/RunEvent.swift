@@ -24,6 +24,8 @@ public protocol RunReporter: Sendable {
 
 /// A reporter that ignores everything.
 public struct SilentRunReporter: RunReporter {
+    /// A reporter that prints nothing.
     public init() {}
+    /// Ignores `event`.
     public func report(_ event: RunEvent) {}
 }

@@ -9,6 +9,7 @@ public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Guards `value`.
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access. Keep it short and never call out to user code from inside.
