@@ -30,7 +30,8 @@ extension LaunchBenchError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .notAnApp(let path, let reason):
-            return "\(path) is not an iOS app: \(reason). Pass an .app folder or an .ipa file (Payload/<Name>.app inside a zip)."
+            return
+                "\(path) is not an iOS app: \(reason). Pass an .app folder or an .ipa file (Payload/<Name>.app inside a zip)."
         case .fileNotFound(let path, let what):
             return "\(what) not found at \(path). Check the path."
         case .unreadableResults(let path, let reason):

@@ -43,7 +43,8 @@ extension AppBundle {
         }
         guard layout.appNames.count == 1 else {
             let names = layout.appNames.joined(separator: ", ")
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "the archive's Payload holds several apps (\(names))")
+            throw LaunchBenchError.notAnApp(
+                path: url.path, reason: "the archive's Payload holds several apps (\(names))")
         }
         let plistPath = "Payload/\(appName)/Info.plist"
         guard let entry = archive[plistPath] else {

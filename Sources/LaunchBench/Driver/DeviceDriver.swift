@@ -29,7 +29,8 @@ public protocol DeviceDriver: Sendable {
     /// Launches the installed app through debugserver, streams its output to `observer`,
     /// ends it when the observer says so (then kills it), and reports how it ended.
     /// The app is never left running when this returns or throws.
-    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws -> LaunchTermination
+    func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+        -> LaunchTermination
 
     /// Restarts the device and returns once it is attached again (the caller waits the settle time).
     func restart(_ udid: String, timeout: Duration) async throws

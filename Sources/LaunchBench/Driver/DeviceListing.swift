@@ -45,7 +45,9 @@ extension DeviceDriver {
         let devices = try await listDevices()
         guard let udids else { return DeviceListing(devices: devices) }
         return DeviceListing(
-            devices: devices.filter { device in udids.contains { $0.caseInsensitiveCompare(device.udid) == .orderedSame } },
+            devices: devices.filter { device in
+                udids.contains { $0.caseInsensitiveCompare(device.udid) == .orderedSame }
+            },
             attached: devices.map(\.udid))
     }
 }

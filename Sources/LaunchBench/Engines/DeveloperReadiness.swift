@@ -39,7 +39,8 @@ public struct DeveloperReadiness: Sendable, Hashable, Codable {
                     ? "No Developer Disk Image is mounted on \(udid): run `pymobiledevice3 mounter auto-mount --udid "
                         + "\(udid)` (downloads the personalized image; needs the network), or attach it to Xcode once."
                     : "No Developer Disk Image is mounted on \(udid): run `pymobiledevice3 mounter auto-mount --udid "
-                        + "\(udid)` or `ideviceimagemounter` with the image of its iOS version, or attach it to Xcode once.")
+                        + "\(udid)` or `ideviceimagemounter` with the image of its iOS version, or attach it to Xcode once."
+            )
         }
         return advice
     }

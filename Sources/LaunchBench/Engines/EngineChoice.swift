@@ -19,30 +19,40 @@ public enum EngineChoice {
             return .use(.libimobiledevice, reason: "forced with --engine libimobiledevice")
         case .forced(.pymobiledevice3):
             guard let path = host.pymobiledevice3 else {
-                return .unavailable(advice: "--engine pymobiledevice3: pymobiledevice3 is not installed. Install it with "
-                    + pymobiledevice3Install + ".")
+                return .unavailable(
+                    advice: "--engine pymobiledevice3: pymobiledevice3 is not installed. Install it with "
+                        + pymobiledevice3Install + ".")
             }
             return .use(.pymobiledevice3, reason: "forced with --engine pymobiledevice3 (\(path))")
         case .forced(.devicectl):
-            guard host.hasDevicectl else { return .unavailable(advice: "--engine devicectl: " + devicectlMissing(host)) }
+            guard host.hasDevicectl else {
+                return .unavailable(advice: "--engine devicectl: " + devicectlMissing(host))
+            }
             guard modern else {
-                return .unavailable(advice: "--engine devicectl: \(ios) is older than iOS 17, which devicectl "
-                    + "(CoreDevice) needs; use --engine auto (libimobiledevice).")
+                return .unavailable(
+                    advice: "--engine devicectl: \(ios) is older than iOS 17, which devicectl "
+                        + "(CoreDevice) needs; use --engine auto (libimobiledevice).")
             }
             return .use(.devicectl, reason: "forced with --engine devicectl")
         case .auto:
             guard modern else {
-                return .use(.libimobiledevice, reason: version == nil
-                    ? "\(ios) cannot be read; trying lockdown's debugserver"
-                    : "\(ios) offers debugserver through lockdown")
+                return .use(
+                    .libimobiledevice,
+                    reason: version == nil
+                        ? "\(ios) cannot be read; trying lockdown's debugserver"
+                        : "\(ios) offers debugserver through lockdown")
             }
             if host.hasDevicectl {
-                return .use(.devicectl, reason: "\(ios): lockdown has no debugserver; Xcode \(host.xcodeVersion!) "
-                    + "provides devicectl")
+                return .use(
+                    .devicectl,
+                    reason: "\(ios): lockdown has no debugserver; Xcode \(host.xcodeVersion!) "
+                        + "provides devicectl")
             }
             if let path = host.pymobiledevice3 {
-                return .use(.pymobiledevice3, reason: "\(ios): lockdown has no debugserver; pymobiledevice3 "
-                    + "forwards it over its tunnel (\(path))" + rootTunnelNote(version))
+                return .use(
+                    .pymobiledevice3,
+                    reason: "\(ios): lockdown has no debugserver; pymobiledevice3 "
+                        + "forwards it over its tunnel (\(path))" + rootTunnelNote(version))
             }
             return .unavailable(advice: libimobiledeviceCannot(ios) + " " + modernAdvice(host))
         }
@@ -55,7 +65,8 @@ public enum EngineChoice {
 
     /// What to install to measure an iOS 17+ device on this host.
     static func modernAdvice(_ host: EngineHost) -> String {
-        var advice = "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
+        var advice =
+            "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
             + ", then run again (launchbench picks it for iOS 17+ devices)."
         if host.isMacOS { advice += " Or install Xcode 16 or later, whose devicectl launchbench uses." }
         return advice + " Or measure a device on iOS 16 or earlier."

@@ -22,7 +22,9 @@ enum HTMLCharts {
         let barArea = width - labelWidth - 96  // 96: the total's label after the bar
         let longest = bars.map(\.1.totalMs).max() ?? 0
         let scale = longest > 0 ? barArea / longest : 0
-        let rowHeight = 26.0, rowGap = 12.0, top = 4.0
+        let rowHeight = 26.0
+        let rowGap = 12.0
+        let top = 4.0
 
         var body = ""
         for (row, (kind, breakdown)) in bars.enumerated() {
@@ -51,7 +53,8 @@ enum HTMLCharts {
 
         // Legend: the phases that appear, wrapped into lines.
         let names = PhaseBreakdown.names.filter { name in bars.contains { $0.1.phases.contains { $0.name == name } } }
-        var lx = labelWidth, ly = top + Double(bars.count) * (rowHeight + rowGap) + 6
+        var lx = labelWidth
+        var ly = top + Double(bars.count) * (rowHeight + rowGap) + 6
         for name in names {
             let itemWidth = 36 + Double(name.count) * 6.6
             if lx + itemWidth > width { (lx, ly) = (labelWidth, ly + 20) }
@@ -69,15 +72,18 @@ enum HTMLCharts {
         let rows = device.kinds.compactMap { kind in kind.metrics[metric].map { (kind, $0) } }.filter { $0.1.n > 0 }
         guard !rows.isEmpty else { return nil }
         let all = rows.flatMap(\.1.values)
-        var low = all.min() ?? 0, high = all.max() ?? 1
+        var low = all.min() ?? 0
+        var high = all.max() ?? 1
         if high - low < 1e-9 { (low, high) = (low - 1, high + 1) }
         let ticks = niceTicks(low: low, high: high)
         let domain = (Swift.min(ticks.first ?? low, low), Swift.max(ticks.last ?? high, high))
-        let plotLeft = labelWidth, plotRight = width - 24
+        let plotLeft = labelWidth
+        let plotRight = width - 24
         func xOf(_ v: Double) -> Double {
             plotLeft + (v - domain.0) / (domain.1 - domain.0) * (plotRight - plotLeft)
         }
-        let rowHeight = 44.0, top = 4.0
+        let rowHeight = 44.0
+        let top = 4.0
 
         var body = ""
         for (row, (kind, stats)) in rows.enumerated() {

@@ -82,12 +82,14 @@ struct DeviceSection {
         if !causes.phases.isEmpty {
             let shares = causes.phases.map { phase in
                 HTMLText.text(
-                    "li", "\(phase.name): \(ReportText.ms(phase.medianMs)) ms, "
+                    "li",
+                    "\(phase.name): \(ReportText.ms(phase.medianMs)) ms, "
                         + "\(DecimalText.fixed(phase.percent, maxFractionDigits: 0)) % of the phases' sum")
             }
             items.append(
                 HTMLText.element(
-                    "li", [:], HTMLText.escape("Where the \(causes.kind.rawValue) launch's time goes:")
+                    "li", [:],
+                    HTMLText.escape("Where the \(causes.kind.rawValue) launch's time goes:")
                         + HTMLText.element("ul", [:], shares.joined())))
         }
         let tooMany = causes.images.bundleDylibs.count > ImageStatistics.advisedBundleDylibs
@@ -98,7 +100,9 @@ struct DeviceSection {
                 items.append(HTMLText.text("li", causes.initializerLine()))
                 break html
             }
-            let head = "<thead><tr>" + ["image", "in bundle", "median ms", "p90 ms", "listed in"]
+            let head =
+                "<thead><tr>"
+                + ["image", "in bundle", "median ms", "p90 ms", "listed in"]
                 .map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
             let rows = top.map { image in
                 HTMLText.element(
@@ -107,11 +111,13 @@ struct DeviceSection {
                         + HTMLText.text("td", image.inBundle ? "yes" : "no")
                         + HTMLText.text("td", ReportText.ms(image.medianInitializerMs))
                         + HTMLText.text("td", ReportText.ms(image.p90InitializerMs))
-                        + HTMLText.text("td", "\(image.launchesListed) of \(causes.images.launchesWithInitializerList)"))
+                        + HTMLText.text("td", "\(image.launchesListed) of \(causes.images.launchesWithInitializerList)")
+                )
             }
             items.append(
                 HTMLText.element(
-                    "li", [:], HTMLText.escape("Slowest initializers by image:")
+                    "li", [:],
+                    HTMLText.escape("Slowest initializers by image:")
                         + HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>")
                         + HTMLText.text("p", ["class": "muted"], ImageStatistics.thresholdNote)))
         }

@@ -36,7 +36,8 @@ public enum HTMLReport {
             let name = device.device.name.isEmpty ? device.device.udid : device.device.name
             let link = HTMLText.element("a", ["href": "#device-\(index + 1)"], HTMLText.escape(name))
             let model = DeviceModels.marketingName(for: device.device.productType)
-            let lead = HTMLText.element("td", ["class": "text"], link) + HTMLText.text("td", ["class": "text"], model)
+            let lead =
+                HTMLText.element("td", ["class": "text"], link) + HTMLText.text("td", ["class": "text"], model)
                 + HTMLText.text("td", ["class": "text"], device.device.osVersion)
             let failures = device.kinds.reduce(0) { $0 + $1.failures }
             if device.keyMetrics.isEmpty {

@@ -58,7 +58,8 @@ public enum MarkdownReport {
     /// One device's every measured metric, collapsed.
     private static func details(_ device: DeviceSummary, metrics: [Metric]) -> [String] {
         // Inside <summary> is HTML, not Markdown: escape for HTML there.
-        let heading = device.device.name + " (" + device.device.modelDescription
+        let heading =
+            device.device.name + " (" + device.device.modelDescription
             + (device.device.osVersion.isEmpty ? "" : ", iOS " + device.device.osVersion) + ")"
         var lines = [
             "<details><summary>All metrics: \(HTMLText.escape(ReportText.printable(heading)))</summary>", "",

@@ -48,8 +48,14 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var host: String?
 
         enum CodingKeys: String, CodingKey {
-            case runID = "run_id", toolVersion = "tool_version", startedAt = "started_at", endedAt = "ended_at"
-            case appBundleID = "app_bundle_id", appVersion = "app_version", appBuild = "app_build", host
+            case runID = "run_id"
+            case toolVersion = "tool_version"
+            case startedAt = "started_at"
+            case endedAt = "ended_at"
+            case appBundleID = "app_bundle_id"
+            case appVersion = "app_version"
+            case appBuild = "app_build"
+            case host
         }
 
         /// Writes every key, absent values as `null`.
@@ -80,7 +86,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var launchKinds: [String: Kind]
 
         enum CodingKeys: String, CodingKey {
-            case udid = "device_udid", name = "device_name", productType = "product_type", osVersion = "os_version"
+            case udid = "device_udid"
+            case name = "device_name"
+            case productType = "product_type"
+            case osVersion = "os_version"
             case launchKinds = "launch_kinds"
         }
     }
@@ -101,7 +110,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var images: Images?
 
         enum CodingKeys: String, CodingKey {
-            case launches, failures, noMetrics = "no_metrics", failuresByStatus = "failures_by_status", metrics
+            case launches, failures
+            case noMetrics = "no_metrics"
+            case failuresByStatus = "failures_by_status"
+            case metrics
             case images
         }
     }
@@ -124,8 +136,10 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case launchesWithInitializerList = "launches_with_initializer_list"
-            case launchesWithLibraries = "launches_with_libraries", bundleDylibs = "bundle_dylibs"
-            case advisedMaximumBundleDylibs = "advised_maximum_bundle_dylibs", note, images
+            case launchesWithLibraries = "launches_with_libraries"
+            case bundleDylibs = "bundle_dylibs"
+            case advisedMaximumBundleDylibs = "advised_maximum_bundle_dylibs"
+            case note, images
         }
 
         init(_ s: ImageStatistics) {
@@ -154,8 +168,12 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var p90InitializerMs: Double?
 
         enum CodingKeys: String, CodingKey {
-            case image, inBundle = "in_bundle", launchesLoaded = "launches_loaded", launchesListed = "launches_listed"
-            case medianInitializerMs = "median_initializer_ms", p90InitializerMs = "p90_initializer_ms"
+            case image
+            case inBundle = "in_bundle"
+            case launchesLoaded = "launches_loaded"
+            case launchesListed = "launches_listed"
+            case medianInitializerMs = "median_initializer_ms"
+            case p90InitializerMs = "p90_initializer_ms"
         }
 
         init(_ i: ImageStatistics.Image) {
@@ -192,8 +210,11 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         public var ci95CoveragePercent: Double?
 
         enum CodingKeys: String, CodingKey {
-            case n, failures, min, p25, median, mean, p75, p90, max, stddev, cvPercent = "cv_percent"
-            case ci95Low = "ci95_low", ci95High = "ci95_high", ci95CoveragePercent = "ci95_coverage_percent"
+            case n, failures, min, p25, median, mean, p75, p90, max, stddev
+            case cvPercent = "cv_percent"
+            case ci95Low = "ci95_low"
+            case ci95High = "ci95_high"
+            case ci95CoveragePercent = "ci95_coverage_percent"
         }
 
         init(_ s: MetricStatistics) {
@@ -230,7 +251,9 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", toolVersion = "tool_version", run, notes, devices
+        case schemaVersion = "schema_version"
+        case toolVersion = "tool_version"
+        case run, notes, devices
     }
 
     /// Writes every top-level key, `run` as `null` when unknown.

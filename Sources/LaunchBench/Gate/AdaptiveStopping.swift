@@ -47,7 +47,9 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
     /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
     public static func coldValues(_ samples: [Sample]) -> [Double] {
         let cold = samples.filter { $0.kind == .cold && !$0.status.isFailure }
-        guard let metric = GateMetricChoice.defaultOrder.first(where: { m in cold.contains { $0[m] != nil } }) else { return [] }
+        guard let metric = GateMetricChoice.defaultOrder.first(where: { m in cold.contains { $0[m] != nil } }) else {
+            return []
+        }
         return cold.compactMap { $0[metric] }.filter(\.isFinite)
     }
 
@@ -70,7 +72,8 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
                 + "(target ±\(DecimalText.fixed(target, maxFractionDigits: 2)) %)"
         case .reachedLimit(let n, let width):
             let reached = width.map { "±\(DecimalText.fixed($0, maxFractionDigits: 1)) %" } ?? "no interval"
-            return "\(n) iterations (the maximum): cold median within \(reached), target ±\(DecimalText.fixed(target, maxFractionDigits: 2)) % not reached"
+            return
+                "\(n) iterations (the maximum): cold median within \(reached), target ±\(DecimalText.fixed(target, maxFractionDigits: 2)) % not reached"
         }
     }
 }

@@ -45,7 +45,8 @@ public struct AllowedDylibs: Sendable, Hashable {
         }
         guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8)
         else {
-            throw LaunchBenchError.unreadableResults(path: url.path, reason: "the allowed-dylibs file is not UTF-8 text")
+            throw LaunchBenchError.unreadableResults(
+                path: url.path, reason: "the allowed-dylibs file is not UTF-8 text")
         }
         return AllowedDylibs(parsing: text)
     }
@@ -61,7 +62,9 @@ public struct AllowedDylibs: Sendable, Hashable {
     static func names(of image: String) -> [String] {
         var names = [image]
         let parts = image.split(separator: "/").map(String.init)
-        if let item = parts.first(where: { $0.hasSuffix(".framework") || $0.hasSuffix(".dylib") }) { names.append(item) }
+        if let item = parts.first(where: { $0.hasSuffix(".framework") || $0.hasSuffix(".dylib") }) {
+            names.append(item)
+        }
         if let last = parts.last { names.append(last) }
         return names
     }
@@ -77,7 +80,8 @@ public struct AllowedDylibs: Sendable, Hashable {
     public static func render(images: [String], comment: String) -> String {
         let items = Set(images.map(itemName)).sorted()
         var text = comment.split(separator: "\n").map { "# \($0)\n" }.joined()
-        text += "# One image name or glob per line; `#` starts a comment. Checked by `launchbench run --allowed-dylibs`.\n"
+        text +=
+            "# One image name or glob per line; `#` starts a comment. Checked by `launchbench run --allowed-dylibs`.\n"
         for item in items { text += item + "\n" }
         return text
     }

@@ -112,7 +112,8 @@ extension GateComparison {
             if pair.basis == .modelAndOS {
                 notes.append(
                     "\(pair.current.name) (\(pair.current.udid)) is compared with \(pair.baseline.name) "
-                        + "(\(pair.baseline.udid)) of the baseline: same model and iOS \(pair.current.osVersion), another phone.")
+                        + "(\(pair.baseline.udid)) of the baseline: same model and iOS \(pair.current.osVersion), another phone."
+                )
             }
             let old = baseline.filter { $0.deviceUDID == pair.baseline.udid }
             let new = current.filter { $0.deviceUDID == pair.current.udid }
@@ -203,7 +204,8 @@ extension GateComparison {
                 )
             }
         }
-        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)] where side.values.count < minimum {
+        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)]
+        where side.values.count < minimum {
             return (
                 .insufficientData,
                 "Only \(side.values.count) measured launches in the \(name) (\(side.launches) made); "
@@ -222,18 +224,25 @@ extension GateComparison {
             return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), \(p).")
         }
         if significant && shift < -threshold {
-            return (.improvement, "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), \(p).")
+            return (
+                .improvement,
+                "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), \(p)."
+            )
         }
         if !significant {
             var text = "No significant change (\(shiftText), \(p))."
             if let low = entry.shiftLowPercent, let high = entry.shiftHighPercent, high > threshold || low < -threshold,
                 let n = entry.launchesNeeded, n > min(entry.baseline.values.count, entry.current.values.count)
             {
-                text += " The interval still reaches past ±\(Self.plainPercent(threshold)); about \(n) launches per side would tell."
+                text +=
+                    " The interval still reaches past ±\(Self.plainPercent(threshold)); about \(n) launches per side would tell."
             }
             return (.unchanged, text)
         }
-        return (.unchanged, "Change of \(shiftText) is significant (\(p)) but within the threshold of ±\(Self.plainPercent(threshold)).")
+        return (
+            .unchanged,
+            "Change of \(shiftText) is significant (\(p)) but within the threshold of ±\(Self.plainPercent(threshold))."
+        )
     }
 
     static func signedPercent(_ value: Double) -> String {

@@ -40,7 +40,7 @@ public struct GateExplanation: Sendable, Hashable {
         /// current − baseline; an image listed on one side only counts its own time.
         public var deltaMs: Double? {
             switch (baselineMedianMs, currentMedianMs) {
-            case let (b?, c?): return c - b
+            case (let b?, let c?): return c - b
             case (nil, let c?): return change == .appeared ? c : nil
             case (let b?, nil): return change == .disappeared ? -b : nil
             default: return nil
@@ -102,7 +102,8 @@ public struct GateExplanation: Sendable, Hashable {
         }
         let moved = after.images.compactMap { image -> ImageChange? in
             guard let old = beforeByName[image.image], let b = old.medianInitializerMs,
-                let c = image.medianInitializerMs, abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
+                let c = image.medianInitializerMs,
+                abs(c - b) >= max(Self.minimumImageChangeMs, b * Self.minimumImageChangeFraction)
             else { return nil }
             return ImageChange(
                 image: image.image, inBundle: image.inBundle || old.inBundle, change: .changed, baselineMedianMs: b,
@@ -113,22 +114,24 @@ public struct GateExplanation: Sendable, Hashable {
     }
 
     /// The phases compared: dyld's four, then the after-main stretches from the app's markers.
-    static var phaseDefinitions: [(String, @Sendable (Sample) -> Double?)] { [
-        ("dylib loading", { $0[.dylibLoadingMs] }),
-        ("rebase/binding", { $0[.rebaseBindingMs] }),
-        ("ObjC setup", { $0[.objcSetupMs] }),
-        ("initializers", { $0[.initializerMs] }),
-        // Without dyld's phases (iOS 15+) the whole start → main stretch is one phase, from the markers.
-        (PhaseBreakdown.wholePreMain, { s in s[.totalPremainMs] == nil ? s[.mainMs] : nil }),
-        (
-            "main → didFinishLaunching",
-            { s in s[.didFinishLaunchingMs].flatMap { end in s[.mainMs].map { end - $0 } } }
-        ),
-        (
-            "didFinishLaunching → first frame",
-            { s in s[.firstFrameMs].flatMap { end in s[.didFinishLaunchingMs].map { end - $0 } } }
-        ),
-    ] }
+    static var phaseDefinitions: [(String, @Sendable (Sample) -> Double?)] {
+        [
+            ("dylib loading", { $0[.dylibLoadingMs] }),
+            ("rebase/binding", { $0[.rebaseBindingMs] }),
+            ("ObjC setup", { $0[.objcSetupMs] }),
+            ("initializers", { $0[.initializerMs] }),
+            // Without dyld's phases (iOS 15+) the whole start → main stretch is one phase, from the markers.
+            (PhaseBreakdown.wholePreMain, { s in s[.totalPremainMs] == nil ? s[.mainMs] : nil }),
+            (
+                "main → didFinishLaunching",
+                { s in s[.didFinishLaunchingMs].flatMap { end in s[.mainMs].map { end - $0 } } }
+            ),
+            (
+                "didFinishLaunching → first frame",
+                { s in s[.firstFrameMs].flatMap { end in s[.didFinishLaunchingMs].map { end - $0 } } }
+            ),
+        ]
+    }
 
     /// The phase that moved the most in the direction of `totalShiftMs` (`nil` when none did).
     public func mainPhase(forShift totalShiftMs: Double) -> PhaseShift? {

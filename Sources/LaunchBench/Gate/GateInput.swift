@@ -51,7 +51,9 @@ public struct GateInput: Sendable {
         let folderURL = isDirectory.boolValue ? url : url.deletingLastPathComponent()
         if !isDirectory.boolValue, url.pathExtension.lowercased() != "json" {
             throw GateError.noLaunches(
-                path: path, role: role, reason: "it is neither a results folder nor a summary.json. Pass the --output folder of `launchbench run`.")
+                path: path, role: role,
+                reason:
+                    "it is neither a results folder nor a summary.json. Pass the --output folder of `launchbench run`.")
         }
         let samplesURL = folderURL.appendingPathComponent(ResultsFolder.FileName.samples)
         guard FileManager.default.fileExists(atPath: samplesURL.path) else {
@@ -63,14 +65,16 @@ public struct GateInput: Sendable {
         let folder = try ResultsFolder.load(folderURL)
         guard !folder.samples.isEmpty else {
             throw GateError.noLaunches(
-                path: path, role: role, reason: "\(samplesURL.path) holds no launches (the run measured nothing). Run it again.")
+                path: path, role: role,
+                reason: "\(samplesURL.path) holds no launches (the run measured nothing). Run it again.")
         }
         let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(folder.samples)
         let ofApp = folder.samples.filter { $0.appBundleID == appBundleID }
         var reference = ofApp.isEmpty ? [] : folder.samples.filter { $0.appBundleID != appBundleID }
         // `--reference-app` runs keep the reference app's launches in DIR/reference/.
         let referenceURL = folderURL.appendingPathComponent(RunManifest.referenceFolderName)
-        if FileManager.default.fileExists(atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
+        if FileManager.default.fileExists(
+            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
             let referenceFolder = try? ResultsFolder.load(referenceURL)
         {
             reference += referenceFolder.samples
@@ -99,12 +103,14 @@ extension GateReport {
         var violations: [DylibGuard.Violation]?
         if let allowed {
             let guardrail = DylibGuard(allowed: allowed, executable: nil)
-            violations = guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
+            violations =
+                guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
                 + guardrail.check(samples: current.samples)
         }
         self.init(
             baselinePath: baseline.path, currentPath: current.path, comparison: comparison, dylibViolations: violations,
-            referenceGaps: ReferenceGap.gaps(app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
+            referenceGaps: ReferenceGap.gaps(
+                app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
             notes: notes)
     }
 }

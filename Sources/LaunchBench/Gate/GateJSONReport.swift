@@ -75,7 +75,8 @@ public enum GateJSONReport {
             "launch_kind": .string(e.kind.rawValue), "metric": .string(e.metric.rawValue),
             "baseline": side(e.baseline), "current": side(e.current),
             "median_change_percent": .init(e.medianChangePercent),
-            "shift_ms": .init(e.shift?.shift), "shift_ci_low_ms": .init(e.shift?.low), "shift_ci_high_ms": .init(e.shift?.high),
+            "shift_ms": .init(e.shift?.shift), "shift_ci_low_ms": .init(e.shift?.low),
+            "shift_ci_high_ms": .init(e.shift?.high),
             "shift_percent": .init(e.shiftPercent), "shift_ci_low_percent": .init(e.shiftLowPercent),
             "shift_ci_high_percent": .init(e.shiftHighPercent),
             "u": .init(e.test?.u), "p_value": .init(e.test?.pValue), "test_method": .init(e.test?.method.rawValue),
@@ -91,7 +92,8 @@ public enum GateJSONReport {
             "phases": .array(
                 x.phases.map { p in
                     .object([
-                        "phase": .string(p.phase), "shift_ms": .number(p.shift.shift), "shift_ci_low_ms": .init(p.shift.low),
+                        "phase": .string(p.phase), "shift_ms": .number(p.shift.shift),
+                        "shift_ci_low_ms": .init(p.shift.low),
                         "shift_ci_high_ms": .init(p.shift.high), "baseline_n": .number(Double(p.baselineN)),
                         "current_n": .number(Double(p.currentN)),
                     ])

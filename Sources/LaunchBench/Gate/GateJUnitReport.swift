@@ -18,7 +18,8 @@ public enum GateJUnitReport {
         var errors = 0
         for entry in report.comparison?.entries ?? [] {
             let classname = "launchbench.\(entry.currentDevice.productType).\(entry.kind.rawValue)"
-            let name = "\(entry.currentDevice.name) (\(entry.currentDevice.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)"
+            let name =
+                "\(entry.currentDevice.name) (\(entry.currentDevice.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)"
             let figures =
                 "baseline median \(GateText.ms(entry.baseline.median)) ms (n=\(entry.baseline.values.count), \(entry.baseline.failures) failed), "
                 + "current median \(GateText.ms(entry.current.median)) ms (n=\(entry.current.values.count), \(entry.current.failures) failed), "
@@ -32,16 +33,19 @@ public enum GateJUnitReport {
             switch entry.verdict {
             case .regression:
                 failures += 1
-                body += "      <failure message=\"\(XMLText.attribute(message))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
+                body +=
+                    "      <failure message=\"\(XMLText.attribute(message))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
             case .insufficientData:
                 errors += 1
-                body += "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"insufficient-data\">\(XMLText.text(figures))</error>\n"
+                body +=
+                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"insufficient-data\">\(XMLText.text(figures))</error>\n"
             case .improvement, .unchanged:
                 break
             }
             body += "      <system-out>\(XMLText.text(figures))</system-out>\n"
             cases.append(
-                "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n")
+                "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
+            )
         }
         if let violations = report.dylibViolations {
             if violations.isEmpty {
@@ -55,12 +59,18 @@ public enum GateJUnitReport {
                         + "    </testcase>\n")
             }
         }
-        let stamp = timestamp.formatted(Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
-        let notes = (report.notes + (report.comparison?.notes ?? []) + report.referenceGaps.map(\.sentence) + report.sampleSizes + [report.headline])
+        let stamp = timestamp.formatted(
+            Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+                .timeSeparator(.colon))
+        let notes =
+            (report.notes + (report.comparison?.notes ?? []) + report.referenceGaps.map(\.sentence) + report.sampleSizes
+            + [report.headline])
             .joined(separator: "\n")
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"launchbench\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"0\">\n"
-        xml += "  <testsuite name=\"launchbench gate\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\" timestamp=\"\(stamp)\" id=\"0\" package=\"launchbench\" hostname=\"\(XMLText.attribute(ProcessInfo.processInfo.hostName))\">\n"
+        xml +=
+            "<testsuites name=\"launchbench\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"0\">\n"
+        xml +=
+            "  <testsuite name=\"launchbench gate\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\" timestamp=\"\(stamp)\" id=\"0\" package=\"launchbench\" hostname=\"\(XMLText.attribute(ProcessInfo.processInfo.hostName))\">\n"
         xml += cases.joined()
         xml += "    <system-out>\(XMLText.text(notes))</system-out>\n"
         xml += "  </testsuite>\n</testsuites>\n"
@@ -87,7 +97,8 @@ enum XMLText {
             case "\r": out += "&#13;"
             default:
                 let v = scalar.value
-                let allowed = v == 0x9 || v == 0xA || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v) || v >= 0x10000
+                let allowed =
+                    v == 0x9 || v == 0xA || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v) || v >= 0x10000
                 if allowed { out.unicodeScalars.append(scalar) }
             }
         }

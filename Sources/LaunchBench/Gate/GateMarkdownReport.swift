@@ -11,7 +11,8 @@ public enum GateMarkdownReport {
         if let comparison = report.comparison {
             out += escape(GateText.settingsLine(comparison.settings)) + "\n\n"
             if !comparison.entries.isEmpty {
-                out += "| Device | Kind | Metric | Baseline ms | Current ms | Median | Shift [95 % CI] | p | Verdict |\n"
+                out +=
+                    "| Device | Kind | Metric | Baseline ms | Current ms | Median | Shift [95 % CI] | p | Verdict |\n"
                 out += "|---|---|---|---:|---:|---:|---:|---:|---|\n"
                 for entry in comparison.entries {
                     let verdict = entry.verdict == .regression ? "**REGRESSION**" : GateText.verdict(entry.verdict)
@@ -28,7 +29,9 @@ public enum GateMarkdownReport {
             }
             for entry in comparison.entries where entry.verdict != .unchanged {
                 out += "- **\(GateText.verdict(entry.verdict))** \(escape(entry.title)): \(escape(entry.reason))"
-                if entry.verdict != .insufficientData, let why = entry.explanationSentence { out += " Why: \(escape(why))" }
+                if entry.verdict != .insufficientData, let why = entry.explanationSentence {
+                    out += " Why: \(escape(why))"
+                }
                 out += "\n"
                 if entry.verdict != .insufficientData, let explanation = entry.explanation {
                     for line in GateText.explanationLines(explanation) { out += "  - \(escape(line))\n" }
@@ -41,7 +44,9 @@ public enum GateMarkdownReport {
             if violations.isEmpty {
                 out += "Every image loaded from the app bundle is in the allowed list.\n\n"
             } else {
-                for violation in violations { out += "- `\(code(violation.image))`: \(escape(violation.description))\n" }
+                for violation in violations {
+                    out += "- `\(code(violation.image))`: \(escape(violation.description))\n"
+                }
                 out += "\n"
             }
         }

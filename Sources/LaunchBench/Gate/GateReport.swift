@@ -66,7 +66,8 @@ public struct GateReport: Sendable, Hashable {
         }
         if let dylibViolations {
             let images = Set(dylibViolations.map(\.image)).count
-            parts.append(images == 0 ? "dylib guard passed" : images == 1 ? "1 unlisted dylib" : "\(images) unlisted dylibs")
+            parts.append(
+                images == 0 ? "dylib guard passed" : images == 1 ? "1 unlisted dylib" : "\(images) unlisted dylibs")
         }
         let word: String
         switch outcome {

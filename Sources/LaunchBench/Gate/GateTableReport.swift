@@ -9,14 +9,20 @@ public enum GateTableReport {
             lines.append(GateText.settingsLine(comparison.settings))
             lines.append("")
             var table = TextTable(
-                headers: ["device", "kind", "metric", "baseline ms", "current ms", "median", "shift [95 % CI]", "p", "verdict"],
+                headers: [
+                    "device", "kind", "metric", "baseline ms", "current ms", "median", "shift [95 % CI]", "p",
+                    "verdict",
+                ],
                 alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .left])
             for entry in comparison.entries {
                 table.append([
                     GateText.device(entry), entry.kind.rawValue, entry.metric.rawValue, GateText.side(entry.baseline),
                     GateText.side(entry.current), GateText.signedPercent(entry.medianChangePercent),
-                    [GateText.signedPercent(entry.shiftPercent), GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)]
-                        .filter { !$0.isEmpty }.joined(separator: " "),
+                    [
+                        GateText.signedPercent(entry.shiftPercent),
+                        GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent),
+                    ]
+                    .filter { !$0.isEmpty }.joined(separator: " "),
                     GateText.pValue(entry.test?.pValue), GateText.verdict(entry.verdict),
                 ])
             }
@@ -24,7 +30,9 @@ public enum GateTableReport {
             let explained = comparison.entries.filter { $0.verdict != .unchanged || $0.reason.contains("would tell") }
             if !explained.isEmpty {
                 lines.append("")
-                for entry in explained { lines.append("\(GateText.verdict(entry.verdict)): \(entry.title): \(entry.reason)") }
+                for entry in explained {
+                    lines.append("\(GateText.verdict(entry.verdict)): \(entry.title): \(entry.reason)")
+                }
             }
             let why = comparison.entries.filter { $0.verdict == .regression || $0.verdict == .improvement }
             for entry in why {

@@ -40,22 +40,28 @@ enum GateText {
 
     static func settingsLine(_ settings: GateSettings) -> String {
         let level = DecimalText.fixed((1 - settings.alpha) * 100, maxFractionDigits: 1)
-        return "Threshold ±\(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % of the baseline median; "
+        return
+            "Threshold ±\(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % of the baseline median; "
             + "two-sided Mann–Whitney U test at α = \(DecimalText.fixed(settings.alpha, maxFractionDigits: 3)); "
             + "shift = Hodges–Lehmann estimate with its \(level) % interval; at least \(settings.minimumLaunches) launches per side."
     }
 
     static func device(_ entry: GateEntry) -> String {
-        entry.matchedBy == .udid ? entry.currentDevice.name : "\(entry.currentDevice.name) ≈ \(entry.baselineDevice.name)"
+        entry.matchedBy == .udid
+            ? entry.currentDevice.name : "\(entry.currentDevice.name) ≈ \(entry.baselineDevice.name)"
     }
 
     /// One line per phase (shift with its interval) and per image change, for the table and Markdown.
     static func explanationLines(_ explanation: GateExplanation) -> [String] {
         var lines = explanation.phases.map { phase in
-            let interval = phase.shift.low.flatMap { low in
-                phase.shift.high.map { " [\(GateExplanation.signedMs(low).dropLast(3)), \(GateExplanation.signedMs($0).dropLast(3))]" }
-            } ?? " (too few launches for an interval)"
-            return "\(phase.phase): \(GateExplanation.signedMs(phase.shift.shift))\(interval) (n=\(phase.baselineN)/\(phase.currentN))"
+            let interval =
+                phase.shift.low.flatMap { low in
+                    phase.shift.high.map {
+                        " [\(GateExplanation.signedMs(low).dropLast(3)), \(GateExplanation.signedMs($0).dropLast(3))]"
+                    }
+                } ?? " (too few launches for an interval)"
+            return
+                "\(phase.phase): \(GateExplanation.signedMs(phase.shift.shift))\(interval) (n=\(phase.baselineN)/\(phase.currentN))"
         }
         lines += explanation.images.map { change in
             guard change.change == .changed else { return GateExplanation.describe(change) }

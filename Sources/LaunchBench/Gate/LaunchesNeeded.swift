@@ -22,7 +22,8 @@ public enum LaunchesNeeded {
         guard !spreads.isEmpty, let reference = median(baseline.isEmpty ? current : baseline), reference > 0 else {
             return nil
         }
-        let pooledVariance = spreads.reduce(0) { $0 + $1.0 * $1.0 * Double($1.1 - 1) }
+        let pooledVariance =
+            spreads.reduce(0) { $0 + $1.0 * $1.0 * Double($1.1 - 1) }
             / Double(spreads.reduce(0) { $0 + $1.1 - 1 })
         let shift = 2 * thresholdPercent / 100 * reference
         guard shift > 0 else { return nil }

@@ -46,7 +46,9 @@ public struct ReferenceGap: Sendable, Hashable {
                         let shift = HodgesLehmannShift(baseline: referenceValues, current: appValues)
                     else { continue }
                     result.append(
-                        ReferenceGap(device: device, kind: kind, metric: metric, appMedian: am, referenceMedian: rm, shift: shift))
+                        ReferenceGap(
+                            device: device, kind: kind, metric: metric, appMedian: am, referenceMedian: rm, shift: shift
+                        ))
                 }
             }
         }

@@ -15,7 +15,9 @@ public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case wallMs = "wall_ms"
 
     /// The five pre-main metrics dyld prints.
-    public static let preMain: [Metric] = [.totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs]
+    public static let preMain: [Metric] = [
+        .totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
+    ]
     /// The after-main metrics the app's markers give.
     public static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
 

@@ -63,7 +63,10 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case reinstallMs = "reinstall_ms", uninstallMs = "uninstall_ms", uploadMs = "upload_ms"
-        case installMs = "install_ms", launchMs = "launch_ms"
+        case reinstallMs = "reinstall_ms"
+        case uninstallMs = "uninstall_ms"
+        case uploadMs = "upload_ms"
+        case installMs = "install_ms"
+        case launchMs = "launch_ms"
     }
 }

@@ -113,18 +113,18 @@ public struct RunManifest: Sendable, Hashable, Codable {
         public static var current: Host {
             let info = ProcessInfo.processInfo
             #if os(macOS)
-            let system = "macOS"
+                let system = "macOS"
             #elseif os(Linux)
-            let system = "Linux"
+                let system = "Linux"
             #else
-            let system = "unknown OS"
+                let system = "unknown OS"
             #endif
             #if arch(arm64)
-            let architecture = "arm64"
+                let architecture = "arm64"
             #elseif arch(x86_64)
-            let architecture = "x86_64"
+                let architecture = "x86_64"
             #else
-            let architecture = "unknown"
+                let architecture = "unknown"
             #endif
             return Host(
                 name: info.hostName, operatingSystem: "\(system) \(info.operatingSystemVersionString)",
@@ -249,7 +249,8 @@ extension RunManifest {
         do {
             return try JSONCoding.decoder().decode(RunManifest.self, from: Data(contentsOf: url))
         } catch {
-            throw LaunchBenchError.unreadableResults(path: url.path, reason: "run.json is not readable JSON (\(error.localizedDescription))")
+            throw LaunchBenchError.unreadableResults(
+                path: url.path, reason: "run.json is not readable JSON (\(error.localizedDescription))")
         }
     }
 

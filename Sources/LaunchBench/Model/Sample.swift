@@ -85,11 +85,24 @@ public struct Sample: Sendable, Hashable, Codable {
     public subscript(metric: Metric) -> Double? { metrics[metric] }
 
     private enum CodingKeys: String, CodingKey {
-        case runID = "run_id", deviceUDID = "device_udid", deviceName = "device_name"
-        case productType = "product_type", osVersion = "os_version", appBundleID = "app_bundle_id"
-        case appVersion = "app_version", iteration, kind = "launch_kind", launchIndex = "launch_index"
-        case status, startedAt = "started_at", bundleImages = "bundle_images", warnings, message
-        case exitStatus = "exit_status", signal, logPath = "log_path", phases, initializers
+        case runID = "run_id"
+        case deviceUDID = "device_udid"
+        case deviceName = "device_name"
+        case productType = "product_type"
+        case osVersion = "os_version"
+        case appBundleID = "app_bundle_id"
+        case appVersion = "app_version"
+        case iteration
+        case kind = "launch_kind"
+        case launchIndex = "launch_index"
+        case status
+        case startedAt = "started_at"
+        case bundleImages = "bundle_images"
+        case warnings, message
+        case exitStatus = "exit_status"
+        case signal
+        case logPath = "log_path"
+        case phases, initializers
     }
 
     private struct MetricKey: CodingKey {

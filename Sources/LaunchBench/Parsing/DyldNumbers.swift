@@ -106,7 +106,9 @@ enum DyldNumbers {
                 guard digits < 18 else { return nil }
                 value = value * 10 + Int(byte - 0x30)
                 digits += 1
-            } else if byte == UInt8(ascii: ","), digits > 0, i + 1 < line.count, line[i + 1] >= 0x30, line[i + 1] <= 0x39 {
+            } else if byte == UInt8(ascii: ","), digits > 0, i + 1 < line.count, line[i + 1] >= 0x30,
+                line[i + 1] <= 0x39
+            {
                 // thousands separator
             } else {
                 break

@@ -122,7 +122,9 @@ enum LineClassifier {
         var pathStart = offset
         var uuid: String?
         if line.hasPrefix("<", at: offset) {
-            guard let parsed = self.uuid(line, at: offset + 1), line.hasPrefix("> ", at: offset + 37) else { return nil }
+            guard let parsed = self.uuid(line, at: offset + 1), line.hasPrefix("> ", at: offset + 37) else {
+                return nil
+            }
             uuid = parsed
             pathStart = offset + 39
         } else if uuidRequired {
@@ -156,7 +158,9 @@ enum LineClassifier {
     /// `mark=NAME t=MS` or `done` after `[launchbench] `.
     private static func marker(_ line: LineBytes, at offset: Int) -> LogEvent {
         if line.hasPrefix("done", at: offset), line.skipBlanks(from: offset + 4) == line.count { return .done }
-        guard line.hasPrefix("mark=", at: offset) else { return .unreadableMarker(line.string(from: offset, to: line.count)) }
+        guard line.hasPrefix("mark=", at: offset) else {
+            return .unreadableMarker(line.string(from: offset, to: line.count))
+        }
         var i = offset + 5
         while i < line.count, !LineBytes.isBlank(line[i]) { i += 1 }
         let name = line.string(from: offset + 5, to: i)
@@ -169,7 +173,9 @@ enum LineClassifier {
         }
         // Markers are rare: exactness matters more than speed, so go through the decimal text.
         let text = line.string(from: valueStart + 2, to: number.end)
-        guard let ms = Double(text), ms.isFinite else { return .unreadableMarker(line.string(from: offset - 14, to: line.count)) }
+        guard let ms = Double(text), ms.isFinite else {
+            return .unreadableMarker(line.string(from: offset - 14, to: line.count))
+        }
         return .marker(name, ms)
     }
 

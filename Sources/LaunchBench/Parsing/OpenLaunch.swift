@@ -30,8 +30,10 @@ struct OpenLaunch {
             record.slowestInitializers = summary.slowest
             let missing = summary.missing
             if !missing.isEmpty {
-                                warnings.append(Self.cutShort("summary block", lastSeen: summary.last?.label, missing: missing.map(\.label),
-                    missingAreTail: missing.allSatisfy { line in summary.last.map { line > $0 } ?? true }))
+                warnings.append(
+                    Self.cutShort(
+                        "summary block", lastSeen: summary.last?.label, missing: missing.map(\.label),
+                        missingAreTail: missing.allSatisfy { line in summary.last.map { line > $0 } ?? true }))
             }
         }
         if let totals {
@@ -41,8 +43,11 @@ struct OpenLaunch {
             let missing = required.filter { totals.seen & $0.bit == 0 }
             if !missing.isEmpty {
                 let kind = isDetails ? "details block" : "old (dyld ≤360) block"
-                warnings.append(Self.cutShort(kind, lastSeen: totals.last?.label(old: !isDetails), missing: missing.map { $0.label(old: !isDetails) },
-                    missingAreTail: missing.allSatisfy { line in totals.last.map { line > $0 } ?? true }))
+                warnings.append(
+                    Self.cutShort(
+                        kind, lastSeen: totals.last?.label(old: !isDetails),
+                        missing: missing.map { $0.label(old: !isDetails) },
+                        missingAreTail: missing.allSatisfy { line in totals.last.map { line > $0 } ?? true }))
             }
             if summary == nil {
                 if isDetails {
@@ -58,7 +63,9 @@ struct OpenLaunch {
 
     // MARK: - Summary numbers from a details or old block (DYLD-FORMATS.md)
 
-    private static func deriveFromDetails(_ block: TotalsBlock, into record: inout LaunchRecord, warnings: inout [String]) {
+    private static func deriveFromDetails(
+        _ block: TotalsBlock, into record: inout LaunchRecord, warnings: inout [String]
+    ) {
         let d = block.details
         record.dylibLoadingMs = derive(
             "dylib loading time", [d.imagesLoadingTimeMs], minus: [d.debuggerPauseTimeMs], warnings: &warnings)
@@ -92,7 +99,8 @@ struct OpenLaunch {
     }
 
     /// Sum of `plus` minus sum of `minus`, `nil` if any part is missing; negative → `nil` with a warning.
-    private static func derive(_ name: String, _ plus: [Double?], minus: [Double?], warnings: inout [String]) -> Double? {
+    private static func derive(_ name: String, _ plus: [Double?], minus: [Double?], warnings: inout [String]) -> Double?
+    {
         var sum = 0.0
         for value in plus {
             guard let value else { return nil }
@@ -104,7 +112,8 @@ struct OpenLaunch {
         }
         let rounded = DyldNumbers.roundedToHundredths(sum)
         if rounded < 0 {
-            warnings.append("\(name) derived from the details is negative (\(rounded) ms): dyld's counters wrapped; not measured")
+            warnings.append(
+                "\(name) derived from the details is negative (\(rounded) ms): dyld's counters wrapped; not measured")
             return nil
         }
         return rounded

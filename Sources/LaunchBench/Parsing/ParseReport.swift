@@ -63,16 +63,20 @@ public enum ParseReport {
     /// The `csvMetrics` of a record, in order (no dictionary: this runs once per launch of a big log).
     static func metricValues(_ record: LaunchRecord) -> [Double?] {
         [
-            record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs, record.initializerMs,
+            record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs,
+            record.initializerMs,
             record.markers["main"], record.markers["didFinishLaunching"], record.markers["firstFrame"],
         ]
     }
 
     /// Columns for people: one row per launch (`-` = not printed), then the warnings, each naming its launch.
     public static func table(_ logs: [ParsedLog]) -> String {
-        let headers = ["file", "#", "pre-main", "dylibs", "rebase/bind", "ObjC", "initializers", "main",
-                       "didFinishLaunching", "firstFrame", "libraries"]
-        var table = TextTable(headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
+        let headers = [
+            "file", "#", "pre-main", "dylibs", "rebase/bind", "ObjC", "initializers", "main",
+            "didFinishLaunching", "firstFrame", "libraries",
+        ]
+        var table = TextTable(
+            headers: headers, alignments: [.left] + Array(repeating: .right, count: headers.count - 1))
         var notes: [String] = []
         for log in logs {
             for (index, record) in log.launches.enumerated() {
@@ -105,9 +109,13 @@ public enum ParseReport {
             ("initializerMs", .number(record.initializerMs)),
             ("slowestInitializers", .array(record.slowestInitializers.map(jsonValue))),
             ("details", record.details.map(jsonValue) ?? .null),
-            ("loadedLibraries", .array(record.loadedLibraries.map {
-                .object([("path", .string($0.path)), ("uuid", $0.uuid.map(JSONValue.string) ?? .null)])
-            })),
+            (
+                "loadedLibraries",
+                .array(
+                    record.loadedLibraries.map {
+                        .object([("path", .string($0.path)), ("uuid", $0.uuid.map(JSONValue.string) ?? .null)])
+                    })
+            ),
             ("markers", .object(record.markers.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
             ("warnings", .array(record.warnings.map(JSONValue.string))),
         ]
@@ -170,7 +178,10 @@ private struct JSONText {
         case .number(let number): text += number.isFinite ? ParseReport.number(number) : "null"
         case .string(let string): writeString(string)
         case .array(let items):
-            guard !items.isEmpty else { text += "[]"; return }
+            guard !items.isEmpty else {
+                text += "[]"
+                return
+            }
             text += "[\n"
             for (index, item) in items.enumerated() {
                 pad(indent + 1)
@@ -180,7 +191,10 @@ private struct JSONText {
             pad(indent)
             text += "]"
         case .object(let fields):
-            guard !fields.isEmpty else { text += "{}"; return }
+            guard !fields.isEmpty else {
+                text += "{}"
+                return
+            }
             text += "{\n"
             for (index, (key, item)) in fields.enumerated() {
                 pad(indent + 1)
@@ -202,7 +216,9 @@ private struct JSONText {
 
     private mutating func writeString(_ string: String) {
         text += "\""
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) {
+        if !string.utf8.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F
+        }) {
             text += string
             text += "\""
             return

@@ -56,7 +56,8 @@ public enum OutputFolder {
         do {
             entries = try fileManager.contentsOfDirectory(atPath: folder.path).filter { $0 != ".DS_Store" }.sorted()
         } catch {
-            throw LaunchBenchError.cannotWrite(path: folder.path, reason: "the folder cannot be listed (\(error.localizedDescription))")
+            throw LaunchBenchError.cannotWrite(
+                path: folder.path, reason: "the folder cannot be listed (\(error.localizedDescription))")
         }
         if entries.isEmpty { return folder }
         let shown = entries.prefix(3).joined(separator: ", ")

@@ -109,7 +109,8 @@ public final class LaunchLog: Sendable {
         self.url = url
         self.relativePath = relativePath
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw LaunchBenchError.cannotWrite(path: url.path, reason: "the file cannot be created")
             }

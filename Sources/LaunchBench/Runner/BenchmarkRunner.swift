@@ -34,7 +34,8 @@ public struct BenchmarkRunner: Sendable {
             selected = listing.devices
         }
         for udid in named where !isUnreadable(udid) {
-            guard let device = listing.devices.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) else {
+            guard let device = listing.devices.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame })
+            else {
                 throw LaunchBenchError.deviceNotAttached(udid: udid, attached: listing.attached)
             }
             selected.append(device)
@@ -65,7 +66,8 @@ public struct BenchmarkRunner: Sendable {
     ) async throws -> RunResult {
         var manifest = RunManifest(
             runID: runID, startedAt: Date(), app: RunManifest.App(plan.app), options: Self.options(plan),
-            devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) }, interrupted: false)
+            devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) },
+            interrupted: false)
         var outcomes = manifest.deviceOutcomes ?? []
         var measured: [Int] = []
         for (index, device) in devices.enumerated() {
@@ -149,7 +151,8 @@ public struct BenchmarkRunner: Sendable {
         }
         let detail = (manifestError as? any LocalizedError)?.errorDescription ?? "\(manifestError)"
         return LaunchBenchError.cannotWrite(
-            path: path, reason: reason + "; run.json keeps its state from the start of the run, as the end could not "
+            path: path,
+            reason: reason + "; run.json keeps its state from the start of the run, as the end could not "
                 + "be recorded either (\(detail))")
     }
 
@@ -176,11 +179,14 @@ public struct BenchmarkRunner: Sendable {
         var other = ["grace (s)": LaunchVerdict.formatSeconds(plan.grace)]
         if plan.coldMode == .reboot { other["settle (s)"] = LaunchVerdict.formatSeconds(plan.settle) }
         if !plan.arguments.isEmpty { other["arguments"] = plan.arguments.joined(separator: " ") }
-        if let reference = plan.referenceApp { other["reference app"] = "\(reference.bundleID) \(reference.versionDescription)" }
+        if let reference = plan.referenceApp {
+            other["reference app"] = "\(reference.bundleID) \(reference.versionDescription)"
+        }
         return RunManifest.Options(
             iterations: plan.iterations, cold: plan.coldMode.rawValue, warm: plan.warmLaunches,
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
-            environment: plan.environment.map(\.assignment), targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
+            environment: plan.environment.map(\.assignment),
+            targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
             maxIterations: plan.stopping?.maxIterations, other: other)
     }
 }

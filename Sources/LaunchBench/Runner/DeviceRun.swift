@@ -49,7 +49,8 @@ struct DeviceRun: Sendable {
             case .recorded(let failure)?:
                 samples.append(failure)
                 return failure.status == .deviceLost
-                    ? finish(.lost, failure.message) : finish(.stopped, "The app could not be installed: \(failure.message ?? "")")
+                    ? finish(.lost, failure.message)
+                    : finish(.stopped, "The app could not be installed: \(failure.message ?? "")")
             case nil: break
             }
         }
@@ -67,7 +68,9 @@ struct DeviceRun: Sendable {
                 if failure.status == .deviceLost { return finish(.lost, failure.message) }
                 installFailuresInARow += 1
                 if installFailuresInARow >= Self.refusalLimit {
-                    return finish(.stopped, "Stopped after \(installFailuresInARow) failed installs in a row: \(failure.message ?? "")")
+                    return finish(
+                        .stopped,
+                        "Stopped after \(installFailuresInARow) failed installs in a row: \(failure.message ?? "")")
                 }
                 continue  // install failed: this iteration's launches are skipped
             case nil: installFailuresInARow = 0
@@ -87,7 +90,9 @@ struct DeviceRun: Sendable {
                 case .launchRefused:
                     refusalsInARow += 1
                     if refusalsInARow >= Self.refusalLimit {
-                        return finish(.stopped, "Stopped after \(refusalsInARow) refused launches in a row: \(sample.message ?? "")")
+                        return finish(
+                            .stopped,
+                            "Stopped after \(refusalsInARow) refused launches in a row: \(sample.message ?? "")")
                     }
                 default:
                     refusalsInARow = 0
@@ -152,7 +157,9 @@ struct DeviceRun: Sendable {
             } catch {
                 if Task.isCancelled { return .cancelled }
                 let message = "The device did not come back after a restart: \(Self.describe(error))"
-                return .recorded(try await record(failure: .deviceLost, message: message, iteration: iteration, startedAt: startedAt))
+                return .recorded(
+                    try await record(failure: .deviceLost, message: message, iteration: iteration, startedAt: startedAt)
+                )
             }
             reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "settling"))
             do { try await Task.sleep(for: plan.settle) } catch { return .cancelled }
@@ -178,7 +185,9 @@ struct DeviceRun: Sendable {
             let lost = (error as? any DriverError)?.failureKind == .deviceLost
             let message = lost ? Self.describe(error) : "The app could not be installed: \(Self.describe(error))"
             return .recorded(
-                try await record(failure: lost ? .deviceLost : .installFailed, message: message, iteration: iteration, startedAt: startedAt))
+                try await record(
+                    failure: lost ? .deviceLost : .installFailed, message: message, iteration: iteration,
+                    startedAt: startedAt))
         }
     }
 
@@ -191,7 +200,8 @@ struct DeviceRun: Sendable {
         let log = try store.makeLaunchLog(udid: device.udid, iteration: iteration, kind: kind, launchIndex: index)
         let watcher = LaunchWatcher(
             log: log, timeout: plan.timeout, grace: plan.grace, expectsMarkers: markerHistory.printedEndMarker)
-        let request = LaunchRequest(bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
+        let request = LaunchRequest(
+            bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
         var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
         sample.logPath = log.relativePath
         sample.phases = phases
@@ -228,7 +238,9 @@ struct DeviceRun: Sendable {
         return .recorded(sample)
     }
 
-    private func record(failure status: SampleStatus, message: String, iteration: Int, startedAt: Date) async throws -> Sample {
+    private func record(failure status: SampleStatus, message: String, iteration: Int, startedAt: Date) async throws
+        -> Sample
+    {
         var sample = makeSample(iteration: iteration, kind: .cold, index: 0, status: status, startedAt: startedAt)
         sample.message = message
         try await store.append(sample)
@@ -243,7 +255,9 @@ struct DeviceRun: Sendable {
         sample.warnings = record.warnings
     }
 
-    private func makeSample(iteration: Int, kind: LaunchKind, index: Int, status: SampleStatus, startedAt: Date) -> Sample {
+    private func makeSample(iteration: Int, kind: LaunchKind, index: Int, status: SampleStatus, startedAt: Date)
+        -> Sample
+    {
         Sample(
             runID: runID, deviceUDID: device.udid, deviceName: device.name, productType: device.productType,
             osVersion: device.osVersion, appBundleID: plan.app.bundleID, appVersion: plan.app.versionDescription,

@@ -29,7 +29,8 @@ struct LaunchVerdict: Sendable, Hashable {
             exitStatus = code
             if observation.completeAt != nil && code != 0 {
                 status = .exitedEarly
-                message = "The app exited with status \(code) right after its launch output; its figures are not "
+                message =
+                    "The app exited with status \(code) right after its launch output; its figures are not "
                     + "counted (a launch that fails is not a launch to time)."
             } else if observation.completeAt != nil {
                 status = measured ? .ok : .noMetrics
@@ -37,7 +38,8 @@ struct LaunchVerdict: Sendable, Hashable {
                 wallMs = measured ? milliseconds(until: observation.completeAt) : nil
             } else if code == 0 && !observation.sawPartialLaunch {
                 status = .noMetrics
-                message = "The app exited by itself (status 0) without printing dyld statistics or [launchbench] markers."
+                message =
+                    "The app exited by itself (status 0) without printing dyld statistics or [launchbench] markers."
             } else {
                 status = .crashed
                 message = "The app exited with status \(code) before its launch was complete."

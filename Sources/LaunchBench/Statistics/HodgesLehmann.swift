@@ -30,7 +30,8 @@ public struct HodgesLehmannShift: Sendable, Hashable, Codable {
         for b in x { for c in y { differences.append(c - b) } }
         differences.sort()
         let count = differences.count
-        shift = count % 2 == 1
+        shift =
+            count % 2 == 1
             ? differences[count / 2]
             : (differences[count / 2 - 1] + differences[count / 2]) / 2
         self.level = level

@@ -80,7 +80,7 @@ public struct ImageStatistics: Sendable, Hashable {
         }
         .sorted { a, b in
             switch (a.medianInitializerMs, b.medianInitializerMs) {
-            case let (x?, y?) where x != y: return x > y
+            case (let x?, let y?) where x != y: return x > y
             case (.some, nil): return true
             case (nil, .some): return false
             default: return a.image < b.image

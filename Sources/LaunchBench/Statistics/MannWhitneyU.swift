@@ -37,7 +37,8 @@ public enum MannWhitneyU {
     /// - Parameters:
     ///   - method: force a method; `nil` chooses as described above. Exact is only possible without ties.
     /// - Returns: `nil` when either sample is empty.
-    public static func test(_ x: [Double], _ y: [Double], method: MannWhitneyResult.Method? = nil) -> MannWhitneyResult? {
+    public static func test(_ x: [Double], _ y: [Double], method: MannWhitneyResult.Method? = nil) -> MannWhitneyResult?
+    {
         let n1 = x.count
         let n2 = y.count
         guard n1 > 0, n2 > 0 else { return nil }

@@ -121,7 +121,9 @@ public struct DeviceSummary: Sendable, Hashable {
     /// The rows a per-device table shows: every kind x metric with at least one measured launch, in order,
     /// and the metrics with none on this device (pre-main on iOS 15+), which stay in summary.csv but are
     /// only named in people's reports.
-    public func measuredRows(of metrics: [Metric]) -> (rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)], unmeasured: [Metric]) {
+    public func measuredRows(of metrics: [Metric]) -> (
+        rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)], unmeasured: [Metric]
+    ) {
         var rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)] = []
         var unmeasured: [Metric] = []
         for kind in kinds {

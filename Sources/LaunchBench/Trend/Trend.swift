@@ -110,7 +110,7 @@ public struct Trend: Sendable {
                 if c != 0 { return c < 0 }
             }
             switch (a.element.start, b.element.start) {
-            case let (x?, y?) where x != y: return x < y
+            case (let x?, let y?) where x != y: return x < y
             default: return a.offset < b.offset
             }
         }.map(\.element)
@@ -119,7 +119,8 @@ public struct Trend: Sendable {
 
     /// Builds the series from folders already read, in run order.
     public init(
-        folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [], settings: GateSettings = GateSettings()
+        folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [],
+        settings: GateSettings = GateSettings()
     ) {
         self.settings = settings
         self.skipped = skipped
@@ -155,7 +156,8 @@ public struct Trend: Sendable {
                         let ofKind = kind.samples
                         var change: GateEntry?
                         if let before = previous[key] {
-                            let pair = DeviceMatching.Pair(baseline: anchor, current: deviceSummary.device, basis: .udid)
+                            let pair = DeviceMatching.Pair(
+                                baseline: anchor, current: deviceSummary.device, basis: .udid)
                             change = GateComparison.entry(
                                 pair: pair,
                                 kind: kind.kind, metric: metric, baseline: GateComparison.side(before, metric),

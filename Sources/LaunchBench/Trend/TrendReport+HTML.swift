@@ -33,14 +33,20 @@ extension TrendReport {
         """
 
     static func chart(_ series: Trend.Series, trend: Trend) -> String {
-        let width = 1000.0, height = 260.0, left = 64.0, right = 24.0, top = 24.0, bottom = 40.0
+        let width = 1000.0
+        let height = 260.0
+        let left = 64.0
+        let right = 24.0
+        let top = 24.0
+        let bottom = 40.0
         let points = series.points.filter { $0.median != nil }
         let values = points.flatMap { [$0.median, $0.ci95Low, $0.ci95High].compactMap { $0 } }
         guard let low = values.min(), let high = values.max() else { return "" }
         // Some room above and below, so the step labels fit beside the points.
         let pad = max((high - low) * 0.12, 1)
         let ticks = HTMLCharts.niceTicks(low: low - pad, high: high + pad)
-        let y0 = ticks.first ?? low, y1 = ticks.last ?? high
+        let y0 = ticks.first ?? low
+        let y1 = ticks.last ?? high
         let runCount = max(trend.runs.count, 1)
         func x(_ run: Int) -> Double {
             let span = width - left - right
@@ -68,8 +74,11 @@ extension TrendReport {
                 svg += HTMLText.empty("polygon", ["points": (upper + lower).joined(separator: " "), "class": "band"])
             } else if let only = segment.first {
                 svg += HTMLText.empty(
-                    "rect", ["x": n(x(only.run) - 4), "y": n(y(only.ci95High!)), "width": "8",
-                             "height": n(max(1, y(only.ci95Low!) - y(only.ci95High!))), "class": "band"])
+                    "rect",
+                    [
+                        "x": n(x(only.run) - 4), "y": n(y(only.ci95High!)), "width": "8",
+                        "height": n(max(1, y(only.ci95Low!) - y(only.ci95High!))), "class": "band",
+                    ])
             }
             segment = []
         }
@@ -81,8 +90,10 @@ extension TrendReport {
         svg += HTMLText.empty("polyline", ["points": line, "class": "trend-line"])
         for point in points {
             let run = trend.runs[point.run]
-            let cx = n(x(point.run)), cy = y(point.median!)
-            let tip = "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): "
+            let cx = n(x(point.run))
+            let cy = y(point.median!)
+            let tip =
+                "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): "
                 + "median \(ReportText.ms(point.median)) ms, n = \(point.n)"
                 + (point.change != nil ? " · " + changeText(point) : "")
             svg += HTMLText.element(
@@ -92,13 +103,17 @@ extension TrendReport {
                 let text = "step " + GateText.signedPercent(point.change?.shiftPercent)
                 // Above a step up, below a step down: the label stays clear of the line into the point.
                 let below = (point.change?.shift?.shift ?? 0) < 0 && cy + 24 <= height - bottom - 2
-                svg += label(text, x: x(point.run), y: below ? cy + 24 : cy - 14, className: "step-label", anchor: "middle")
+                svg += label(
+                    text, x: x(point.run), y: below ? cy + 24 : cy - 14, className: "step-label", anchor: "middle")
             }
         }
         let label = "Median \(series.metric.title) per run with its 95 % interval; steps marked"
         return HTMLText.element(
-            "svg", ["xmlns": "http://www.w3.org/2000/svg", "class": "chart", "viewBox": "0 0 \(n(width)) \(n(height))",
-                    "width": n(width), "height": n(height), "role": "img", "aria-label": label], svg)
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "class": "chart", "viewBox": "0 0 \(n(width)) \(n(height))",
+                "width": n(width), "height": n(height), "role": "img", "aria-label": label,
+            ], svg)
     }
 
     /// An SVG text, escaped.
@@ -108,7 +123,9 @@ extension TrendReport {
     }
 
     static func table(_ series: Trend.Series, trend: Trend) -> String {
-        let head = "<thead><tr>" + ["#", "run", "app", "device", "median ms", "95% CI", "n", "change"]
+        let head =
+            "<thead><tr>"
+            + ["#", "run", "app", "device", "median ms", "95% CI", "n", "change"]
             .map { HTMLText.text("th", $0) }.joined() + "</tr></thead>"
         let rows = series.points.map { point -> String in
             let run = trend.runs[point.run]
