@@ -92,7 +92,8 @@ import Testing
             LaunchRequest(bundleID: "com.example.sample"), on: udid,
             observer: RecordingObserver(stopAfter: .milliseconds(300)))
         #expect(termination == .endedByHarness(.timeout))
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // A launch that is never ended hangs; the bound is loose for a loaded CI machine.
+        #expect(ContinuousClock.now - started < .seconds(60))
         let calls = try calls()
         #expect(calls.contains { $0.starts(with: ["devicectl", "device", "info", "processes", "--device", udid]) })
         // Sample.app/Sample is pid 4242 in processes.json.

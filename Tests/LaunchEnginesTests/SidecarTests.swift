@@ -50,7 +50,9 @@ import Testing
         } catch let error as EngineError {
             #expect(error.errorDescription?.contains("did not listen within 1.5 s and was stopped") == true)
         }
-        #expect(ContinuousClock.now - started < .seconds(8))
+        // Without the start timeout a hanging sidecar never returns; the bound is loose because a loaded 2-core
+        // CI machine took 12.9 s here (the wait itself is checked by the message above, not by a stopwatch).
+        #expect(ContinuousClock.now - started < .seconds(60))
         let pid = try #require(Int32(try String(contentsOf: folder.appendingPathComponent("pid"), encoding: .utf8)))
         #expect(await isGone(pid))  // stopped, not left behind
         #expect(!SidecarRegistry.alive.contains(pid))
