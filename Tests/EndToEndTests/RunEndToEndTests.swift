@@ -214,20 +214,13 @@ final class Unplugger: RunReporter, Sendable {
 }
 
 /// Counts finished launches (the run reports them from the device tasks).
-final class FinishedLaunches: RunReporter, @unchecked Sendable {  // `lock` guards `value`.
-    private let lock = NSLock()
-    private var value = 0
+final class FinishedLaunches: RunReporter, Sendable {
+    private let value = Locked(0)
 
     func report(_ event: RunEvent) {
         guard case .launchFinished = event else { return }
-        lock.lock()
-        value += 1
-        lock.unlock()
+        value.withLock { $0 += 1 }
     }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
+    var count: Int { value.current }
 }

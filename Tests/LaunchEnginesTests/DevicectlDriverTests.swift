@@ -158,7 +158,7 @@ import Testing
 /// listing to the lockdown driver; a cancelled devicectl launch ends devicectl and the app.
 @Suite(.timeLimit(.minutes(1))) struct DevicectlRoutingTests {
     /// Fails every call: nothing may reach it but listing.
-    final class ListingOnlyBase: ForwardedDebugserverLaunching, @unchecked Sendable {
+    final class ListingOnlyBase: ForwardedDebugserverLaunching, Sendable {
         let devices: [DeviceInfo]
         init(_ devices: [DeviceInfo]) { self.devices = devices }
         struct Unexpected: Error {}

@@ -25,22 +25,25 @@ enum EngineFixtures {
 }
 
 /// Collects output; ends the launch when `stopAfter` passes (like `--timeout`) or never.
-final class RecordingObserver: LaunchObserver, @unchecked Sendable {  // `lock` guards the vars.
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
-    private var started: ContinuousClock.Instant?
+final class RecordingObserver: LaunchObserver, Sendable {
+    private struct State {
+        var bytes: [UInt8] = []
+        var started: ContinuousClock.Instant?
+    }
+
+    private let state = Locked(State())
     let stopAfter: Duration?
 
     init(stopAfter: Duration? = nil) { self.stopAfter = stopAfter }
 
-    func launched(at instant: ContinuousClock.Instant) { lock.withLock { started = instant } }
-    func output(_ chunk: [UInt8]) { lock.withLock { bytes += chunk } }
+    func launched(at instant: ContinuousClock.Instant) { state.withLock { $0.started = instant } }
+    func output(_ chunk: [UInt8]) { state.withLock { $0.bytes += chunk } }
     func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
-        lock.withLock {
-            guard let stopAfter, let started, instant - started >= stopAfter else { return nil }
-            return .timeout
+        guard let stopAfter, let started = state.withLock({ $0.started }), instant - started >= stopAfter else {
+            return nil
         }
+        return .timeout
     }
-    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
-    var didLaunch: Bool { lock.withLock { started != nil } }
+    var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
+    var didLaunch: Bool { state.withLock { $0.started != nil } }
 }

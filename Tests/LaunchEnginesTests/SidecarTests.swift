@@ -70,7 +70,7 @@ import Testing
 
     /// A base driver whose forwarded launch connects to the sidecar's port and fails as the real loop
     /// does when the forwarder closes the connection.
-    final class ClosingBase: ForwardedDebugserverLaunching, @unchecked Sendable {
+    final class ClosingBase: ForwardedDebugserverLaunching, Sendable {
         func listDevices() async throws -> [DeviceInfo] { [] }
         func deviceEvents() async throws -> AsyncStream<DeviceEvent> { AsyncStream { $0.finish() } }
         func uninstall(bundleID: String, on udid: String) async throws {}

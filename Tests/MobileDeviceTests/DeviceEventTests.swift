@@ -64,20 +64,6 @@ import Testing
     }
 }
 
-@Suite struct DeviceQueueExecutorTests {
-    actor OnQueue {
-        let executor = DeviceQueueExecutor(label: "launchbench.test.executor")
-        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-        var count = 41
-    }
-
-    @Test func codeOnTheQueueIsIsolatedToTheActor() {
-        let actor = OnQueue()
-        let value = actor.executor.queue.sync { actor.assumeIsolated { $0.count + 1 } }
-        #expect(value == 42)
-    }
-}
-
 /// Collects a device event stream in the background so tests can wait for one event (other tests'
 /// devices share the lab, so unrelated events are expected and skipped).
 final class EventRecorder: Sendable {

@@ -1,16 +1,22 @@
 import Foundation
+import LaunchBench
 
 /// A running subprocess whose stdout/stderr are collected as they arrive: read stdout line by line,
 /// send it signals, wait for its exit with a timeout. For CLI and external-tool tests.
 public final class ChildProcess: @unchecked Sendable {
-    // Mutable state is guarded by `lock`; `process` is only touched through its thread-safe methods.
+    // @unchecked only for `process` (Sendable on Linux and in recent macOS SDKs, not assumed for older
+    // ones): after `run()` it is only asked for its pid. Everything that changes is in `state`.
     private let process = Process()
-    private let lock = NSLock()
-    private var stdoutBuffer = Data()
-    private var stdoutConsumed = 0
-    private var stderrBuffer = Data()
-    private var openStreams = 2
-    private var exitStatus: Int32?
+
+    private struct State {
+        var stdoutBuffer = Data()
+        var stdoutConsumed = 0
+        var stderrBuffer = Data()
+        var openStreams = 2
+        var exitStatus: Int32?
+    }
+
+    private let state = Locked(State())
 
     /// Starts `executable`.
     /// - Parameters:
@@ -27,11 +33,8 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        process.terminationHandler = { [weak self] finished in
-            guard let self else { return }
-            self.lock.lock()
-            self.exitStatus = finished.terminationStatus
-            self.lock.unlock()
+        process.terminationHandler = { [state] finished in
+            state.withLock { $0.exitStatus = finished.terminationStatus }
         }
         try process.run()
         drain(out.fileHandleForReading, isStdout: true)
@@ -42,24 +45,24 @@ public final class ChildProcess: @unchecked Sendable {
     public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Everything the child wrote to stdout so far.
-    public var standardOutput: String { lock.withLock { String(decoding: stdoutBuffer, as: UTF8.self) } }
+    public var standardOutput: String { state.withLock { String(decoding: $0.stdoutBuffer, as: UTF8.self) } }
 
     /// Everything the child wrote to stderr so far.
-    public var standardError: String { lock.withLock { String(decoding: stderrBuffer, as: UTF8.self) } }
+    public var standardError: String { state.withLock { String(decoding: $0.stderrBuffer, as: UTF8.self) } }
 
     /// The next complete stdout line (without the newline); `nil` at end of output or after `timeout`.
     public func readLine(timeout: Duration = .seconds(30)) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (line, finished) = lock.withLock { () -> (String?, Bool) in
-                let pending = stdoutBuffer[stdoutConsumed...]
+            let (line, finished) = state.withLock { state -> (String?, Bool) in
+                let pending = state.stdoutBuffer[state.stdoutConsumed...]
                 if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    stdoutConsumed = newline + 1
+                    state.stdoutConsumed = newline + 1
                     return (String(decoding: pending[..<newline], as: UTF8.self), false)
                 }
-                let finished = openStreams == 0 && exitStatus != nil
+                let finished = state.openStreams == 0 && state.exitStatus != nil
                 if finished, !pending.isEmpty {  // a last line without a newline
-                    stdoutConsumed = stdoutBuffer.endIndex
+                    state.stdoutConsumed = state.stdoutBuffer.endIndex
                     return (String(decoding: pending, as: UTF8.self), false)
                 }
                 return (nil, finished)
@@ -80,7 +83,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (status, streams) = lock.withLock { (exitStatus, openStreams) }
+            let (status, streams) = state.withLock { ($0.exitStatus, $0.openStreams) }
             if let status, streams == 0 { return status }
             if ContinuousClock.now >= deadline {
                 kill(process.processIdentifier, SIGKILL)
@@ -91,16 +94,16 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private func drain(_ handle: FileHandle, isStdout: Bool) {
-        Thread.detachNewThread { [self] in
+        Thread.detachNewThread { [state] in
             while true {
                 let chunk = handle.availableData
-                lock.withLock {
+                state.withLock { state in
                     if chunk.isEmpty {
-                        openStreams -= 1
+                        state.openStreams -= 1
                     } else if isStdout {
-                        stdoutBuffer.append(chunk)
+                        state.stdoutBuffer.append(chunk)
                     } else {
-                        stderrBuffer.append(chunk)
+                        state.stderrBuffer.append(chunk)
                     }
                 }
                 if chunk.isEmpty { return }

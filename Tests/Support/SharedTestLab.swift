@@ -79,7 +79,8 @@ public enum SharedTestLab {
         }
     }
 
-    private static let counter = LockedCounter()
+    /// Numbers the devices added by parallel tests.
+    private static let counter = Locked<UInt64>(0)
 
     private actor Starter {
         private var task: Task<EmulatedLab, Error>?
@@ -100,27 +101,17 @@ public enum SharedTestLab {
     }
 }
 
-/// A counter safe to bump from parallel tests.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: UInt64 = 0
-
-    func withLock<T>(_ body: (inout UInt64) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}
-
 /// Removes the shared lab's socket file when the test process exits (the lab is never stopped).
 enum SocketCleanup {
-    nonisolated(unsafe) private static var path: [CChar] = []
+    private static let path = Locked<[CChar]>([])
 
     static func removeAtExit(_ socketPath: String) {
-        path = Array(socketPath.utf8CString)
+        path.withLock { $0 = Array(socketPath.utf8CString) }
         atexit {
-            SocketCleanup.path.withUnsafeBufferPointer { buffer in
-                if let base = buffer.baseAddress { _ = unlink(base) }
+            SocketCleanup.path.withLock { path in
+                path.withUnsafeBufferPointer { buffer in
+                    if let base = buffer.baseAddress { _ = unlink(base) }
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 /// Each device has a lock file in a per-user folder, held with `flock`, which the kernel releases when the
 /// holder exits in any way (even SIGKILL): a file left by a dead process is simply taken over. The holder
 /// writes its PID, command line and start time into the file, so a refused run can say who has the device.
-public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed once, by `release` (callers own it).
+public final class DeviceLock: Sendable {
     /// Who holds a busy device, as read from its lock file.
     public struct Holder: Sendable, Hashable {
         /// The holder's process id.
@@ -29,12 +29,13 @@ public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed 
     public let udid: String
     /// The lock file.
     public let url: URL
-    private var descriptor: Int32
+    /// The open lock file, `-1` once released: closed exactly once even if two threads release together.
+    private let descriptor: Locked<Int32>
 
     private init(udid: String, url: URL, descriptor: Int32) {
         self.udid = udid
         self.url = url
-        self.descriptor = descriptor
+        self.descriptor = Locked(descriptor)
     }
 
     /// Takes the lock of `udid`, or tells who holds it.
@@ -68,10 +69,12 @@ public final class DeviceLock: @unchecked Sendable {  // `descriptor` is closed 
 
     /// Releases the lock (process exit does it too). The file stays: removing it would race a new holder.
     public func release() {
-        guard descriptor >= 0 else { return }
-        _ = ftruncate(descriptor, 0)
-        close(descriptor)
-        descriptor = -1
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            _ = ftruncate(descriptor, 0)
+            close(descriptor)
+            descriptor = -1
+        }
     }
 
     deinit { release() }

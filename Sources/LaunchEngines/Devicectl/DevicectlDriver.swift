@@ -78,12 +78,19 @@ public final class DevicectlDriver: Sendable {
         _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
     ) async throws -> LaunchTermination {
         let cancelled = Locked(false)
-        let console = try ConsoleLaunch(
-            command: terminalWrapper + [xcrun.executable()] + Self.launchArguments(request, udid: udid),
-            environment: xcrun.environment, observer: observer, cancelled: cancelled)
+        let command = terminalWrapper + [xcrun.executable()] + Self.launchArguments(request, udid: udid)
+        let environment = xcrun.environment
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(with: Result { try console.run() }) }
+                // Made and run on this one thread: the console reader's state never crosses threads.
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result {
+                            try ConsoleLaunch(
+                                command: command, environment: environment, observer: observer, cancelled: cancelled
+                            ).run()
+                        })
+                }
             }
         } onCancel: {
             cancelled.withLock { $0 = true }
@@ -142,9 +149,8 @@ public final class DevicectlDriver: Sendable {
     }
 }
 
-/// One `devicectl device process launch --console` run, read on a plain thread.
-private final class ConsoleLaunch: @unchecked Sendable {
-    // @unchecked: used by one thread at a time (created by the caller, then run on a dispatch queue).
+/// One `devicectl device process launch --console` run, made and read on one plain thread (not `Sendable`).
+private final class ConsoleLaunch {
     enum Outcome {
         case ended(LaunchTermination)
         case stopped(HarnessStop)

@@ -11,7 +11,7 @@ import LaunchBench
 /// while that cancellation is under way is left without a monitor and never hears anything. So the
 /// hub subscribes once (`usbmuxd_events_subscribe`), on first use, and never leaves.
 final class USBMuxEventHub: Sendable {
-    static let shared = USBMuxEventHub()
+    static let shared = USBMuxEventHub(start: startUSBMuxListener)
 
     private struct State {
         var subscribers: [UInt64: @Sendable (DeviceEvent) -> Void] = [:]
@@ -25,21 +25,30 @@ final class USBMuxEventHub: Sendable {
     /// unsubscribe (an `AsyncStream` ending does) without deadlocking. Work is queued under the lock, so the
     /// queue's order is the order in which events and subscriptions happened.
     private let delivery = DispatchQueue(label: "launchbench.usbmuxd.events")
+    /// Starts the process's listener, whose callback calls `deliver` (the shared hub: libusbmuxd's).
+    private let start: @Sendable () throws -> Void
     /// Separate from `state`: libusbmuxd may call back synchronously from inside the subscribe call.
     private let started = Locked(false)
 
+    /// A hub fed by whatever `start` starts (tests: nothing, they call `deliver` themselves).
+    init(start: @escaping @Sendable () throws -> Void) {
+        self.start = start
+    }
+
     /// Adds a subscriber: it first gets `attached` for every device known to be present, then every
-    /// event, in order, on the hub's delivery queue (keep `handler` short and non-blocking).
+    /// event, in order, on the hub's delivery queue (keep `handler` short and non-blocking). Once
+    /// `unsubscribe` returns, or has been called from inside `handler`, it is not called again.
     /// - Returns: the token for `unsubscribe`.
     /// - Throws: `DeviceError.failed` when libusbmuxd cannot start its monitor thread.
     func subscribe(_ handler: @escaping @Sendable (DeviceEvent) -> Void) throws -> UInt64 {
         try startIfNeeded()
         return state.withLock { state in
             state.nextToken += 1
-            state.subscribers[state.nextToken] = handler
+            let token = state.nextToken
+            state.subscribers[token] = handler
             let present = state.present
-            delivery.async { for udid in present { handler(.attached(udid: udid)) } }
-            return state.nextToken
+            delivery.async { for udid in present { self.call(token, with: .attached(udid: udid)) } }
+            return token
         }
     }
 
@@ -47,7 +56,8 @@ final class USBMuxEventHub: Sendable {
         _ = state.withLock { $0.subscribers.removeValue(forKey: token) }
     }
 
-    fileprivate func deliver(_ event: DeviceEvent) {
+    /// Records `event` and queues it for every current subscriber (libusbmuxd's callback calls this).
+    func deliver(_ event: DeviceEvent) {
         state.withLock { state in
             switch event {
             case .attached(let udid):
@@ -55,29 +65,41 @@ final class USBMuxEventHub: Sendable {
             case .detached(let udid):
                 state.present.removeAll { $0 == udid }
             }
-            let handlers = Array(state.subscribers.values)
-            delivery.async { for handler in handlers { handler(event) } }
+            let tokens = Array(state.subscribers.keys)
+            delivery.async { for token in tokens { self.call(token, with: event) } }
         }
+    }
+
+    /// On the delivery queue: calls the subscriber with the lock released, unless it left meanwhile.
+    private func call(_ token: UInt64, with event: DeviceEvent) {
+        guard let handler = state.withLock({ $0.subscribers[token] }) else { return }
+        handler(event)
     }
 
     private func startIfNeeded() throws {
         try started.withLock { started in
             guard !started else { return }
-            // With a custom socket (`UNIX:` address, the emulator) libusbmuxd would otherwise wait for
-            // /var/run/usbmuxd to appear (inotify) after losing its Listen connection, and never come
-            // back; polling retries the configured address every second.
-            libusbmuxd_set_use_inotify(0)
-            var context: usbmuxd_subscription_context_t?
-            let code = usbmuxd_events_subscribe(&context, usbmuxEventCallback, nil)
-            guard code == 0 else {
-                throw DeviceError.failed(
-                    udid: nil,
-                    call: LibraryCall(
-                        library: .idevice, code: code, text: "could not start the usbmuxd event listener",
-                        operation: "usbmuxd_events_subscribe"))
-            }
+            try start()
             started = true
         }
+    }
+}
+
+/// Subscribes the shared hub to libusbmuxd's hot-plug events, once per process (it never leaves).
+/// - Throws: `DeviceError.failed` when libusbmuxd cannot start its monitor thread.
+private func startUSBMuxListener() throws {
+    // With a custom socket (`UNIX:` address, the emulator) libusbmuxd would otherwise wait for
+    // /var/run/usbmuxd to appear (inotify) after losing its Listen connection, and never come
+    // back; polling retries the configured address every second.
+    libusbmuxd_set_use_inotify(0)
+    var context: usbmuxd_subscription_context_t?
+    let code = usbmuxd_events_subscribe(&context, usbmuxEventCallback, nil)
+    guard code == 0 else {
+        throw DeviceError.failed(
+            udid: nil,
+            call: LibraryCall(
+                library: .idevice, code: code, text: "could not start the usbmuxd event listener",
+                operation: "usbmuxd_events_subscribe"))
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import LaunchBench
 
 /// An in-memory `DeviceDriver`: each device runs a scripted app; every call is recorded.
-final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` guards every `var`.
+final class FakeDeviceDriver: DeviceDriver, Sendable {
     /// What the emulated app does after `continue`.
     struct AppScript: Sendable {
         /// Printed in order, each after its delay.
@@ -44,52 +44,63 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
         var result: LaunchTermination?
     }
 
-    private let lock = NSLock()
-    private var devices: [DeviceInfo]
+    /// Everything the driver remembers; every call reads and changes it in one `withLock`.
+    struct State {
+        var devices: [DeviceInfo]
+        var launchCounts: [String: Int] = [:]
+        var coldPending: Set<String> = []
+        var installFailures: [String: Set<Int>] = [:]
+        var refusals: Set<String> = []
+        var unreadable: Set<String> = []
+        var valuesRead: [String] = []
+        var launches: [LaunchLogEntry] = []
+        var uninstalls: [String] = []
+        var installs: [String] = []
+        var restarts: [String] = []
+        var installedApps: [AppBundle] = []
+    }
+
+    private let state: Locked<State>
     private let script: @Sendable (LaunchContext) -> AppScript
-    private var launchCounts: [String: Int] = [:]
-    private var coldPending: Set<String> = []
-    private var installCounts: [String: Int] = [:]
-    private var installFailures: [String: Set<Int>] = [:]
-    private var refusals: Set<String> = []
-    private var unreadable: Set<String> = []
-    private(set) var valuesRead: [String] = []
-    private(set) var launches: [LaunchLogEntry] = []
-    private(set) var uninstalls: [String] = []
-    private(set) var installs: [String] = []
-    private(set) var restarts: [String] = []
-    private(set) var installedApps: [AppBundle] = []
 
     init(devices: [DeviceInfo], script: @escaping @Sendable (LaunchContext) -> AppScript) {
-        self.devices = devices
+        state = Locked(State(devices: devices))
         self.script = script
     }
 
+    /// UDIDs whose values were read, in order.
+    var valuesRead: [String] { state.withLock { $0.valuesRead } }
+    /// Every launch, in order, with its result once it ended.
+    var launches: [LaunchLogEntry] { state.withLock { $0.launches } }
+    /// Apps installed, in order.
+    var installedApps: [AppBundle] { state.withLock { $0.installedApps } }
+
     /// Makes the `n`th install (1-based) on `udid` fail with an installd-like message.
     func failInstall(number: Int, on udid: String) {
-        _ = locked { installFailures[udid, default: []].insert(number) }
+        _ = state.withLock { $0.installFailures[udid, default: []].insert(number) }
     }
 
     /// Makes reading `udid`'s values fail, as while the device is restarting.
     func makeUnreadable(_ udid: String) {
-        _ = locked { unreadable.insert(udid) }
+        _ = state.withLock { $0.unreadable.insert(udid) }
     }
 
     /// Makes debugserver refuse every launch on `udid`.
     func refuseLaunches(on udid: String) {
-        _ = locked { refusals.insert(udid) }
+        _ = state.withLock { $0.refusals.insert(udid) }
     }
 
     func launchRequests(on udid: String) -> [LaunchRequest] {
-        locked { launches.filter { $0.udid == udid }.map(\.request) }
+        state.withLock { $0.launches.filter { $0.udid == udid }.map(\.request) }
     }
 
     func launchResults(on udid: String) -> [LaunchTermination?] {
-        locked { launches.filter { $0.udid == udid }.map(\.result) }
+        state.withLock { $0.launches.filter { $0.udid == udid }.map(\.result) }
     }
 
-    func count(_ calls: KeyPath<FakeDeviceDriver, [String]>, on udid: String) -> Int {
-        locked { self[keyPath: calls].filter { $0 == udid }.count }
+    /// How many of `calls` (`\.installs`, `\.uninstalls`, `\.restarts`…) went to `udid`.
+    func count(_ calls: KeyPath<State, [String]>, on udid: String) -> Int {
+        state.withLock { $0[keyPath: calls].filter { $0 == udid }.count }
     }
 
     // MARK: DeviceDriver
@@ -97,17 +108,18 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
     func listDevices() async throws -> [DeviceInfo] { try await listDevices(reading: nil).devices }
 
     func listDevices(reading udids: [String]?) async throws -> DeviceListing {
-        locked {
-            let read = devices.filter { device in
+        state.withLock { state in
+            let read = state.devices.filter { device in
                 udids?.contains { $0.lowercased() == device.udid.lowercased() } ?? true
             }
-            valuesRead += read.map(\.udid)
+            state.valuesRead += read.map(\.udid)
+            let unreadable = state.unreadable
             return DeviceListing(
                 devices: read.filter { !unreadable.contains($0.udid) },
                 unreadable: read.filter { unreadable.contains($0.udid) }.map {
                     UnreadableDevice(udid: $0.udid, reason: "lockdownd refused the connection (fake)")
                 },
-                attached: devices.map(\.udid))
+                attached: state.devices.map(\.udid))
         }
     }
 
@@ -115,17 +127,17 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
 
     func uninstall(bundleID: String, on udid: String) async throws {
         try checkAttached(udid)
-        locked { uninstalls.append(udid) }
+        state.withLock { $0.uninstalls.append(udid) }
     }
 
     func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         try checkAttached(udid)
-        let failure: Bool = locked {
-            installs.append(udid)
-            installedApps.append(app)
-            let number = installs.filter { $0 == udid }.count
-            if installFailures[udid]?.contains(number) == true { return true }
-            coldPending.insert(udid)
+        let failure = state.withLock { state -> Bool in
+            state.installs.append(udid)
+            state.installedApps.append(app)
+            let number = state.installs.filter { $0 == udid }.count
+            if state.installFailures[udid]?.contains(number) == true { return true }
+            state.coldPending.insert(udid)
             return false
         }
         if failure {
@@ -135,9 +147,9 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
 
     func restart(_ udid: String, timeout: Duration) async throws {
         try checkAttached(udid)
-        locked {
-            restarts.append(udid)
-            coldPending.insert(udid)
+        state.withLock { state in
+            state.restarts.append(udid)
+            state.coldPending.insert(udid)
         }
     }
 
@@ -145,13 +157,13 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
         -> LaunchTermination
     {
         try checkAttached(udid)
-        let (context, refused, index): (LaunchContext, Bool, Int) = locked {
-            launchCounts[udid, default: 0] += 1
-            let cold = coldPending.remove(udid) != nil
-            launches.append(LaunchLogEntry(udid: udid, request: request, result: nil))
+        let (context, refused, index) = state.withLock { state -> (LaunchContext, Bool, Int) in
+            state.launchCounts[udid, default: 0] += 1
+            let cold = state.coldPending.remove(udid) != nil
+            state.launches.append(LaunchLogEntry(udid: udid, request: request, result: nil))
             return (
-                LaunchContext(udid: udid, number: launchCounts[udid]!, isCold: cold, request: request),
-                refusals.contains(udid), launches.count - 1
+                LaunchContext(udid: udid, number: state.launchCounts[udid]!, isCold: cold, request: request),
+                state.refusals.contains(udid), state.launches.count - 1
             )
         }
         if refused {
@@ -159,7 +171,7 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
                 kind: .launchRefused, text: "debugserver: the app is not signed for development (fake)")
         }
         let result = try await run(script(context), observer: observer)
-        locked { launches[index].result = result }
+        state.withLock { $0.launches[index].result = result }
         return result
     }
 
@@ -197,19 +209,13 @@ final class FakeDeviceDriver: DeviceDriver, @unchecked Sendable {  // `lock` gua
 
     /// Removes a device: its calls then fail with `deviceLost`.
     func detach(_ udid: String) {
-        locked { devices.removeAll { $0.udid == udid } }
+        state.withLock { $0.devices.removeAll { $0.udid == udid } }
     }
 
     private func checkAttached(_ udid: String) throws {
-        guard locked({ devices.contains { $0.udid == udid } }) else {
+        guard state.withLock({ $0.devices.contains { $0.udid == udid } }) else {
             throw FakeDriverError(kind: .deviceLost, text: "device \(udid) is gone (fake)")
         }
-    }
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }
 

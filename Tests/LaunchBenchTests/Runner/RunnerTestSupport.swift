@@ -56,21 +56,14 @@ enum RunnerFixtures {
 }
 
 /// Collects run events for assertions.
-final class RecordingReporter: RunReporter, @unchecked Sendable {  // `lock` guards `events`.
-    private let lock = NSLock()
-    private var events: [RunEvent] = []
+final class RecordingReporter: RunReporter, Sendable {
+    private let events = Locked<[RunEvent]>([])
 
     func report(_ event: RunEvent) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
+        events.withLock { $0.append(event) }
     }
 
-    var all: [RunEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [RunEvent] { events.current }
 
     var skipped: [(DeviceInfo, String)] {
         all.compactMap {

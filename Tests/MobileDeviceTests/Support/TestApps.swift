@@ -48,14 +48,17 @@ enum TestApps {
 }
 
 /// A `LaunchObserver` that records everything and ends the launch when told to.
-final class RecordingObserver: LaunchObserver, @unchecked Sendable {
-    // All state behind `lock`: the driver calls from its device queue, the test reads from its task.
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
-    private var launchedAt: ContinuousClock.Instant?
-    private var questions = 0
-    private var longestGap: Duration = .zero
-    private var lastAsked: ContinuousClock.Instant?
+final class RecordingObserver: LaunchObserver, Sendable {
+    /// The driver calls from its device queue, the test reads from its task.
+    private struct State {
+        var bytes: [UInt8] = []
+        var launchedAt: ContinuousClock.Instant?
+        var questions = 0
+        var longestGap: Duration = .zero
+        var lastAsked: ContinuousClock.Instant?
+    }
+
+    private let state = Locked(State())
     private let decide: @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop?
 
     /// - Parameter decide: given the output so far, the launch instant and now: `nil` to keep running.
@@ -68,24 +71,24 @@ final class RecordingObserver: LaunchObserver, @unchecked Sendable {
     }
 
     func launched(at instant: ContinuousClock.Instant) {
-        lock.withLock { launchedAt = instant }
+        state.withLock { $0.launchedAt = instant }
     }
 
     func output(_ chunk: [UInt8]) {
-        lock.withLock { bytes += chunk }
+        state.withLock { $0.bytes += chunk }
     }
 
     func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
-        let (text, launched) = lock.withLock { () -> (String, ContinuousClock.Instant?) in
-            questions += 1
-            if let lastAsked { longestGap = max(longestGap, instant - lastAsked) }
-            lastAsked = instant
-            return (String(decoding: bytes, as: UTF8.self), launchedAt)
+        let (text, launched) = state.withLock { state -> (String, ContinuousClock.Instant?) in
+            state.questions += 1
+            if let lastAsked = state.lastAsked { state.longestGap = max(state.longestGap, instant - lastAsked) }
+            state.lastAsked = instant
+            return (String(decoding: state.bytes, as: UTF8.self), state.launchedAt)
         }
         return decide(text, launched ?? instant, instant)
     }
 
-    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
-    var wasLaunched: Bool { lock.withLock { launchedAt != nil } }
-    var timesAsked: Int { lock.withLock { questions } }
+    var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
+    var wasLaunched: Bool { state.withLock { $0.launchedAt != nil } }
+    var timesAsked: Int { state.withLock { $0.questions } }
 }
