@@ -149,13 +149,18 @@ public enum LaunchTermination: Sendable, Hashable {
 
 /// What kind of failure a driver error is, so the runner records the right sample status.
 public enum DriverFailureKind: Sendable, Hashable {
+    /// The device went away (unplugged, restarting): the runner records `device-lost` and ends that device's run.
     case deviceLost
+    /// The app could not be installed (the runner records any failure but `deviceLost` during an install so).
     case installFailed
+    /// The app could not be started (the runner records any failure but `deviceLost` during a launch so).
     case launchRefused
+    /// None of the above; recorded as the step that failed (`install-failed` or `launch-refused`).
     case other
 }
 
 /// Errors thrown by a `DeviceDriver` say what kind of failure they are.
 public protocol DriverError: Error {
+    /// Which sample status the failure leads to, and whether the device's run goes on.
     var failureKind: DriverFailureKind { get }
 }

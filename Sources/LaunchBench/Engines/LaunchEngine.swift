@@ -11,7 +11,9 @@ public enum LaunchEngine: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// `--engine`: pick per device, or force one engine for every device.
 public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
+    /// Each device gets the engine its iOS version and the host call for (`EngineChoice.decide`).
     case auto
+    /// Every device uses this engine; a device it cannot serve is skipped with advice.
     case forced(LaunchEngine)
 
     /// `auto` or an engine's name; `nil` for anything else.

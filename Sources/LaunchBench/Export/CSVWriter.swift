@@ -15,6 +15,7 @@ public struct CSVWriter: Sendable {
         /// trimmed; halves rounded away from zero); `nil` digits for the shortest text that reads
         /// back as the same `Double`. Non-finite values and `nil` write an empty cell.
         case number(Double?, fractionDigits: Int? = nil)
+        /// A whole number in decimal digits; `nil` writes an empty cell.
         case integer(Int?)
         /// Not measured.
         case empty

@@ -41,6 +41,8 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
 
 /// A hot-plug event from usbmuxd.
 public enum DeviceEvent: Sendable, Hashable {
+    /// usbmuxd now reports the device with this UDID (plugged in, or back after a restart).
     case attached(udid: String)
+    /// usbmuxd no longer reports the device with this UDID (unplugged, or restarting).
     case detached(udid: String)
 }

@@ -19,6 +19,8 @@ public enum RunEvent: Sendable {
 
 /// Receives run events (the command draws progress from them).
 public protocol RunReporter: Sendable {
+    /// Called once per event, from any device's task and possibly from several at once; must not block
+    /// for long, since the device's launches wait for it.
     func report(_ event: RunEvent)
 }
 
