@@ -103,7 +103,7 @@ public struct LaunchLogParser: Sendable {
         unrecognizedLineCount = unrecognized
     }
 
-    /// Parses a whole input.
+    /// Parses a whole input at once (`feed`, then `finish`): every launch found, in order.
     public static func parse(_ bytes: some Sequence<UInt8>) -> [LaunchRecord] {
         var parser = LaunchLogParser()
         parser.feed(bytes)

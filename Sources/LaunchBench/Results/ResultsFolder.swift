@@ -26,7 +26,7 @@ public struct ResultsFolder: Sendable {
         public static let reportHTML = "report.html"
     }
 
-    /// The folder.
+    /// The folder read; `Sample.logPath` and the `FileName`s are relative to it.
     public var url: URL
     /// `nil` when `run.json` is missing or unreadable (see `notes`).
     public var manifest: RunManifest?

@@ -5,7 +5,7 @@ import Foundation
 /// Every sample is written and flushed to disk (fsync) before `append` returns, and logs are written
 /// as the bytes arrive, so a crash or Ctrl-C loses nothing already measured.
 public actor ResultsStore {
-    /// The results folder.
+    /// The folder written to (the run's `--output`); log paths in the samples are relative to it.
     public nonisolated let folder: URL
     private let samples: FileHandle
     private let encoder = JSONCoding.encoder()
@@ -99,7 +99,7 @@ public actor ResultsStore {
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
 public final class LaunchLog: Sendable {
-    /// The log file.
+    /// Where the log is written: the results folder + `relativePath`.
     public let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
     public let relativePath: String

@@ -211,7 +211,7 @@ struct DeviceCompletion: Sendable {
 
 /// What a run produced.
 public struct RunResult: Sendable {
-    /// The results folder.
+    /// The results folder the run wrote (its `--output`), which `ResultsFolder.load` reads back.
     public var folder: URL
     /// `run.json` as written at the end.
     public var manifest: RunManifest

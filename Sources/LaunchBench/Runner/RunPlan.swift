@@ -30,7 +30,8 @@ public struct RunPlan: Sendable {
     public var grace: Duration
     /// With `--cold reboot`: the wait after the device is back, before the cold launch.
     public var settle: Duration
-    /// The longest an install may take.
+    /// The longest the install step of a reinstall may take (the uninstall and the upload are timed
+    /// apart); past it that iteration's sample is `install-failed`.
     public var installTimeout: Duration
     /// The longest a restart may take until the device is attached again.
     public var restartTimeout: Duration
