@@ -65,6 +65,16 @@ public struct LaunchLogParser: Sendable {
         return records
     }
 
+    /// Takes the launches completed so far: a later line can no longer change them, so a caller that
+    /// writes each one out while reading keeps memory flat however long the log is. `finish` returns the
+    /// rest. Not for one launch's log (`finishSingleLaunch` merges what this would take away).
+    public mutating func takeFinished() -> [LaunchRecord] {
+        let records = finished
+        finished = []
+        finishedWithStatistics = []
+        return records
+    }
+
     /// Ends the input of ONE launch's log and merges everything into one record: the first
     /// statistics block's numbers, every library, every marker (the first value of a name wins),
     /// `done` if seen anywhere, all warnings — plus a warning when more than one statistics block was seen.

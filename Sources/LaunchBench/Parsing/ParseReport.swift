@@ -19,20 +19,7 @@ public enum ParseReport {
 
     /// A JSON array, one object per launch: `file`, the five pre-main values, `slowestInitializers`,
     /// `details` (object or null), `loadedLibraries`, `markers`, `warnings`. Ends with a newline.
-    public static func json(_ logs: [ParsedLog]) -> String {
-        // One launch at a time: a big log's records never exist twice (as values and as text).
-        var out = JSONText()
-        var first = true
-        for log in logs {
-            for record in log.launches {
-                out.text += first ? "[\n  " : ",\n  "
-                first = false
-                out.write(jsonValue(record, file: log.file), indent: 1)
-            }
-        }
-        out.text += first ? "[]\n" : "\n]\n"
-        return out.text
-    }
+    public static func json(_ logs: [ParsedLog]) -> String { render(logs, as: .json) }
 
     /// One launch as the JSON object `parse` prints (without `file` when `file` is nil).
     public static func json(_ record: LaunchRecord) -> String {
@@ -42,22 +29,34 @@ public enum ParseReport {
     }
 
     /// RFC 4180: a header, then one row per launch: `file`, `launch` (1-based within the file), the metric columns.
-    public static func csv(_ logs: [ParsedLog]) -> String {
-        var text = CSVWriter.line(["file", "launch"] + csvMetrics.map(\.rawValue))
+    public static func csv(_ logs: [ParsedLog]) -> String { render(logs, as: .csv) }
+
+    private static func render(_ logs: [ParsedLog], as format: ParseOutput.Format) -> String {
+        var output = ParseOutput(format)
+        var text = output.begin()
         for log in logs {
-            let file = log.file == "-" ? "-" : CSVWriter.escape(log.file)  // stdin, not a formula
             for (index, record) in log.launches.enumerated() {
-                text += file
-                text += ","
-                text += String(index + 1)
-                for value in metricValues(record) {
-                    text += ","
-                    if let value { text += number(value) }
-                }
-                text += "\r\n"
+                text += output.launch(record, file: log.file, number: index + 1)
             }
         }
-        return text
+        return text + output.end()
+    }
+
+    fileprivate static func csvRow(_ record: LaunchRecord, file: String, number launch: Int) -> String {
+        var text = file == "-" ? "-" : CSVWriter.escape(file)  // stdin, not a formula
+        text += ","
+        text += String(launch)
+        for value in metricValues(record) {
+            text += ","
+            if let value { text += number(value) }
+        }
+        return text + "\r\n"
+    }
+
+    fileprivate static func jsonObject(_ record: LaunchRecord, file: String) -> String {
+        var out = JSONText()
+        out.write(jsonValue(record, file: file), indent: 1)
+        return out.text
     }
 
     /// The `csvMetrics` of a record, in order (no dictionary: this runs once per launch of a big log).
@@ -155,6 +154,48 @@ public enum ParseReport {
             ("imagesDefiningWeakSymbols", int(d.imagesDefiningWeakSymbols)),
             ("imagesUsingWeakSymbols", int(d.imagesUsingWeakSymbols)),
         ])
+    }
+}
+
+/// `parse`'s JSON or CSV written one launch at a time, so the output of a big log never sits in memory
+/// whole: `begin`, then `launch` for each launch as the parser completes it, then `end`. The text is the
+/// same as ``ParseReport/json(_:)`` and ``ParseReport/csv(_:)`` give for the whole input.
+public struct ParseOutput: Sendable {
+    /// The streamable formats (the table needs every row to size its columns).
+    public enum Format: Sendable {
+        /// A JSON array, one object per launch.
+        case json
+        /// RFC 4180 CSV with a header row.
+        case csv
+    }
+
+    private let format: Format
+    private var launches = 0
+
+    /// An output in `format` that has written nothing yet.
+    public init(_ format: Format) {
+        self.format = format
+    }
+
+    /// The text before the first launch: the CSV header (nothing for JSON, whose opening depends on
+    /// whether a launch follows).
+    public func begin() -> String {
+        format == .csv ? CSVWriter.line(["file", "launch"] + ParseReport.csvMetrics.map(\.rawValue)) : ""
+    }
+
+    /// One launch: the `number`th (1-based) of `file`.
+    public mutating func launch(_ record: LaunchRecord, file: String, number: Int) -> String {
+        launches += 1
+        switch format {
+        case .csv: return ParseReport.csvRow(record, file: file, number: number)
+        case .json: return (launches == 1 ? "[\n  " : ",\n  ") + ParseReport.jsonObject(record, file: file)
+        }
+    }
+
+    /// The text after the last launch.
+    public func end() -> String {
+        guard format == .json else { return "" }
+        return launches == 0 ? "[]\n" : "\n]\n"
     }
 }
 

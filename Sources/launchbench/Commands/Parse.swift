@@ -29,38 +29,67 @@ struct Parse: ParsableCommand {
     }
 
     func run() throws {
-        var parsed: [ParsedLog] = []
-        for path in logs {
-            let launches = try parse(path)
-            if launches.isEmpty {
-                Terminal.note(
-                    "\(path): no launch found (no dyld statistics, loaded libraries or [launchbench] markers).")
-            }
-            parsed.append(ParsedLog(file: path, launches: launches))
-        }
-        let text: String
         switch format {
-        case .json: text = ParseReport.json(parsed)
-        case .csv: text = ParseReport.csv(parsed)
-        case .table: text = ParseReport.table(parsed)
+        case .json: try stream(as: .json)
+        case .csv: try stream(as: .csv)
+        case .table:
+            let parsed = try logs.map { path in
+                var launches: [LaunchRecord] = []
+                let rest = try parse(path) { launches += $0 }
+                return ParsedLog(file: path, launches: launches + rest)
+            }
+            Terminal.output(ParseReport.table(parsed))
         }
-        Terminal.output(text)
     }
 
-    /// Streams the file through the parser in 1 MiB reads: big logs never sit in memory whole.
-    private func parse(_ path: String) throws -> [LaunchRecord] {
+    /// JSON and CSV are written a launch at a time as the parser completes them: memory stays flat
+    /// however big the logs are (the table needs every row first to size its columns).
+    private func stream(as format: ParseOutput.Format) throws {
+        var output = ParseOutput(format)
+        var pending = output.begin()
+        for path in logs {
+            var number = 0
+            let rest = try parse(path) { records in
+                for record in records {
+                    number += 1
+                    pending += output.launch(record, file: path, number: number)
+                }
+                if pending.utf8.count >= 1 << 16 {
+                    Terminal.output(pending)
+                    pending = ""
+                }
+            }
+            for record in rest {
+                number += 1
+                pending += output.launch(record, file: path, number: number)
+            }
+        }
+        Terminal.output(pending + output.end())
+    }
+
+    /// Streams the file through the parser in 1 MiB reads: big logs never sit in memory whole. Launches
+    /// completed along the way go to `completed`; the rest are returned. Notes a log with no launch.
+    private func parse(_ path: String, completed: ([LaunchRecord]) -> Void) throws -> [LaunchRecord] {
         let handle = try open(path)
         var parser = LaunchLogParser()
+        var found = 0
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 chunk.withUnsafeBytes { parser.feed($0.bindMemory(to: UInt8.self)) }
+                let records = parser.takeFinished()
+                found += records.count
+                if !records.isEmpty { completed(records) }
             }
         } catch {
             throw CommandFailure(
                 .failure,
                 "cannot read log file \(path): \(error.localizedDescription). Check that it is a readable file.")
         }
-        return parser.finish()
+        let rest = parser.finish()
+        if found + rest.count == 0 {
+            Terminal.note("\(path): no launch found (no dyld statistics, loaded libraries or [launchbench] markers).")
+        }
+        return rest
     }
 
     private func open(_ path: String) throws -> FileHandle {

@@ -76,6 +76,33 @@ import Testing
         #expect(result.unrecognized == baseline.unrecognized + added, "seed \(seed)")
     }
 
+    /// `parse` writes each launch as soon as the parser completes it (`takeFinished`): taking them while
+    /// reading must give the same launches, in order, as reading the whole input first.
+    @Test(arguments: seeds.prefix(100))
+    func takingFinishedLaunchesWhileReadingChangesNothing(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed &* 104_729)
+        let corpus = Self.corpus
+        let text = (0..<Int.random(in: 1...6, using: &random)).map { _ in corpus.randomElement(using: &random)! }
+            .map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }.joined(separator: "[launchbench] done\n")
+        let bytes = Array(text.utf8)
+        let baseline = LaunchLogParser.parse(bytes)
+
+        var parser = LaunchLogParser()
+        var streamed: [LaunchRecord] = []
+        var start = 0
+        let cuts = (0..<Int.random(in: 0...30, using: &random)).map { _ in
+            Int.random(in: 0...bytes.count, using: &random)
+        }
+        for cut in cuts.sorted() + [bytes.count] where cut >= start {
+            parser.feed(bytes[start..<cut])
+            streamed += parser.takeFinished()
+            start = cut
+        }
+        streamed += parser.finish()
+
+        #expect(streamed == baseline, "seed \(seed)")
+    }
+
     @Test(arguments: seeds)
     func truncatedInputNeverInventsNumbers(seed: UInt64) throws {
         var random = SeededRandom(seed: seed &* 7919)
