@@ -6,6 +6,7 @@ extension DeviceSession {
     func uninstall(bundleID: String, timeout: Duration, cancellation: CancellationFlag) throws {
         let deadline = ContinuousClock.now + timeout
         try checkNotCancelled(cancellation)
+        appLocations = [:]  // the app moves
         try detectingLoss(during: "uninstall of \(bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
@@ -26,6 +27,7 @@ extension DeviceSession {
     func install(_ app: AppBundle, timeout: Duration, cancellation: CancellationFlag) throws {
         let deadline = ContinuousClock.now + timeout
         try checkNotCancelled(cancellation)
+        appLocations = [:]  // the app moves
         try detectingLoss(during: "install of \(app.bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }

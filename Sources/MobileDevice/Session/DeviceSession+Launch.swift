@@ -7,7 +7,7 @@ extension DeviceSession {
         _ request: LaunchRequest, observer: any LaunchObserver, cancellation: CancellationFlag
     ) throws -> LaunchTermination {
         try checkNotCancelled(cancellation)
-        return try detectingLoss(during: "launch of \(request.bundleID)") {
+        return try forgettingLocationOnFailure(of: request.bundleID) {
             let device = try DeviceHandle(udid: udid)
             let (app, debugService) = try prepareLaunch(of: request.bundleID, on: device)
             let connection = try DeviceServiceConnection(
@@ -25,23 +25,31 @@ extension DeviceSession {
     /// Looks the app up (executable path, data container) and starts debugserver, on one lockdown session.
     private func prepareLaunch(
         of bundleID: String, on device: DeviceHandle
-    ) throws -> (app: (executable: String, container: String?), debugserver: ServiceDescriptor) {
+    ) throws -> (app: AppLocation, debugserver: ServiceDescriptor) {
         let lockdown = try LockdownClient(device: device, handshake: true)
-        let name = try lockdown.string(forKey: "DeviceName")
-        let version = try lockdown.string(forKey: "ProductVersion")
         let app = try lookUp(bundleID, on: device, lockdown: lockdown)
-        let service = try startDebugserver(lockdown: lockdown, deviceName: name, osVersion: version)
-        return (app, service)
+        return (app, try startDebugserver(lockdown: lockdown))
+    }
+
+    /// Runs one launch; when it fails, the app's location is looked up again next time (it may have moved).
+    private func forgettingLocationOnFailure(
+        of bundleID: String, _ body: () throws -> LaunchTermination
+    ) throws -> LaunchTermination {
+        do {
+            return try detectingLoss(during: "launch of \(bundleID)", body)
+        } catch {
+            appLocations[bundleID] = nil
+            throw error
+        }
     }
 
     /// The Debian build of libimobiledevice 1.3.0 asks for the secure name first (iOS 14+), then the plain one.
     private static let debugserverServices = ["com.apple.debugserver.DVTSecureSocketProxy", "com.apple.debugserver"]
 
     /// The secure service first (iOS 14+), then the plain one, like the Debian library; when lockdown
-    /// offers neither, says why in terms of the device's iOS version.
-    private func startDebugserver(lockdown: LockdownClient, deviceName: String, osVersion: String) throws
-        -> ServiceDescriptor
-    {
+    /// offers neither, says why in terms of the device's iOS version (read only then: two round trips
+    /// fewer on every launch).
+    private func startDebugserver(lockdown: LockdownClient) throws -> ServiceDescriptor {
         var refusal: LibraryCall?
         for service in Self.debugserverServices {
             do {
@@ -51,7 +59,8 @@ extension DeviceSession {
             }
         }
         throw DeviceError.debugserverUnavailable(
-            udid: udid, deviceName: deviceName, osVersion: osVersion, call: refusal)
+            udid: udid, deviceName: try lockdown.string(forKey: "DeviceName"),
+            osVersion: try lockdown.string(forKey: "ProductVersion"), call: refusal)
     }
 }
 
@@ -63,10 +72,9 @@ extension DeviceSession {
         cancellation: CancellationFlag
     ) throws -> LaunchTermination {
         try checkNotCancelled(cancellation)
-        return try detectingLoss(during: "launch of \(request.bundleID)") {
+        return try forgettingLocationOnFailure(of: request.bundleID) {
             let device = try DeviceHandle(udid: udid)
-            let app = try lookUp(
-                request.bundleID, on: device, lockdown: try LockdownClient(device: device, handshake: true))
+            let app = try lookUp(request.bundleID, on: device)
             var run = LaunchRun(
                 client: GDBRemoteClient(
                     transport: try LoopbackTCPTransport(port: port, udid: udid, forwarder: forwarder), udid: udid),
@@ -79,10 +87,13 @@ extension DeviceSession {
         }
     }
 
-    /// The app's executable path and data container, from installation_proxy (started on `lockdown`).
+    /// The app's executable path and data container: remembered from the last lookup, else from
+    /// installation_proxy (started on `lockdown`, or on a session of its own).
     private func lookUp(
-        _ bundleID: String, on device: DeviceHandle, lockdown: LockdownClient
-    ) throws -> (executable: String, container: String?) {
+        _ bundleID: String, on device: DeviceHandle, lockdown: LockdownClient? = nil
+    ) throws -> AppLocation {
+        if let known = appLocations[bundleID] { return known }
+        let lockdown = try lockdown ?? LockdownClient(device: device, handshake: true)
         let installer = try InstallationProxyClient(
             device: device, service: try lockdown.startService(InstallationProxyClient.service))
         let attributes = try installer.lookup(
@@ -92,6 +103,8 @@ extension DeviceSession {
         else {
             throw DeviceError.appNotInstalled(bundleID: bundleID, udid: udid)
         }
-        return (path + "/" + executable, attributes["Container"]?.stringValue)
+        let location = AppLocation(executable: path + "/" + executable, container: attributes["Container"]?.stringValue)
+        appLocations[bundleID] = location
+        return location
     }
 }

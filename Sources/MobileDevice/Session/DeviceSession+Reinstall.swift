@@ -10,6 +10,7 @@ extension DeviceSession {
         _ app: AppBundle, uninstallTimeout: Duration, installTimeout: Duration, cancellation: CancellationFlag
     ) throws -> ReinstallTimings {
         try checkNotCancelled(cancellation)
+        appLocations = [:]  // the app moves
         let clock = ContinuousClock()
         return try detectingLoss(during: "reinstall of \(app.bundleID)") {
             let events = try DeviceEventLog()

@@ -1,12 +1,22 @@
 import Foundation
 import LaunchBench
 
+/// An installed app's executable path and data container, from installation_proxy.
+struct AppLocation {
+    let executable: String
+    let container: String?
+}
+
 /// Everything done to one device, one operation at a time, on that device's own serial queue:
 /// libimobiledevice blocks (for seconds on a real iPhone), so its calls never run on Swift's
 /// cooperative thread pool. Handles are created and freed inside each operation.
 actor DeviceSession {
     let udid: String
     private let executor: DeviceQueueExecutor
+    /// Where each app sits on the device, as installation_proxy last said: the warm launch right after a
+    /// cold one needs no second lookup (one service connection and a round trip less per launch).
+    /// Forgotten whenever the app may have moved: any install, uninstall or reinstall, and a failed launch.
+    var appLocations: [String: AppLocation] = [:]
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
