@@ -195,4 +195,51 @@ import Testing
             #expect(manifest.options?.maxIterations == 25)
         }
     }
+
+    @Test func untilVerdictStopsEachDeviceOnceTheComparisonIsSettled() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("until-verdict")
+            let app = try E.makeApp("Verdict", profile: E.profile())
+            let baseline = folder.appendingPathComponent("baseline")
+            let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
+            #expect(first.exitStatus == 0, "\(first.standardError)")
+
+            // The same app: settled as unchanged within ±5 % before the cap.
+            let same = folder.appendingPathComponent("same")
+            let aa = try await run(
+                [app.url.path, "--output", same.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
+            #expect(aa.exitStatus == 0, "\(aa.standardOutput)\(aa.standardError)")
+            let sameLaunches = try E.samplesOnDisk(same).filter { $0.kind == .cold }.count
+            #expect(sameLaunches >= 5 && sameLaunches < 30, "\(sameLaunches)")
+            #expect(
+                aa.standardOutput.contains("Unchanged within ±5 % after \(sameLaunches) launches"),
+                "\(aa.standardOutput)")
+            let manifest = try RunManifest.read(from: same.appendingPathComponent("run.json"))
+            #expect(manifest.options?.maxIterations == 30)
+            #expect(
+                manifest.deviceOutcomes?.first?.notes.contains {
+                    $0.contains("verdict settled after \(sameLaunches) iterations")
+                } == true)
+
+            // 30 % slower: a regression at one of the first looks.
+            let slow = try E.makeApp("Verdict", profile: profile(scaledBy: 1.3))
+            let slower = folder.appendingPathComponent("slower")
+            let regressed = try await run(
+                [slow.url.path, "--output", slower.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
+            #expect(regressed.exitStatus == 2, "\(regressed.standardOutput)\(regressed.standardError)")
+            let slowLaunches = try E.samplesOnDisk(slower).filter { $0.kind == .cold }.count
+            #expect(slowLaunches <= 8, "\(slowLaunches)")
+            #expect(regressed.standardOutput.contains("Slower after \(slowLaunches) launches"))
+
+            // A cap of 5 with noisy launches and no room to settle: insufficient data, exit 3.
+            let capped = folder.appendingPathComponent("capped")
+            let cap = try await run(
+                [
+                    app.url.path, "--output", capped.path, "--baseline", baseline.path, "--until-verdict",
+                    "--max-iterations", "5", "--threshold", "0.5",
+                ], lab: lab)
+            #expect(cap.exitStatus == 3, "\(cap.standardOutput)\(cap.standardError)")
+            #expect(cap.standardOutput.contains("Not settled after 5 launches"), "\(cap.standardOutput)")
+        }
+    }
 }

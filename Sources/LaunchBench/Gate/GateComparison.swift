@@ -68,6 +68,9 @@ public struct GateEntry: Sendable, Hashable {
     public var launchesNeeded: Int?
     /// Which phases and images moved on this device × kind; `nil` only for entries made by hand.
     public var explanation: GateExplanation? = nil
+    /// With `run --until-verdict`: where the sequential design stands (what stopped the device); `nil` for
+    /// the fixed-sample gate.
+    public var sequential: SequentialVerdict.Decision? = nil
 
     /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework`, when anything is known.
     public var explanationSentence: String? { explanation?.sentence(totalShiftMs: shift?.shift) }
@@ -188,22 +191,43 @@ extension GateComparison {
             baselineDevice: pair.baseline, currentDevice: pair.current, matchedBy: pair.basis, kind: kind,
             metric: metric, baseline: baseline, current: current, test: test, shift: shift, verdict: .unchanged,
             reason: "", launchesNeeded: needed)
-        (entry.verdict, entry.reason) = judge(entry, settings: settings)
+        if let design = settings.sequential, failureReason(entry) == nil {
+            judgeSequentially(&entry, design: design, settings: settings)
+        } else {
+            (entry.verdict, entry.reason) = judge(entry, settings: settings)
+        }
         return entry
+    }
+
+    /// Why a side has too many failed launches to judge, or `nil`.
+    static func failureReason(_ entry: GateEntry) -> String? {
+        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)]
+        where side.failures * 2 > side.launches {
+            return "Too many launches failed to judge: \(side.failures) of \(side.launches) in the \(name); "
+                + "fix the failures (see the run's logs), then measure again."
+        }
+        return nil
+    }
+
+    /// `--until-verdict`: the sequential design's decision at the current run's last look; open or at the
+    /// cap is insufficient data.
+    static func judgeSequentially(_ entry: inout GateEntry, design: SequentialVerdict, settings: GateSettings) {
+        let decision = design.decide(
+            baseline: entry.baseline.values, current: entry.current.values, thresholdPercent: settings.thresholdPercent,
+            alpha: settings.alpha)
+        entry.sequential = decision
+        entry.reason = SequentialVerdict.describe(decision, thresholdPercent: settings.thresholdPercent)
+        if case .settled(let verdict, _, _, _, _, _) = decision {
+            entry.verdict = verdict
+        } else {
+            entry.verdict = .insufficientData
+        }
     }
 
     static func judge(_ entry: GateEntry, settings: GateSettings) -> (GateVerdict, String) {
         let minimum = settings.minimumLaunches
         let needed = max(minimum, entry.launchesNeeded ?? minimum)
-        for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)] {
-            if side.failures * 2 > side.launches {
-                return (
-                    .insufficientData,
-                    "Too many launches failed to judge: \(side.failures) of \(side.launches) in the \(name); "
-                        + "fix the failures (see the run's logs), then measure again."
-                )
-            }
-        }
+        if let reason = failureReason(entry) { return (.insufficientData, reason) }
         for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)]
         where side.values.count < minimum {
             return (

@@ -27,7 +27,9 @@ public enum GateTableReport {
                 ])
             }
             lines.append(comparison.entries.isEmpty ? "No device × launch kind to compare." : table.render())
-            let explained = comparison.entries.filter { $0.verdict != .unchanged || $0.reason.contains("would tell") }
+            let explained = comparison.entries.filter {
+                $0.verdict != .unchanged || $0.reason.contains("would tell") || $0.sequential != nil
+            }
             if !explained.isEmpty {
                 lines.append("")
                 for entry in explained {

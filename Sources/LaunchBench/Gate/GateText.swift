@@ -44,6 +44,15 @@ enum GateText {
             "Threshold ±\(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % of the baseline median; "
             + "two-sided Mann–Whitney U test at α = \(DecimalText.fixed(settings.alpha, maxFractionDigits: 3)); "
             + "shift = Hodges–Lehmann estimate with its \(level) % interval; at least \(settings.minimumLaunches) launches per side."
+            + sequentialSentence(settings)
+    }
+
+    /// `--until-verdict`: how the verdicts below were reached (the table's interval is the fixed-sample one).
+    static func sequentialSentence(_ settings: GateSettings) -> String {
+        guard let design = settings.sequential else { return "" }
+        return " Sequential (--until-verdict): a look after each launch from \(design.minimumLaunches) to "
+            + "\(design.maxLaunches), each with a repeated interval of O'Brien–Fleming alpha spending; the verdicts "
+            + "are those of the last look (below)."
     }
 
     static func device(_ entry: GateEntry) -> String {

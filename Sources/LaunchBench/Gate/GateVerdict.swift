@@ -20,6 +20,9 @@ public struct GateSettings: Sendable, Hashable, Codable {
     public var minimumLaunches: Int
     /// Metrics to compare; empty = the default choice per device and kind (see `GateMetricChoice`).
     public var metrics: [Metric]
+    /// `run --until-verdict`: judge with the sequential design (repeated intervals that hold however often
+    /// the run looked) instead of the fixed-sample test; `nil` = the fixed-sample gate.
+    public var sequential: SequentialVerdict? = nil
 
     /// Settings; the defaults are the gate's (5 %, α = 0.05, 5 launches, the default metrics).
     public init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {

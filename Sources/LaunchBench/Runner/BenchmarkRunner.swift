@@ -179,6 +179,9 @@ public struct BenchmarkRunner: Sendable {
         var other = ["grace (s)": LaunchVerdict.formatSeconds(plan.grace)]
         if plan.coldMode == .reboot { other["settle (s)"] = LaunchVerdict.formatSeconds(plan.settle) }
         if !plan.arguments.isEmpty { other["arguments"] = plan.arguments.joined(separator: " ") }
+        if let design = plan.untilVerdict?.design {
+            other["until verdict"] = "launches \(design.minimumLaunches)…\(design.maxLaunches)"
+        }
         if let reference = plan.referenceApp {
             other["reference app"] = "\(reference.bundleID) \(reference.versionDescription)"
         }
@@ -187,7 +190,7 @@ public struct BenchmarkRunner: Sendable {
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
             environment: plan.environment.map(\.assignment),
             targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
-            maxIterations: plan.stopping?.maxIterations, other: other)
+            maxIterations: plan.stopping?.maxIterations ?? plan.untilVerdict?.design.maxLaunches, other: other)
     }
 }
 

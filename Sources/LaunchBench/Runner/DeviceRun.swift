@@ -114,6 +114,11 @@ struct DeviceRun: Sendable {
                     break
                 }
             }
+            // --until-verdict: stop once the gate's sequential verdict is settled (Gate/VerdictStopping).
+            if let rule = plan.untilVerdict, let reason = rule.stopReason(samples: samples) {
+                stoppedNote = reason
+                break
+            }
         }
         return finish(.measured, stoppedNote)
     }

@@ -38,6 +38,9 @@ public struct RunPlan: Sendable {
     /// `--target-precision`: stop each device once its cold median is known well enough (then
     /// `iterations` is ignored and `stopping.maxIterations` bounds the run); `nil` = fixed `iterations`.
     public var stopping: AdaptiveStopping? = nil
+    /// `--until-verdict`: stop each device once the gate's verdict against the baseline is settled (then
+    /// `iterations` is ignored and the design's `maxLaunches` bounds the run); `nil` = not used.
+    public var untilVerdict: VerdictStopping? = nil
 
     /// `--reference-app`: a second app (e.g. an empty project) launched the same way right after the
     /// main app in every iteration, on the same device; its samples go to `DIR/reference/`.
@@ -51,12 +54,13 @@ public struct RunPlan: Sendable {
         plan.app = referenceApp
         plan.referenceApp = nil
         plan.stopping = nil
+        plan.untilVerdict = nil
         if plan.coldMode == .reboot { plan.coldMode = .reinstall }
         return plan
     }
 
     /// The most iterations a device may run.
-    public var iterationLimit: Int { stopping?.maxIterations ?? iterations }
+    public var iterationLimit: Int { stopping?.maxIterations ?? untilVerdict?.design.maxLaunches ?? iterations }
 
     /// A plan; the defaults are `run`'s (30 s launch timeout, 0.5 s grace, 300 s for installs and restarts).
     public init(

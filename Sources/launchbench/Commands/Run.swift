@@ -29,7 +29,8 @@ struct Run: AsyncParsableCommand {
             CI gate: --baseline compares the run with an earlier results folder when it ends (see `launchbench \
             compare`); --allowed-dylibs fails on any image from the app bundle the list does not name (checked \
             in Frameworks/ before launching and, with DYLD_PRINT_LIBRARIES=1, at every launch); \
-            --target-precision keeps launching until the cold median is known within ±PCT %.
+            --target-precision keeps launching until the cold median is known within ±PCT %; --until-verdict \
+            keeps launching on each device only until the comparison with --baseline is settled.
 
             One run per device at a time: a device another launchbench run is measuring is left out, naming \
             that run's process; when every selected device is busy the run is refused (exit 1).
@@ -55,8 +56,8 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Measure only this device (repeatable; default: every attached device).", valueName: "udid"))
     var devices: [String] = []
 
-    @Option(help: "Iterations per device: each is one cold launch plus --warm warm launches.")
-    var iterations: Int = 10
+    @Option(help: "Iterations per device: each is one cold launch plus --warm warm launches (default 10).")
+    var iterations: Int?
 
     @Option(help: ArgumentHelp("How each cold launch is made cold: reinstall, reboot or none.", valueName: "mode"))
     var cold: RunPlan.ColdMode = .reinstall
@@ -100,9 +101,16 @@ struct Run: AsyncParsableCommand {
     @OptionGroup(title: "CI gate") var gate: GateOptions
 
     func validate() throws {
-        guard (1...100_000).contains(iterations) else {
-            throw ValidationError(
-                "--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
+        if let iterations {
+            guard (1...100_000).contains(iterations) else {
+                throw ValidationError(
+                    "--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
+            }
+            guard !gate.untilVerdict else {
+                throw ValidationError(
+                    "--until-verdict decides how many iterations each device needs; drop --iterations (use "
+                        + "--max-iterations N for the most).")
+            }
         }
         guard (0...1_000).contains(warm) else {
             throw ValidationError("--warm \(warm) is out of range. Use 0 (cold launches only) to 1000.")
@@ -139,7 +147,7 @@ struct Run: AsyncParsableCommand {
         let runGate = try RunGate(options: gate, app: bundle)
         let plan = runGate.adjust(
             RunPlan(
-                app: bundle, deviceUDIDs: devices, iterations: iterations, coldMode: cold, warmLaunches: warm,
+                app: bundle, deviceUDIDs: devices, iterations: iterations ?? 10, coldMode: cold, warmLaunches: warm,
                 environment: environment.compactMap(EnvironmentVariable.init(assignment:)),
                 timeout: Self.duration(timeout),
                 grace: Self.duration(grace), settle: Self.duration(settle)))

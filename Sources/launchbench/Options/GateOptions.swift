@@ -113,7 +113,17 @@ struct GateOptions: ParsableArguments {
             valueName: "pct"))
     var targetPrecision: Double?
 
-    @Option(help: ArgumentHelp("With --target-precision: the most iterations per device (default 50).", valueName: "n"))
+    @Flag(
+        help: ArgumentHelp(
+            "With --baseline: launch on each device only until the gate's verdict (cold, and warm when measured) is "
+                + "settled — regression, improvement or unchanged within ±threshold — with error rates that hold "
+                + "under the repeated looks; at --max-iterations unsettled is insufficient data (exit 3)."))
+    var untilVerdict = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --target-precision (default 50) or --until-verdict (default 30): the most iterations per device.",
+            valueName: "n"))
     var maxIterations: Int?
 
     func validate() throws {
@@ -136,15 +146,40 @@ struct GateOptions: ParsableArguments {
                 )
             }
         }
-        if let maxIterations {
-            guard targetPrecision != nil else {
+        if untilVerdict {
+            guard baseline != nil else {
                 throw ValidationError(
-                    "--max-iterations only applies with --target-precision PCT; for a fixed count use --iterations.")
+                    "--until-verdict needs --baseline PATH: the verdict is a comparison with an earlier run.")
+            }
+            guard targetPrecision == nil else {
+                throw ValidationError(
+                    "Use either --until-verdict (stop when the comparison is settled) or --target-precision (stop when "
+                        + "the median is precise), not both.")
+            }
+        }
+        if let maxIterations {
+            guard targetPrecision != nil || untilVerdict else {
+                throw ValidationError(
+                    "--max-iterations only applies with --target-precision PCT or --until-verdict; for a fixed count "
+                        + "use --iterations.")
             }
             guard (5...100_000).contains(maxIterations) else {
                 throw ValidationError("--max-iterations \(maxIterations) must be from 5 (the minimum) to 100000.")
             }
         }
+    }
+
+    /// The gate's settings: the shared checks', judged sequentially with `--until-verdict`.
+    var settings: GateSettings {
+        var settings = check.settings
+        if let design { settings.sequential = design }
+        return settings
+    }
+
+    /// `--until-verdict`'s design: looks from the gate's minimum launches to `--max-iterations` (30).
+    var design: SequentialVerdict? {
+        untilVerdict
+            ? SequentialVerdict(minimumLaunches: check.settings.minimumLaunches, maxLaunches: maxIterations ?? 30) : nil
     }
 
     var stopping: AdaptiveStopping? {

@@ -57,6 +57,9 @@ struct RunGate {
             plan.environment.append(EnvironmentVariable(name: "DYLD_PRINT_LIBRARIES", value: "1"))
         }
         if let stopping = options.stopping { plan.stopping = stopping }
+        if let design = options.design, let baseline {
+            plan.untilVerdict = VerdictStopping(baseline: baseline.samples, settings: options.settings, design: design)
+        }
         plan.referenceApp = referenceApp
         return plan
     }
@@ -88,7 +91,7 @@ struct RunGate {
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
         if let baseline {
             let current = try GateInput.load(path: result.folder.path, role: "current")
-            report = GateReport(baseline: baseline, current: current, settings: options.check.settings)
+            report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
             report.referenceGaps = gaps
         }
