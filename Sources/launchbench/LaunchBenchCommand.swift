@@ -41,6 +41,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
             Parse.self,
             Report.self,
             Compare.self,
+            Merge.self,
             TrendCommand.self,
         ]
     )

@@ -52,11 +52,19 @@ public actor ResultsStore {
     /// Appends one line to `samples.jsonl` and flushes it to disk before returning. A write that fails (a full
     /// disk) is cut back off, so the file keeps whole lines only: its last good state.
     public func append(_ sample: Sample) throws {
+        try append(contentsOf: [sample])
+    }
+
+    /// Appends several samples (e.g. `merge`'s) with one flush to disk; on failure none of them stays.
+    public func append(contentsOf newSamples: [Sample]) throws {
         let goodLength = try? samples.offset()
         do {
-            var line = try encoder.encode(sample)
-            line.append(0x0A)
-            try samples.write(contentsOf: line)
+            var lines = Data()
+            for sample in newSamples {
+                lines.append(try encoder.encode(sample))
+                lines.append(0x0A)
+            }
+            try samples.write(contentsOf: lines)
             try samples.synchronize()
         } catch {
             if let goodLength {

@@ -1,0 +1,119 @@
+import Foundation
+
+/// `launchbench merge SHARD… --output DIR`: the results folders of one build measured by several hosts (a CI
+/// matrix with one job per device host) become one results folder, which `compare`, `report` and `trend`
+/// then read like any other and which can be kept as the next baseline.
+///
+/// Each launch keeps its origin: its own `run_id` (the shard's run) in samples.jsonl, and its device's
+/// outcome notes in run.json name the shard's folder, host and run. A phone cannot be on two hosts at
+/// once, so the same UDID in two shards is refused, and so are shards of different apps. A shard still
+/// being written contributes its launches up to its last whole line, with the note `report` prints.
+public struct ResultsMerge: Sendable {
+    /// The merged run: every shard's devices, outcomes and launches, in shard order.
+    public var manifest: RunManifest
+    /// Every shard's launches, in shard order.
+    public var samples: [Sample]
+    /// What each shard's reading had to say, prefixed with the shard's folder.
+    public var notes: [String]
+
+    /// Why shards cannot be merged.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// One device in two shards.
+        case sameDevice(udid: String, first: String, second: String)
+        /// Two apps.
+        case differentApps(first: String, firstApp: String, second: String, secondApp: String)
+        /// Fewer than two folders.
+        case tooFewShards(count: Int)
+    }
+
+    /// Merges `shards` (each a loaded results folder), refusing what cannot be one run.
+    /// - Throws: ``Refusal``.
+    public init(_ shards: [ResultsFolder]) throws {
+        guard shards.count >= 2 else { throw Refusal.tooFewShards(count: shards.count) }
+        var owner: [String: String] = [:]
+        var app: (folder: String, bundleID: String)?
+        for shard in shards {
+            let path = shard.url.path
+            if let bundleID = Self.bundleID(of: shard) {
+                if let first = app, first.bundleID != bundleID {
+                    throw Refusal.differentApps(
+                        first: first.folder, firstApp: first.bundleID, second: path, secondApp: bundleID)
+                }
+                app = app ?? (path, bundleID)
+            }
+            for udid in Self.devices(of: shard) {
+                if let first = owner[udid], first != path {
+                    throw Refusal.sameDevice(udid: udid, first: first, second: path)
+                }
+                owner[udid] = path
+            }
+        }
+        samples = shards.flatMap(\.samples)
+        notes = shards.flatMap { shard in shard.notes.map { "\(shard.url.path): \($0)" } }
+        manifest = Self.manifest(shards)
+    }
+
+    private static func bundleID(of shard: ResultsFolder) -> String? {
+        shard.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(shard.samples)
+    }
+
+    /// The shard's devices: those run.json names and those its launches name.
+    private static func devices(of shard: ResultsFolder) -> [String] {
+        var seen = Set<String>()
+        return ((shard.manifest?.devices.map(\.udid) ?? []) + shard.samples.map(\.deviceUDID)).filter {
+            seen.insert($0).inserted
+        }
+    }
+
+    private static func manifest(_ shards: [ResultsFolder]) -> RunManifest {
+        let manifests = shards.map { $0.manifest }
+        let known = manifests.compactMap { $0 }
+        var outcomes: [RunManifest.DeviceOutcome] = []
+        var devices: [DeviceInfo] = []
+        for (shard, manifest) in zip(shards, manifests) {
+            let origin =
+                "Measured in shard \(shard.url.path)"
+                + (manifest?.host?.name.map { " on host \($0)" } ?? "")
+                + (manifest?.runID.map { " (run \($0))" } ?? "") + "."
+            let listed = manifest?.devices ?? []
+            devices += listed
+            var shardOutcomes = manifest?.deviceOutcomes ?? listed.map { RunManifest.DeviceOutcome(udid: $0.udid) }
+            // Devices with launches but not in run.json (a shard without one): still say where they came from.
+            for udid in Self.devices(of: shard) where !shardOutcomes.contains(where: { $0.udid == udid }) {
+                shardOutcomes.append(RunManifest.DeviceOutcome(udid: udid, outcome: .measured))
+            }
+            outcomes += shardOutcomes.map { outcome in
+                var outcome = outcome
+                outcome.notes.insert(origin, at: 0)
+                return outcome
+            }
+        }
+        var options = known.first?.options ?? RunManifest.Options()
+        var other = options.other ?? [:]
+        other["shards"] = shards.map(\.url.path).joined(separator: ", ")
+        options.other = other
+        let ended = known.count == shards.count && known.allSatisfy { $0.endedAt != nil }
+        return RunManifest(
+            runID: "merged-" + (known.compactMap(\.runID).first ?? UUID().uuidString),
+            startedAt: known.compactMap(\.startedAt).min(),
+            endedAt: ended ? known.compactMap(\.endedAt).max() : nil, host: nil, app: known.first?.app,
+            options: options, devices: devices, deviceOutcomes: outcomes,
+            interrupted: known.contains { $0.interrupted == true } ? true : nil)
+    }
+}
+
+extension ResultsMerge.Refusal: LocalizedError {
+    /// What cannot be merged and what to do instead.
+    public var errorDescription: String? {
+        switch self {
+        case .sameDevice(let udid, let first, let second):
+            return "Device \(udid) is in two shards, \(first) and \(second): one phone cannot be on two hosts at "
+                + "once. Merge shards of different devices (was one folder passed twice, or a run repeated?)."
+        case .differentApps(let first, let firstApp, let second, let secondApp):
+            return "The shards measured different apps: \(firstApp) in \(first), \(secondApp) in \(second). Merge "
+                + "the shards of one build of one app."
+        case .tooFewShards(let count):
+            return "merge needs at least two results folders (got \(count)); a single folder is already a run."
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import LaunchBench
+
+/// `launchbench merge SHARD… --output DIR`: one results folder from the shards of a sharded device lab.
+struct Merge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Merge the results folders of one build measured on several hosts into one results folder.",
+        discussion: """
+            A CI matrix with one job per device host leaves one results folder per host (a shard). merge writes \
+            them as one run: samples.jsonl with every launch (each keeps its shard's run_id), run.json with every \
+            device (its notes name the shard's folder, host and run), the logs, and the exports (summary.*, \
+            images.csv, report.html). compare, report and trend then read it like any results folder, and it \
+            can be kept as the next baseline.
+
+            Refused (exit 1): the same device (UDID) in two shards — one phone cannot be on two hosts at once — \
+            and shards of different apps. A shard still being written is read up to its last whole launch, with \
+            a note naming it.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The shards: results folders of `launchbench run`.", valueName: "dir"))
+    var shards: [String]
+
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("The merged results folder (new or empty).", valueName: "dir"),
+        completion: .directory)
+    var output: String
+
+    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
+    var overwrite = false
+
+    func validate() throws {
+        guard shards.count >= 2 else {
+            throw ValidationError("Name at least two results folders to merge (got \(shards.count)).")
+        }
+    }
+
+    func run() async throws {
+        let folders = try shards.map { try ResultsFolder.load(URL(fileURLWithPath: $0, isDirectory: true)) }
+        let merged = try ResultsMerge(folders)
+        for note in merged.notes { Terminal.note("note: \(note)") }
+        let destination = try OutputFolder.prepare(
+            output: URL(fileURLWithPath: output, isDirectory: true),
+            workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: overwrite,
+            protected: folders.map(\.url))
+        let store = try ResultsStore(folder: destination)
+        try await store.writeManifest(merged.manifest)
+        try await store.append(contentsOf: merged.samples)
+        await store.close()
+        try copyLogs(from: folders, to: destination)
+        let outcome = try ResultExports.writeAll(resultsFolder: destination)
+        Terminal.note(
+            "merge: \(merged.samples.count) launches of \(merged.manifest.devices.count) devices from "
+                + "\(folders.count) shards in \(destination.path); wrote "
+                + outcome.written.map(\.lastPathComponent).joined(separator: ", "))
+    }
+
+    /// Each shard's `logs/<UDID>/` (the samples' log paths are relative to the results folder; UDIDs are
+    /// unique across shards, so the folders never collide).
+    private func copyLogs(from folders: [ResultsFolder], to destination: URL) throws {
+        let fileManager = FileManager.default
+        let logs = destination.appendingPathComponent("logs")
+        for folder in folders {
+            let source = folder.url.appendingPathComponent("logs")
+            guard let devices = try? fileManager.contentsOfDirectory(atPath: source.path) else { continue }
+            do {
+                try fileManager.createDirectory(at: logs, withIntermediateDirectories: true)
+                for device in devices where !fileManager.fileExists(atPath: logs.appendingPathComponent(device).path) {
+                    try fileManager.copyItem(
+                        at: source.appendingPathComponent(device), to: logs.appendingPathComponent(device))
+                }
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: logs.path, reason: error.localizedDescription)
+            }
+        }
+    }
+}
