@@ -3,8 +3,11 @@ import LaunchBench
 
 /// What the command's output streams are connected to, and whether colour is allowed.
 enum Terminal {
-    /// stderr is a terminal: live progress lines may redraw in place.
-    static var stderrIsInteractive: Bool { isatty(STDERR_FILENO) == 1 }
+    /// stderr is a terminal that can redraw live progress lines in place (not `TERM=dumb`, not a CI log).
+    static var stderrIsInteractive: Bool {
+        TerminalCapabilities.redrawsInPlace(
+            isTerminal: isatty(STDERR_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+    }
 
     /// Colour only on a terminal, never with `NO_COLOR` (https://no-color.org) or `TERM=dumb`.
     static func colorEnabled(for fd: Int32) -> Bool {
