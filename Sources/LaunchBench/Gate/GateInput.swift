@@ -99,7 +99,9 @@ extension GateReport {
         if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
             notes.append("The baseline measured \(a), the current run \(b): make sure that is the same app.")
         }
-        notes += baseline.folder.notes.map { "baseline: \($0)" } + current.folder.notes.map { "current: \($0)" }
+        notes +=
+            baseline.folder.notes.map { "baseline \(baseline.path): \($0)" }
+            + current.folder.notes.map { "current \(current.path): \($0)" }
         var violations: [DylibGuard.Violation]?
         if let allowed {
             let guardrail = DylibGuard(allowed: allowed, executable: nil)

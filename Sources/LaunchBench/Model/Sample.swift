@@ -135,13 +135,40 @@ public struct Sample: Sendable, Hashable, Codable {
         logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
         phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         let m = try decoder.container(keyedBy: MetricKey.self)
+        let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
         for metric in Metric.allCases {
-            if let value = try m.decodeIfPresent(Double.self, forKey: MetricKey(stringValue: metric.rawValue)) {
+            let key = MetricKey(stringValue: metric.rawValue)
+            if let value = try m.decodeIfPresent(Double.self, forKey: key) {
+                if let problem = Self.impossibility(value, limitMs: limit) {
+                    throw DecodingError.dataCorruptedError(forKey: key, in: m, debugDescription: problem)
+                }
                 metrics[metric] = value
             }
         }
+        for item in initializers ?? [] {
+            if let ms = item.ms, let problem = Self.impossibility(ms, limitMs: limit) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .initializers, in: c, debugDescription: "\(item.image): \(problem)")
+            }
+        }
         self.metrics = metrics
+    }
+
+    /// The `userInfo` key of the largest launch time (ms) a reader accepts: what the run's `--timeout` allows.
+    public static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
+    /// Without a known timeout: a day, far beyond any launch and far below `1e308`.
+    public static let defaultValueLimitMs = 86_400_000.0
+
+    /// Why `value` cannot be a launch time in ms (negative, not finite, or beyond `limitMs`), or `nil`.
+    static func impossibility(_ value: Double, limitMs: Double) -> String? {
+        if !value.isFinite { return "\(value) is not a number of milliseconds" }
+        if value < 0 { return "\(DecimalText.fixed(value, maxFractionDigits: 3)) ms is negative" }
+        if value > limitMs {
+            return "\(value) ms is beyond what the run's timeout allows "
+                + "(\(DecimalText.fixed(limitMs / 1000, maxFractionDigits: 0)) s)"
+        }
+        return nil
     }
 
     public func encode(to encoder: any Encoder) throws {

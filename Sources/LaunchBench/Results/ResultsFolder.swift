@@ -77,7 +77,7 @@ public struct ResultsFolder: Sendable {
         } catch {
             throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
         }
-        let (parsed, sampleNotes) = parseSamples(data)
+        let (parsed, sampleNotes) = parseSamples(data, valueLimitMs: valueLimitMs(manifest))
         let samples = recoveringInitializers(parsed, folder: url)
         notes += sampleNotes
         if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
@@ -114,9 +114,22 @@ public struct ResultsFolder: Sendable {
         }
     }
 
-    /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note.
-    public static func parseSamples(_ data: Data) -> (samples: [Sample], notes: [String]) {
+    /// The largest launch time a sample of the run can hold: its `--timeout` and a minute for the kill and
+    /// the grace (every launch metric is measured within one launch); a day when run.json does not say.
+    static func valueLimitMs(_ manifest: RunManifest?) -> Double {
+        guard let timeout = manifest?.options?.timeoutSeconds, timeout.isFinite, timeout > 0 else {
+            return Sample.defaultValueLimitMs
+        }
+        return (timeout + 60) * 1000
+    }
+
+    /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note — among
+    /// them launch times that cannot be real (negative, not finite, beyond `valueLimitMs`).
+    public static func parseSamples(_ data: Data, valueLimitMs: Double = Sample.defaultValueLimitMs) -> (
+        samples: [Sample], notes: [String]
+    ) {
         let decoder = JSONCoding.decoder()
+        decoder.userInfo[Sample.valueLimitKey] = valueLimitMs
         var samples: [Sample] = []
         var notes: [String] = []
         let newline = UInt8(ascii: "\n")

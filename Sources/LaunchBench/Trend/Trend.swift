@@ -50,8 +50,11 @@ public struct Trend: Sendable {
         public var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
     }
 
-    /// One device × kind × metric across the runs.
+    /// One app on one device model and iOS version × kind × metric across the runs: launch times of another app,
+    /// another model or another iOS version are another series, never one line.
     public struct Series: Sendable, Hashable {
+        /// The app's bundle id (run.json's, else the launches' most frequent); `nil` when unknown.
+        public var app: String?
         /// The device as first seen (later points may be another phone of the same model and iOS).
         public var device: DeviceIdentity
         /// Cold or warm.
@@ -70,6 +73,9 @@ public struct Trend: Sendable {
     public var series: [Series]
     /// The gate settings the steps were judged with (threshold, α, metrics).
     public var settings: GateSettings
+    /// What reading the folders had to say (lines skipped, a run still being written) and where a device's
+    /// series broke (another iOS version, model or app under the same device), each naming the folder.
+    public var folderNotes: [String] = []
 
     /// How the folders are put in order.
     public enum Order: String, Sendable, CaseIterable {
@@ -135,7 +141,11 @@ public struct Trend: Sendable {
         var byKey: [String: Series] = [:]
         var order: [String] = []
         var previous: [String: [Sample]] = [:]
-        for (runIndex, (_, folder)) in folders.enumerated() {
+        /// The last series key of each anchor device (without kind and metric), to notice a break.
+        var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?)] = [:]
+        for (runIndex, (path, folder)) in folders.enumerated() {
+            folderNotes += folder.notes.map { "\(path): \($0)" }
+            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(folder.samples)
             let devices = GateComparison.devices(of: folder.samples)
             // Match this run's devices to the series' devices as the gate does.
             let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
@@ -148,11 +158,18 @@ public struct Trend: Sendable {
             let summary = RunSummary(samples: folder.samples)
             for deviceSummary in summary.devices {
                 guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
+                let current = deviceSummary.device
+                let seriesKey = [app ?? "", anchor.udid, current.productType, current.osVersion].joined(
+                    separator: "\u{1}")
+                if let last = lastSeriesOf[anchor.udid], last.key != seriesKey {
+                    folderNotes.append(Self.breakNote(from: last.device, last.app, to: current, app, path: path))
+                }
+                lastSeriesOf[anchor.udid] = (seriesKey, current, app)
                 for kind in deviceSummary.kinds {
                     let metrics = settings.metrics.isEmpty ? summary.metrics : settings.metrics
                     for metric in metrics {
                         guard let s = kind.metrics[metric], s.n > 0 else { continue }
-                        let key = "\(anchor.udid)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
+                        let key = "\(seriesKey)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
                         let ofKind = kind.samples
                         var change: GateEntry?
                         if let before = previous[key] {
@@ -169,7 +186,10 @@ public struct Trend: Sendable {
                             ci95Low: s.ci95?.low, ci95High: s.ci95?.high, change: change)
                         if byKey[key] == nil {
                             order.append(key)
-                            byKey[key] = Series(device: anchor, kind: kind.kind, metric: metric, points: [])
+                            let first =
+                                anchor.productType == current.productType && anchor.osVersion == current.osVersion
+                            byKey[key] = Series(
+                                app: app, device: first ? anchor : current, kind: kind.kind, metric: metric, points: [])
                         }
                         byKey[key]?.points.append(point)
                     }
@@ -177,6 +197,18 @@ public struct Trend: Sendable {
             }
         }
         series = order.compactMap { byKey[$0] }
+    }
+
+    /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.
+    static func breakNote(
+        from old: DeviceIdentity, _ oldApp: String?, to new: DeviceIdentity, _ newApp: String?, path: String
+    ) -> String {
+        var changes: [String] = []
+        if old.productType != new.productType { changes.append("model \(old.productType) → \(new.productType)") }
+        if old.osVersion != new.osVersion { changes.append("iOS \(old.osVersion) → \(new.osVersion)") }
+        if oldApp != newApp { changes.append("app \(oldApp ?? "unknown") → \(newApp ?? "unknown")") }
+        return "\(new.name) (\(new.udid)): \(changes.joined(separator: ", ")) in \(path): a new series starts "
+            + "there, since launch times are not comparable across such a change."
     }
 
     /// The build a folder measured: run.json's app build, else the launches' `1.2 (34)` app version.
@@ -212,8 +244,9 @@ public struct Trend: Sendable {
         return series.filter { $0.metric == .wallMs }.isEmpty ? series : series.filter { $0.metric == .wallMs }
     }
 
-    /// Notes for every output: the folders that were skipped and why.
+    /// Notes for every output: the folders that were skipped and why, then what reading each folder had to say
+    /// (lines skipped, a run still being written), naming the folder.
     public var notes: [String] {
-        skipped.map { "Skipped \($0.path): \($0.reason)" }
+        skipped.map { "Skipped \($0.path): \($0.reason)" } + folderNotes
     }
 }

@@ -54,6 +54,7 @@ struct TrendCommand: AsyncParsableCommand {
             paths: directories, order: order,
             settings: GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:))))
         for skipped in trend.skipped { Terminal.note("trend: skipped \(skipped.path): \(skipped.reason)") }
+        for note in trend.folderNotes { Terminal.note("trend: note: \(note)") }
         guard !trend.runs.isEmpty else {
             throw CommandFailure(
                 .failure,
