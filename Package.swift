@@ -59,7 +59,13 @@ let package = Package(
         ),
         // Shared by the test targets: the process-wide emulated lab, private labs, external tools.
         .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
-        .testTarget(name: "LaunchBenchTests", dependencies: ["LaunchBench", "TestSupport"]),
+        .testTarget(
+            name: "LaunchBenchTests",
+            dependencies: [
+                "LaunchBench", "TestSupport",
+                // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
         .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
         .testTarget(
             name: "EndToEndTests",

@@ -15,14 +15,16 @@ enum EndToEnd {
         return url
     }
 
-    /// Writes `<name>.app` with a unique bundle id and the given emulator profile; returns the bundle.
-    static func makeApp(_ name: String, profile: AppProfile, frameworks: [String] = ["SampleKit.framework"]) throws
-        -> AppBundle
-    {
+    /// Writes `<name>.app` with a unique bundle id (or `bundleID`: another build of the same app) and the given
+    /// emulator profile; returns the bundle.
+    static func makeApp(
+        _ name: String, profile: AppProfile, frameworks: [String] = ["SampleKit.framework"], bundleID: String? = nil
+    ) throws -> AppBundle {
         let app = temporaryFolder(name).appendingPathComponent("\(name).app")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
         let info = [
-            "CFBundleIdentifier": "com.example.e2e.\(name.lowercased()).\(UUID().uuidString.prefix(6).lowercased())",
+            "CFBundleIdentifier": bundleID
+                ?? "com.example.e2e.\(name.lowercased()).\(UUID().uuidString.prefix(6).lowercased())",
             "CFBundleExecutable": name, "CFBundleShortVersionString": "2.0", "CFBundleVersion": "42",
             "CFBundlePackageType": "APPL",
         ]

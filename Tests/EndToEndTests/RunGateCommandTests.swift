@@ -58,7 +58,7 @@ import Testing
             #expect(same.exitStatus == 0, "\(same.standardOutput)\(same.standardError)")
             #expect(same.standardOutput.contains("Gate: PASSED — 2 unchanged"))
 
-            let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3))
+            let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let junit = folder.appendingPathComponent("gate.xml")
             let slower = try await run(
                 [
@@ -222,7 +222,7 @@ import Testing
                 } == true)
 
             // 30 % slower: a regression at one of the first looks.
-            let slow = try E.makeApp("Verdict", profile: profile(scaledBy: 1.3))
+            let slow = try E.makeApp("Verdict", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let slower = folder.appendingPathComponent("slower")
             let regressed = try await run(
                 [slow.url.path, "--output", slower.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
@@ -231,12 +231,49 @@ import Testing
             #expect(slowLaunches <= 8, "\(slowLaunches)")
             #expect(regressed.standardOutput.contains("Slower after \(slowLaunches) launches"))
 
-            // A cap of 5 with noisy launches and no room to settle: insufficient data, exit 3.
-            let capped = folder.appendingPathComponent("capped")
+        }
+    }
+
+    /// The same UDID on another iOS version (an emulated lab reuses UDIDs; a phone gets updated): the gate gives
+    /// no verdict unless asked to compare anyway, through the real libimobiledevice on both runs.
+    @Test func aBaselineFromAnotherIOSVersionIsNotComparableUnlessComparedAnyway() async throws {
+        let folder = E.temporaryFolder("not-comparable")
+        let app = try E.makeApp("Updated", profile: E.profile())
+        let baseline = folder.appendingPathComponent("ios14")
+        let current = folder.appendingPathComponent("ios15")
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
+            let first = try await run([app.url.path, "--iterations", "6", "--output", baseline.path], lab: lab)
+            #expect(first.exitStatus == 0, "\(first.standardError)")
+        }
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "15.7")) { lab in
+            let gated = try await run(
+                [app.url.path, "--iterations", "6", "--output", current.path, "--baseline", baseline.path], lab: lab)
+            #expect(gated.exitStatus == 3, "\(gated.standardOutput)\(gated.standardError)")
+            #expect(gated.standardOutput.contains("Not comparable: iOS 14.8 → 15.7"), "\(gated.standardOutput)")
+        }
+        let compare = try ChildProcess(
+            executable: try #require(BuiltProducts.launchbench),
+            arguments: ["compare", baseline.path, current.path, "--compare-anyway"], environment: ["NO_COLOR": "1"])
+        let status = try await compare.waitForExit(timeout: .seconds(60))
+        #expect(status == 0 || status == 2, "\(compare.standardOutput)\(compare.standardError)")
+        #expect(compare.standardOutput.contains("Compared anyway (--compare-anyway) across iOS 14.8 → 15.7"))
+    }
+
+    /// Capped at 5 launches, a 30 % slower build judged against a 30 % threshold: the shift (~28 %) is not beyond
+    /// the threshold and its interval still reaches past it, so nothing settles: insufficient data, exit 3. A fresh
+    /// lab and a fixed bundle id make the emulator's noise the same on every run of the test.
+    @Test func untilVerdictAtTheCapIsInsufficientData() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
+            let folder = E.temporaryFolder("until-verdict-cap")
+            let app = try E.makeApp("Capped", profile: E.profile(), bundleID: "com.example.e2e.capped")
+            let slow = try E.makeApp("Capped", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
+            let baseline = folder.appendingPathComponent("baseline")
+            let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
+            #expect(first.exitStatus == 0, "\(first.standardError)")
             let cap = try await run(
                 [
-                    app.url.path, "--output", capped.path, "--baseline", baseline.path, "--until-verdict",
-                    "--max-iterations", "5", "--threshold", "0.5",
+                    slow.url.path, "--output", folder.appendingPathComponent("capped").path, "--baseline",
+                    baseline.path, "--until-verdict", "--max-iterations", "5", "--threshold", "30",
                 ], lab: lab)
             #expect(cap.exitStatus == 3, "\(cap.standardOutput)\(cap.standardError)")
             #expect(cap.standardOutput.contains("Not settled after 5 launches"), "\(cap.standardOutput)")

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 import ZIPFoundation
 
 /// Reads an app staged for installation — a `.app` folder or an `.ipa` zip — into an `InstalledApp`
@@ -47,11 +48,13 @@ enum AppBundleLoader {
         var profileData: Data?
         var frameworks = Set<String>()
         var size = 0
+        // The same caps as the core's reader: a hostile archive cannot make the emulated installd inflate gigabytes.
+        var reader = BoundedArchiveReader()
         for entry in archive where entry.path.hasPrefix(prefix) {
             let inside = String(entry.path.dropFirst(prefix.count))
             size += Int(entry.uncompressedSize)
-            if inside == "Info.plist" { infoData = read(entry, from: archive) }
-            if inside == AppProfile.fileName { profileData = read(entry, from: archive) }
+            if inside == "Info.plist" { infoData = try? reader.read(entry, from: archive) }
+            if inside == AppProfile.fileName { profileData = try? reader.read(entry, from: archive) }
             if inside.hasPrefix("Frameworks/") {
                 let name = inside.dropFirst("Frameworks/".count).split(separator: "/").first.map(String.init)
                 if let name, !name.isEmpty { frameworks.insert(name) }
@@ -60,16 +63,6 @@ enum AppBundleLoader {
         return try make(
             folderName: folderName, infoData: infoData, profileData: profileData, frameworks: Array(frameworks),
             size: size)
-    }
-
-    private static func read(_ entry: Entry, from archive: Archive) -> Data? {
-        var data = Data()
-        do {
-            _ = try archive.extract(entry, skipCRC32: true) { data.append($0) }
-        } catch {
-            return nil
-        }
-        return data
     }
 
     private static func make(

@@ -50,11 +50,12 @@ extension AppBundle {
         guard let entry = archive[plistPath] else {
             throw LaunchBenchError.notAnApp(path: url.path, reason: "\(plistPath) is missing")
         }
-        var data = Data()
+        var reader = BoundedArchiveReader()
+        let data: Data
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+            data = try reader.read(entry, from: archive)
         } catch {
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "\(plistPath) cannot be unpacked (\(error))")
+            throw LaunchBenchError.notAnApp(path: url.path, reason: error.reason)
         }
         let info = try InfoPlist(data: data, appPath: "\(url.path) (\(plistPath))")
         return AppBundle(

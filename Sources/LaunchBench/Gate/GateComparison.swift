@@ -18,7 +18,9 @@ public struct GateComparison: Sendable, Hashable {
     /// The entries judged faster beyond the threshold.
     public var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
     /// The entries with too few launches on a side to judge.
-    public var undecided: [GateEntry] { entries.filter { $0.verdict == .insufficientData } }
+    public var undecided: [GateEntry] {
+        entries.filter { $0.verdict == .insufficientData || $0.verdict == .notComparable }
+    }
 }
 
 /// One side's launches of one device × kind, for one metric.
@@ -68,6 +70,9 @@ public struct GateEntry: Sendable, Hashable {
     public var launchesNeeded: Int?
     /// Which phases and images moved on this device × kind; `nil` only for entries made by hand.
     public var explanation: GateExplanation? = nil
+    /// What differs between the two sides of this entry (model, iOS version, app), in words; empty when
+    /// nothing does. Without `--compare-anyway` a non-empty list makes the entry not comparable.
+    public var changes: [String] = []
     /// With `run --until-verdict`: where the sequential design stands (what stopped the device); `nil` for
     /// the fixed-sample gate.
     public var sequential: SequentialVerdict.Decision? = nil
@@ -131,6 +136,7 @@ extension GateComparison {
                         pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
                         current: Self.side(newOfKind, metric), settings: settings)
                     entry.explanation = explanation
+                    entry.markChanges(Self.changes(pair), compareAnyway: settings.compareAnyway)
                     entries.append(entry)
                 }
             }
@@ -197,6 +203,19 @@ extension GateComparison {
             (entry.verdict, entry.reason) = judge(entry, settings: settings)
         }
         return entry
+    }
+
+    /// What changed between the baseline's device and the current one it is compared with (a UDID match can
+    /// hide another model or iOS version: emulated labs reuse UDIDs, and phones get updated).
+    static func changes(_ pair: DeviceMatching.Pair) -> [String] {
+        var changes: [String] = []
+        if pair.baseline.productType != pair.current.productType {
+            changes.append("model \(pair.baseline.productType) → \(pair.current.productType)")
+        }
+        if pair.baseline.osVersion != pair.current.osVersion {
+            changes.append("iOS \(pair.baseline.osVersion) → \(pair.current.osVersion)")
+        }
+        return changes
     }
 
     /// The fixed-sample verdict of two sets of measured values (no failures), as `compare` would give it.

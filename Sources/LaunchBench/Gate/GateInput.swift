@@ -94,10 +94,17 @@ extension GateReport {
     /// The whole gate over two results: the comparison, the dylib guard (when `allowed` is given)
     /// on the current run's launches and embedded frameworks, and the reference-app gaps.
     public init(baseline: GateInput, current: GateInput, settings: GateSettings, allowed: AllowedDylibs? = nil) {
-        let comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
+        var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
         var notes: [String] = []
         if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
-            notes.append("The baseline measured \(a), the current run \(b): make sure that is the same app.")
+            for index in comparison.entries.indices {
+                comparison.entries[index].markChanges(["app \(a) → \(b)"], compareAnyway: settings.compareAnyway)
+            }
+            notes.append(
+                settings.compareAnyway
+                    ? "The baseline measured \(a), the current run \(b): compared anyway (--compare-anyway)."
+                    : "The baseline measured \(a), the current run \(b): not comparable (pass --compare-anyway to "
+                        + "judge them all the same).")
         }
         notes +=
             baseline.folder.notes.map { "baseline \(baseline.path): \($0)" }

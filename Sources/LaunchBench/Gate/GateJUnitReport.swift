@@ -35,10 +35,10 @@ public enum GateJUnitReport {
                 failures += 1
                 body +=
                     "      <failure message=\"\(XMLText.attribute(message))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
-            case .insufficientData:
+            case .insufficientData, .notComparable:
                 errors += 1
                 body +=
-                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"insufficient-data\">\(XMLText.text(figures))</error>\n"
+                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"\(entry.verdict.rawValue)\">\(XMLText.text(figures))</error>\n"
             case .improvement, .unchanged:
                 break
             }

@@ -35,6 +35,7 @@ enum GateText {
         case .improvement: return "improvement"
         case .unchanged: return "unchanged"
         case .insufficientData: return "insufficient data"
+        case .notComparable: return "not comparable"
         }
     }
 

@@ -8,6 +8,10 @@ public enum GateVerdict: String, Sendable, Hashable, Codable {
     case unchanged
     /// Too few measured launches on one side to judge (too many failed, or too few were made).
     case insufficientData = "insufficient-data"
+    /// The two sides measured different things: the device's model or iOS version changed under the same
+    /// UDID, or the apps differ. Launch times move by themselves across such a change, so no verdict is given
+    /// (exit 3) unless the comparison was asked for anyway (`--compare-anyway`).
+    case notComparable = "not-comparable"
 }
 
 /// The gate's settings.
@@ -23,6 +27,9 @@ public struct GateSettings: Sendable, Hashable, Codable {
     /// `run --until-verdict`: judge with the sequential design (repeated intervals that hold however often
     /// the run looked) instead of the fixed-sample test; `nil` = the fixed-sample gate.
     public var sequential: SequentialVerdict? = nil
+    /// `--compare-anyway`: judge devices whose model or iOS version changed, and another app's baseline, as
+    /// usual (the reports name every such change); `false` = such entries are not comparable.
+    public var compareAnyway = false
 
     /// Settings; the defaults are the gate's (5 %, α = 0.05, 5 launches, the default metrics).
     public init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {

@@ -20,12 +20,20 @@ struct GateCheckOptions<Help: GateCheckHelp>: ParsableArguments {
     @Option(help: Help.allowedDylibs, completion: .file())
     var allowedDylibs: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Judge devices whose model or iOS version changed since the baseline, and a baseline of another app, "
+                + "instead of calling them not comparable (exit 3); the report names every such change."))
+    var compareAnyway = false
+
     func validate() throws {
         try GateOptions.validate(threshold: threshold, metrics: metrics)
     }
 
     var settings: GateSettings {
-        GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+        var settings = GateSettings(thresholdPercent: threshold, metrics: metrics.compactMap(Metric.init(rawValue:)))
+        settings.compareAnyway = compareAnyway
+        return settings
     }
 }
 

@@ -1,0 +1,19 @@
+extension GateEntry {
+    /// Records what differs between the two sides. Without `compareAnyway` the entry gets no verdict: launch
+    /// times move by themselves when the model, the iOS version or the app changes, so a pass (or a
+    /// regression) across such a change would say nothing about the build.
+    mutating func markChanges(_ new: [String], compareAnyway: Bool) {
+        guard !new.isEmpty else { return }
+        changes += new
+        let what = changes.joined(separator: ", ")
+        if compareAnyway {
+            reason = "Compared anyway (--compare-anyway) across \(what). " + reason
+        } else {
+            verdict = .notComparable
+            sequential = nil
+            reason =
+                "Not comparable: \(what) between the baseline and this run; launch times change by themselves "
+                + "across that. Measure a new baseline on this device, or pass --compare-anyway to judge it all the same."
+        }
+    }
+}
