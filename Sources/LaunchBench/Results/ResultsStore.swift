@@ -7,7 +7,7 @@ import Foundation
 public actor ResultsStore {
     /// The folder written to (the run's `--output`); log paths in the samples are relative to it.
     public nonisolated let folder: URL
-    private let samples: FileHandle
+    private var samples: FileHandle
     private let encoder = JSONCoding.encoder()
     /// Disk space held back for the last `run.json`: on a full disk it is given up so the run's end
     /// (`interrupted`, outcomes) can still be recorded. Removed by `close`.
@@ -73,6 +73,53 @@ public actor ResultsStore {
             }
             throw LaunchBenchError.cannotWrite(
                 path: folder.appendingPathComponent("samples.jsonl").path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Rewrites the lines of `corrected` samples (same run, device, app, iteration, kind and launch index) in
+    /// `samples.jsonl`: the new file is written beside it, flushed, then renamed over it, so a crash leaves the
+    /// old file or the new one, never half of one. Appends continue on the new file.
+    public func replace(_ corrected: [Sample]) throws {
+        let url = folder.appendingPathComponent("samples.jsonl")
+        let temporary = folder.appendingPathComponent(".samples.jsonl.rewrite")
+        func key(_ sample: Sample) -> String {
+            [
+                sample.runID, sample.deviceUDID, sample.appBundleID, String(sample.iteration), sample.kind.rawValue,
+                String(sample.launchIndex),
+            ].joined(separator: "\u{1}")
+        }
+        let byKey = Dictionary(corrected.map { (key($0), $0) }) { _, last in last }
+        do {
+            let decoder = JSONCoding.decoder()
+            var rewritten = Data()
+            for line in try Data(contentsOf: url).split(separator: 0x0A) {
+                if let sample = try? decoder.decode(Sample.self, from: Data(line)), let new = byKey[key(sample)] {
+                    rewritten.append(try encoder.encode(new))
+                } else {
+                    rewritten.append(line)
+                }
+                rewritten.append(0x0A)
+            }
+            try rewritten.write(to: temporary)
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.synchronize()
+            try handle.close()
+            // rename(2) replaces the file in one step (Foundation's replaceItemAt moves the old file away first).
+            guard rename(temporary.path, url.path) == 0 else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+        // Appends go to the new file (the old handle still points at the replaced one).
+        do {
+            let reopened = try FileHandle(forWritingTo: url)
+            try reopened.seekToEnd()
+            try? samples.close()
+            samples = reopened
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }
     }
 

@@ -33,6 +33,12 @@ struct DeviceRun: Sendable {
         case cancelled
     }
 
+    /// A launch of the main app and whether it printed `firstFrame`/`done`.
+    private enum LaunchStep {
+        case recorded(Sample, printedEndMarker: Bool)
+        case cancelled
+    }
+
     func run() async throws -> Result {
         reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
         var samples: [Sample] = []
@@ -58,6 +64,8 @@ struct DeviceRun: Sendable {
         var refusalsInARow = 0
         var installFailuresInARow = 0
         var stoppedNote: String?
+        // `ok` launches that ended on dyld's statistics alone before the run knew this app prints its end markers.
+        var endedWithoutMarkers: [Int] = []
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return finish(.interrupted) }
             var phases = PhaseTimings()
@@ -78,12 +86,19 @@ struct DeviceRun: Sendable {
             for launchIndex in 0...max(0, plan.warmLaunches) {
                 if Task.isCancelled { return finish(.interrupted) }
                 let kind: LaunchKind = launchIndex == 0 ? .cold : .warm
+                let knewMarkers = markerHistory.printedEndMarker
                 guard
-                    case .recorded(let sample) = try await launch(
+                    case .recorded(let sample, let printedEndMarker) = try await launchMain(
                         iteration: iteration, kind: kind, index: launchIndex,
                         phases: launchIndex == 0 ? phases : PhaseTimings())
                 else { return finish(.interrupted) }
                 samples.append(sample)
+                if !knewMarkers && sample.status == .ok && !printedEndMarker {
+                    endedWithoutMarkers.append(samples.count - 1)
+                } else if !knewMarkers && printedEndMarker {
+                    try await rejudge(&samples, at: endedWithoutMarkers)
+                    endedWithoutMarkers = []
+                }
                 switch sample.status {
                 case .deviceLost:
                     return finish(.lost, sample.message)
@@ -121,6 +136,43 @@ struct DeviceRun: Sendable {
             }
         }
         return finish(.measured, stoppedNote)
+    }
+
+    /// The launches that ended on dyld's statistics alone before this launch showed that the app prints
+    /// `firstFrame`/`done` (LaunchProbe): had the run known, it would have waited for the markers, so such a
+    /// launch most likely hung after pre-main. It is re-judged a timeout, in memory and in samples.jsonl, so no
+    /// hang passes as `ok` (README: "Launches that hang after pre-main").
+    private func rejudge(_ samples: inout [Sample], at indices: [Int]) async throws {
+        var corrected: [Sample] = []
+        for index in indices where samples[index].status == .ok {
+            samples[index].status = .timeout
+            samples[index].message =
+                "dyld's statistics arrived, but not the [launchbench] firstFrame/done markers that later launches of "
+                + "this app printed; the app was ended \(LaunchVerdict.formatSeconds(plan.grace)) s after its statistics "
+                + "(it hung after pre-main?). Re-judged when the run learned that the app prints markers."
+            corrected.append(samples[index])
+        }
+        guard !corrected.isEmpty else { return }
+        try await store.replace(corrected)
+        for sample in corrected {
+            reporter.report(
+                .deviceNote(
+                    device, "launch \(sample.iteration) \(sample.kind.rawValue) re-judged: timeout (no end markers)"))
+        }
+    }
+
+    /// `launch`, for the main app: also says whether the launch printed its end markers.
+    private func launchMain(iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings) async throws
+        -> LaunchStep
+    {
+        var printed = false
+        let step = try await launch(iteration: iteration, kind: kind, index: index, phases: phases) {
+            printed = $0
+        }
+        switch step {
+        case .recorded(let sample): return .recorded(sample, printedEndMarker: printed)
+        case .cancelled: return .cancelled
+        }
     }
 
     /// One iteration of the reference app: make it cold, launch it cold and warm. Returns whether the
@@ -198,7 +250,10 @@ struct DeviceRun: Sendable {
 
     /// Launches once, watches the output, and records the sample (before the next launch may start).
     /// `phases`: the timings of the work before this launch (the reinstall, on a cold launch).
-    private func launch(iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings) async throws -> Step {
+    private func launch(
+        iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings,
+        printedEndMarker: (Bool) -> Void = { _ in }
+    ) async throws -> Step {
         let startedAt = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -219,6 +274,7 @@ struct DeviceRun: Sendable {
             sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
             if observation.printedEndMarker { markerHistory.printedEndMarker = true }
+            printedEndMarker(observation.printedEndMarker)
             guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
             else { return .cancelled }
             apply(observation.record, to: &sample)

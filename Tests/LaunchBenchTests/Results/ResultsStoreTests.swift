@@ -180,4 +180,21 @@ import Testing
         log.write(Array("ignored".utf8))
         #expect(try Data(contentsOf: root.appendingPathComponent("logs/U1/0002-warm2.log")) == partial)
     }
+
+    /// A launch re-judged after the fact is rewritten in place; every other line stays, and appends go on.
+    @Test func replaceRewritesOnlyTheCorrectedLaunchAndAppendsContinue() async throws {
+        let store = try ResultsStore(folder: root)
+        for iteration in 1...3 { try await store.append(sample(iteration)) }
+        var corrected = sample(2)
+        corrected.status = .timeout
+        corrected.message = "re-judged"
+        try await store.replace([corrected])
+        try await store.append(sample(4))
+        await store.close()
+        let folder = try ResultsFolder.load(root)
+        #expect(folder.samples.map(\.iteration) == [1, 2, 3, 4])
+        #expect(folder.samples.map(\.status) == [.ok, .timeout, .ok, .ok])
+        #expect(folder.samples[1].message == "re-judged")
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(".samples.jsonl.rewrite").path))
+    }
 }
