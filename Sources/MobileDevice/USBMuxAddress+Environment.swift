@@ -8,9 +8,6 @@ import LaunchBench
 
 /// How this process's libimobiledevice is pointed at a usbmuxd: through its environment.
 extension USBMuxAddress {
-    /// The environment variable libusbmuxd reads on every connect.
-    public static let environmentVariable = "USBMUXD_SOCKET_ADDRESS"
-
     /// The address libusbmuxd will use now: `USBMUXD_SOCKET_ADDRESS` when it parses, else `nil` (the system daemon).
     public static var configured: USBMuxAddress? {
         guard let raw = getenv(environmentVariable) else { return nil }

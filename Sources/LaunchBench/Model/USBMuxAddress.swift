@@ -6,6 +6,9 @@ public enum USBMuxAddress: Sendable, Hashable, CustomStringConvertible {
     /// A TCP address; port 0 (listeners only) picks a free port.
     case tcp(host: String, port: Int)
 
+    /// The environment variable libusbmuxd reads on every connect (and pymobiledevice3 too).
+    public static let environmentVariable = "USBMUXD_SOCKET_ADDRESS"
+
     /// The system daemon's socket, used when nothing else is configured.
     public static let systemSocketPath = "/var/run/usbmuxd"
 

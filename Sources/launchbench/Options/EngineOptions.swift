@@ -31,9 +31,13 @@ struct EngineOptions: ParsableArguments {
     func makeDriver(base: MobileDeviceDriver, host: EngineHost = .detect()) -> EngineRoutingDriver {
         var pymobiledevice3: Pymobiledevice3Engine?
         if let executable = host.pymobiledevice3 {
+            // The sidecar gets the usbmuxd address in pymobiledevice3's own form (Pymobiledevice3USBMux).
             var environment: [String: String] = [:]
-            // pymobiledevice3 wants the bare socket path of a usbmuxd that is not the system's (an emulated lab).
-            if case .unix(let path)? = USBMuxAddress.configured { environment["PYMOBILEDEVICE3_USBMUX"] = path }
+            do {
+                environment = try Pymobiledevice3USBMux.environment(for: USBMuxAddress.configured)
+            } catch {
+                Terminal.note("note: \(error.description)")
+            }
             var configuration = Pymobiledevice3Engine.Configuration(executable: executable, environment: environment)
             if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(
                 Double.init)
