@@ -17,6 +17,13 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private let state = Locked(State())
+    /// The child's stdin, with `writableInput` (else /dev/null).
+    private let input: FileHandle?
+
+    /// Writes `line` and a newline to the child's stdin (started with `writableInput: true`).
+    public func send(line: String) throws {
+        try input?.write(contentsOf: Data((line + "\n").utf8))
+    }
 
     /// Starts `executable`.
     /// - Parameters:
@@ -24,7 +31,9 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - arguments: its arguments.
     ///   - environment: variables added to (or replacing) this process's environment, for the child only.
     /// - Throws: when the program cannot be started.
-    public init(executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    public init(
+        executable: String, arguments: [String], environment: [String: String] = [:], writableInput: Bool = false
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -32,7 +41,14 @@ public final class ChildProcess: @unchecked Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        if writableInput {
+            let input = Pipe()
+            process.standardInput = input
+            self.input = input.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            self.input = nil
+        }
         process.terminationHandler = { [state] finished in
             state.withLock { $0.exitStatus = finished.terminationStatus }
         }

@@ -18,6 +18,8 @@ public enum EmulatorError: Error, Sendable, Equatable {
     case invalidTimeScale(Double)
     /// The lab was stopped.
     case stopped
+    /// A line on `launchbench emulator`'s stdin that is not a command (``LabControl``); says which are.
+    case badControlCommand(String)
 }
 
 extension EmulatorError: LocalizedError {
@@ -34,13 +36,16 @@ extension EmulatorError: LocalizedError {
         case .cannotListen(let address, let reason):
             return "Cannot listen on \(address): \(reason). Choose another address or free it."
         case .unknownDevice(let udid):
-            return "No emulated device with UDID \(udid) in this lab. List the lab's devices to see the valid UDIDs."
+            return
+                "No emulated device with UDID \(udid) in this lab. List the lab's devices (`list`) to see the valid UDIDs."
         case .duplicateDevice(let udid):
             return "An emulated device with UDID \(udid) is already in the lab. Give each device a unique UDID."
         case .invalidTimeScale(let value):
             return "Time scale \(value) is not valid. Use a number above zero (1 = real time, 0.1 = ten times faster)."
         case .stopped:
             return "The emulated lab was stopped. Start a new lab."
+        case .badControlCommand(let reason):
+            return reason
         }
     }
 }

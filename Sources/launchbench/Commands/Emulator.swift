@@ -16,6 +16,11 @@ struct Emulator: AsyncParsableCommand {
             Without --model, the devices rotate through models that really ran the chosen iOS version \
             (on 14.x: iPhone 11, iPhone 12, iPhone XR, iPhone X). Stop with Ctrl-C or SIGTERM; the socket \
             file is removed.
+
+            While it runs, lines on stdin drive the lab, each answered on stdout: `detach UDID` (unplug: usbmuxd \
+            says Detached and open connections close), `attach UDID`, `reboot UDID [SECONDS]` (detach, then attach \
+            after SECONDS emulated seconds, default 5), `list`, `help`. Rehearse an unplugged phone in your pipeline: \
+            `launchbench run` records that device's launch as device-lost and goes on with the others.
             """
     )
 
@@ -134,7 +139,8 @@ struct Emulator: AsyncParsableCommand {
         Terminal.output(out.joined(separator: "\n") + "\n")
         Terminal.note("Emulated lab running (time scale \(timeScale)). In another shell:")
         Terminal.note("  export \(out[0]); idevice_id -l")
-        Terminal.note("Press Ctrl-C to stop.")
+        Terminal.note("Press Ctrl-C to stop. On stdin: detach UDID, attach UDID, reboot UDID [SECONDS], list, help.")
+        Self.readControlLines(for: lab)
 
         var iterator = stopRequests.makeAsyncIterator()
         let received = await iterator.next()
@@ -180,6 +186,22 @@ struct Emulator: AsyncParsableCommand {
                 .failure,
                 "Cannot write the activity log to \(path) (\(error.localizedDescription)). Pass a writable "
                     + "--activity-log path.")
+        }
+    }
+
+    /// Carries out `LabControl` commands typed (or piped) on stdin while the lab runs, answering each on stdout.
+    /// A blocking read on a thread of its own; at end of input (stdin closed or /dev/null) it just stops reading.
+    private static func readControlLines(for lab: EmulatedLab) {
+        let replies = AsyncStream<String> { continuation in
+            Thread.detachNewThread {
+                while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+                continuation.finish()
+            }
+        }
+        Task {
+            for await line in replies {
+                if let reply = await LabControl.handle(line, on: lab) { Terminal.output(reply + "\n") }
+            }
         }
     }
 

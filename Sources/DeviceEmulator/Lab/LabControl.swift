@@ -1,0 +1,85 @@
+import Foundation
+
+/// What `launchbench emulator` accepts on its standard input while the lab runs, one command a line, so a
+/// user can rehearse an unplugged or rebooting phone in their pipeline (and tests can unplug one phone of a
+/// lab mid-run):
+///
+///     detach UDID          unplug it (usbmuxd says Detached; open connections close)
+///     attach UDID          plug it back in
+///     reboot UDID [S]      detach, then attach after S emulated seconds (default 5)
+///     list                 each device and whether it is attached
+///     help                 this list
+///
+/// Each command is answered with one line on stdout: `ok …` or `error: …` with what to type instead.
+public enum LabControl {
+    /// A parsed command.
+    public enum Command: Sendable, Equatable {
+        /// Unplug the device.
+        case detach(udid: String)
+        /// Plug it back in.
+        case attach(udid: String)
+        /// Detach, then attach after `seconds` emulated seconds.
+        case reboot(udid: String, seconds: Double)
+        /// Each device and whether it is attached.
+        case list
+        /// The commands.
+        case help
+    }
+
+    /// The commands, for `help` and for errors.
+    public static let usage =
+        "commands: detach UDID | attach UDID | reboot UDID [SECONDS] | list | help"
+
+    /// Parses one line; `nil` for a blank line.
+    /// - Throws: `EmulatorError.badControlCommand` naming what is wrong.
+    public static func parse(_ line: String) throws -> Command? {
+        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let verb = words.first?.lowercased() else { return nil }
+        func udid() throws -> String {
+            guard words.count >= 2 else { throw EmulatorError.badControlCommand("\(verb) needs a UDID; \(usage)") }
+            return words[1]
+        }
+        switch verb {
+        case "detach" where words.count == 2: return .detach(udid: try udid())
+        case "attach" where words.count == 2: return .attach(udid: try udid())
+        case "reboot" where words.count <= 3:
+            let seconds = words.count == 3 ? Double(words[2]) : 5
+            guard let seconds, seconds.isFinite, seconds >= 0 else {
+                throw EmulatorError.badControlCommand("reboot's seconds must be a number of 0 or more; \(usage)")
+            }
+            return .reboot(udid: try udid(), seconds: seconds)
+        case "list" where words.count == 1: return .list
+        case "help" where words.count == 1: return .help
+        case "detach", "attach", "reboot", "list", "help":
+            throw EmulatorError.badControlCommand("wrong number of words in '\(line)'; \(usage)")
+        default:
+            throw EmulatorError.badControlCommand("unknown command '\(verb)'; \(usage)")
+        }
+    }
+
+    /// Carries out one line on `lab` and returns the reply line (without a newline); a reboot replies when the
+    /// device is back.
+    public static func handle(_ line: String, on lab: EmulatedLab) async -> String? {
+        do {
+            guard let command = try parse(line) else { return nil }
+            switch command {
+            case .detach(let udid):
+                try lab.detach(udid: udid)
+                return "ok detached \(udid)"
+            case .attach(let udid):
+                try lab.attach(udid: udid)
+                return "ok attached \(udid)"
+            case .reboot(let udid, let seconds):
+                try await lab.reboot(udid: udid, bootSeconds: seconds)
+                return "ok rebooted \(udid)"
+            case .list:
+                return lab.devices.map { "\($0.udid) \($0.isAttached ? "attached" : "detached")" }
+                    .joined(separator: "\n")
+            case .help:
+                return usage
+            }
+        } catch {
+            return "error: \((error as? LocalizedError)?.errorDescription ?? "\(error)")"
+        }
+    }
+}
