@@ -71,13 +71,13 @@ public struct ResultsFolder: Sendable {
             throw LaunchBenchError.fileNotFound(
                 path: samplesURL.path, what: "samples.jsonl (written by `launchbench run` as it measures)")
         }
-        let data: Data
+        let parsed: [Sample]
+        let sampleNotes: [String]
         do {
-            data = try Data(contentsOf: samplesURL)
+            (parsed, sampleNotes) = try readSamples(samplesURL, valueLimitMs: valueLimitMs(manifest))
         } catch {
             throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
         }
-        let (parsed, sampleNotes) = parseSamples(data, valueLimitMs: valueLimitMs(manifest))
         let samples = recoveringInitializers(parsed, folder: url)
         notes += sampleNotes
         if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
@@ -128,33 +128,67 @@ public struct ResultsFolder: Sendable {
     public static func parseSamples(_ data: Data, valueLimitMs: Double = Sample.defaultValueLimitMs) -> (
         samples: [Sample], notes: [String]
     ) {
+        var reader = SampleLines(valueLimitMs: valueLimitMs)
+        reader.feed(data)
+        reader.finish()
+        return (reader.samples, reader.notes)
+    }
+
+    /// `parseSamples` over a file read in 1 MiB pieces: the file's bytes never sit in memory whole.
+    static func readSamples(_ url: URL, valueLimitMs: Double) throws -> (samples: [Sample], notes: [String]) {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var reader = SampleLines(valueLimitMs: valueLimitMs)
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { reader.feed(chunk) }
+        reader.finish()
+        return (reader.samples, reader.notes)
+    }
+
+    /// JSON Lines decoded as the bytes arrive, split anywhere.
+    private struct SampleLines {
         let decoder = JSONCoding.decoder()
-        decoder.userInfo[Sample.valueLimitKey] = valueLimitMs
         var samples: [Sample] = []
         var notes: [String] = []
-        let newline = UInt8(ascii: "\n")
-        let lines = data.split(separator: newline, omittingEmptySubsequences: false)
-        let endsWithNewline = data.last == newline
-        for (index, line) in lines.enumerated() {
-            let isLast = index == lines.count - 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+        private var carry = Data()
+        private var lineNumber = 0
+
+        init(valueLimitMs: Double) {
+            decoder.userInfo[Sample.valueLimitKey] = valueLimitMs
+        }
+
+        mutating func feed(_ bytes: Data) {
+            carry.append(bytes)
+            var start = carry.startIndex
+            while let newline = carry[start...].firstIndex(of: 0x0A) {
+                decode(carry[start..<newline], cutOff: false)
+                start = newline + 1
+            }
+            carry = Data(carry[start...])
+        }
+
+        /// The last line, when the file does not end with a line break (a run stopped while writing it).
+        mutating func finish() {
+            if !carry.isEmpty { decode(carry, cutOff: true) }
+            carry = Data()
+        }
+
+        private mutating func decode(_ line: Data, cutOff: Bool) {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
             do {
                 samples.append(try decoder.decode(Sample.self, from: Data(line)))
             } catch {
-                if isLast && !endsWithNewline {
-                    notes.append(
-                        "samples.jsonl line \(index + 1) is cut off (the run was stopped while writing it); skipped.")
-                } else {
-                    notes.append(
-                        "samples.jsonl line \(index + 1) is not a launch sample (\(describe(error))); skipped.")
-                }
+                notes.append(
+                    cutOff
+                        ? "samples.jsonl line \(lineNumber) is cut off (the run was stopped while writing it); skipped."
+                        : "samples.jsonl line \(lineNumber) is not a launch sample (\(ResultsFolder.describe(error))); skipped."
+                )
             }
         }
-        return (samples, notes)
     }
 
     /// Decoding errors in a user's words: which field, what was wrong.
-    private static func describe(_ error: any Error) -> String {
+    fileprivate static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
         case .keyNotFound(let key, _)?: return "no \"\(key.stringValue)\""
         case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
