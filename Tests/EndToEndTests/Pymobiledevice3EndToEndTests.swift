@@ -181,9 +181,11 @@ enum Pymobiledevice3EndToEnd {
     static func driver() async throws -> EngineRoutingDriver {
         let address = try await SharedTestLab.address()
         let executable = try #require(executable)
-        let socket = address.hasPrefix("UNIX:") ? String(address.dropFirst("UNIX:".count)) : address
+        // The shared lab listens on a unix socket (`UNIX:/path`).
+        let environment = try Pymobiledevice3USBMux.environment(
+            for: .unix(path: String(address.dropFirst("UNIX:".count))))
         let engine = Pymobiledevice3Engine(
-            .init(executable: executable, environment: ["PYMOBILEDEVICE3_USBMUX": socket], startTimeout: .seconds(90)))
+            .init(executable: executable, environment: environment, startTimeout: .seconds(90)))
         return EngineRoutingDriver(
             base: MobileDeviceDriver(), selection: .forced(.pymobiledevice3),
             host: EngineHost(isMacOS: false, pymobiledevice3: executable), pymobiledevice3: engine)
