@@ -14,7 +14,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     /// regression, or an image the allow list does not name
     case regression = 2
     /// launches failed or measured nothing (`no-metrics`), a device was busy, skipped or lost (without
-    /// `--baseline`), or too few/failed launches or no matching device to judge
+    /// `--baseline`), or too few/failed launches or no matching device to judge, a device or app that changed
+    /// since the baseline (`not comparable`), or `--until-verdict` reached its cap unsettled
     case incomplete = 3
     /// baseline not found
     case baselineNotFound = 5
