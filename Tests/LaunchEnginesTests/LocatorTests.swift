@@ -70,5 +70,17 @@ import Testing
         #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.3.1")) == ["--tunnel", "U"])
         #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.4")) == ["--userspace"])
         #expect(Pymobiledevice3Engine.tunnelArguments(for: device("18.2")) == ["--userspace"])
+        // A tunneld of its own (parallel labs): only 17.0–17.3.1 use it, in pymobiledevice3's --tunnel syntax.
+        #expect(
+            Pymobiledevice3Engine.tunnelArguments(for: device("17.2"), tunneld: "50123") == ["--tunnel", "U:50123"])
+        #expect(
+            Pymobiledevice3Engine.tunnelArguments(for: device("17.0"), tunneld: "127.0.0.1:50123") == [
+                "--tunnel", "U:50123",
+            ])
+        #expect(
+            Pymobiledevice3Engine.tunnelArguments(for: device("17.3.1"), tunneld: "lab.local:49151") == [
+                "--tunnel", "U@lab.local:49151",
+            ])
+        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.5"), tunneld: "50123") == ["--userspace"])
     }
 }

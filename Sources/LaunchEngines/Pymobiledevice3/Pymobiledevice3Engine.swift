@@ -12,6 +12,9 @@ public actor Pymobiledevice3Engine {
         public var environment: [String: String]
         /// How long the sidecar may take to listen (a userspace tunnel takes a few seconds on a real phone).
         public var startTimeout: Duration
+        /// The root `remote tunneld` that serves iOS 17.0–17.3.1: a port on 127.0.0.1 or `host:port`;
+        /// `nil` is pymobiledevice3's default, 127.0.0.1:49151 (parallel labs each need their own).
+        public var tunneld: String?
         /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`.
         public var logFolder: URL
         /// pymobiledevice3's own options, before the command: plain logs (`--no-color`), and `-v` from
@@ -52,7 +55,8 @@ public actor Pymobiledevice3Engine {
         }
         let sidecar = try await DebugserverSidecar.start(
             executable: configuration.executable, globalArguments: configuration.globalArguments, udid: device.udid,
-            extraArguments: Self.tunnelArguments(for: device), environment: configuration.environment,
+            extraArguments: Self.tunnelArguments(for: device, tunneld: configuration.tunneld),
+            environment: configuration.environment,
             logURL: configuration.logFolder.appendingPathComponent(device.udid).appendingPathComponent(
                 "pymobiledevice3.log"),
             startTimeout: configuration.startTimeout)
@@ -62,9 +66,23 @@ public actor Pymobiledevice3Engine {
 
     /// How pymobiledevice3 reaches debugserver on the device's iOS: lockdown up to iOS 16; its no-root
     /// userspace tunnel from 17.4 (`--userspace`); the root `remote tunneld` on 17.0–17.3.1 (`--tunnel UDID`).
-    static func tunnelArguments(for device: DeviceInfo) -> [String] {
+    static func tunnelArguments(for device: DeviceInfo, tunneld: String? = nil) -> [String] {
         guard let version = device.version, version.major >= 17 else { return [] }
-        return version < OSVersion(17, 4) ? ["--tunnel", device.udid] : ["--userspace"]
+        guard version < OSVersion(17, 4) else { return ["--userspace"] }
+        return ["--tunnel", tunnelSpec(udid: device.udid, tunneld: tunneld)]
+    }
+
+    /// pymobiledevice3's `--tunnel` value: `UDID:PORT` is a tunneld on 127.0.0.1; `UDID@HOST:PORT` one
+    /// elsewhere, which it reaches through tunneld's WebSocket bridge (cli_common.py `_parse_tunnel_spec`).
+    static func tunnelSpec(udid: String, tunneld: String?) -> String {
+        guard let tunneld else { return udid }
+        if !tunneld.isEmpty, tunneld.allSatisfy(\.isASCII), tunneld.allSatisfy(\.isNumber) {
+            return "\(udid):\(tunneld)"
+        }
+        for local in ["127.0.0.1:", "localhost:"] where tunneld.hasPrefix(local) {
+            return "\(udid):\(tunneld.dropFirst(local.count))"
+        }
+        return "\(udid)@\(tunneld)"
     }
 
     /// Stops every sidecar (end of the run, Ctrl-C).

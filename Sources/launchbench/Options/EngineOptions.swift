@@ -17,14 +17,34 @@ struct EngineOptions: ParsableArguments {
             valueName: "engine"))
     var engine: String = "auto"
 
+    @Option(
+        help: ArgumentHelp(
+            "The root pymobiledevice3 tunneld for iOS 17.0–17.3.1: PORT (on 127.0.0.1) or HOST:PORT.",
+            discussion: "Default: pymobiledevice3's own, 127.0.0.1:49151. Passed as --tunnel UDID:PORT.",
+            valueName: "port"))
+    var tunneld: String?
+
     var selection: EngineSelection { EngineSelection(engine) ?? .auto }
 
     func validate() throws {
+        if let tunneld {
+            let isPort = Int(tunneld).map { (1...65535).contains($0) } ?? false
+            guard isPort || Self.isHostAndPort(tunneld) else {
+                throw ValidationError(
+                    "--tunneld \(tunneld) is not an address. Use the port tunneld listens on (e.g. 49151) or HOST:PORT."
+                )
+            }
+        }
         guard EngineSelection(engine) != nil else {
             throw ValidationError(
                 "--engine \(engine) is not an engine. Use one of: \(EngineSelection.spellings.joined(separator: ", "))."
             )
         }
+    }
+
+    private static func isHostAndPort(_ text: String) -> Bool {
+        guard case .tcp? = USBMuxAddress(text) else { return false }
+        return true
     }
 
     /// The driver for a run or a listing: every device routed to its engine. Call after `ConnectionOptions.apply()`.
@@ -39,6 +59,7 @@ struct EngineOptions: ParsableArguments {
                 Terminal.note("note: \(error.description)")
             }
             var configuration = Pymobiledevice3Engine.Configuration(executable: executable, environment: environment)
+            configuration.tunneld = tunneld
             if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(
                 Double.init)
             {
