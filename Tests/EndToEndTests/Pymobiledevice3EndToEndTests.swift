@@ -64,14 +64,16 @@ struct Pymobiledevice3EndToEndTests {
             let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
             let crashing = try E.makeApp("ForwardedCrash", profile: E.profile(faults: crash))
             let (crashed, _) = try await P.run(E.plan(crashing, devices: devices, iterations: 2))
-            #expect(crashed.samples.map(\.status) == [.ok, .crashed, .ok, .ok])
+            #expect(
+                crashed.samples.map(\.status) == [.ok, .crashed, .ok, .ok],
+                "\(crashed.samples.map { $0.message ?? "" })")
             #expect(crashed.samples[1].signal == 11)
 
             let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
             let hanging = try E.makeApp("ForwardedHang", profile: E.profile(faults: hang))
             let started = ContinuousClock.now
             let (hung, _) = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
-            #expect(hung.samples.map(\.status) == [.timeout, .ok])
+            #expect(hung.samples.map(\.status) == [.timeout, .ok], "\(hung.samples.map { $0.message ?? "" })")
             #expect(hung.samples[1][.firstFrameMs] != nil)
             #expect(ContinuousClock.now - started < .seconds(120))
         }
