@@ -28,10 +28,11 @@ enum LocalPort {
     /// Whether process `pid` listens on `port` (Linux: a LISTEN socket in /proc/net/tcp whose inode is one
     /// of the process's descriptors). `nil` where /proc is not there (then `isListening` has to do).
     static func isListening(_ port: UInt16, by pid: Int32) -> Bool? {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        guard let ipv4 = procFile("/proc/net/tcp") else { return nil }
+        let table = ipv4 + "\n" + (procFile("/proc/net/tcp6") ?? "")
         let hexPort = String(format: "%04X", port)
         var inodes: Set<String> = []
-        for line in table.split(separator: "\n").dropFirst() {
+        for line in table.split(separator: "\n") where !line.hasPrefix("  sl") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count > 9, fields[1].hasSuffix(":" + hexPort), fields[3] == "0A" else { continue }
             inodes.insert(String(fields[9]))
@@ -47,6 +48,16 @@ enum LocalPort {
                 return target.hasPrefix("socket:[") && inodes.contains(String(target.dropFirst(8).dropLast()))
             }
         }
+    }
+
+    /// A /proc file read to its end. procfs reports a size of 0, and a read sized by it stops after the first
+    /// page: with many sockets open (a loaded test run) the sidecar's LISTEN line was past it, and a sidecar that
+    /// listened was taken for one that never did.
+    private static func procFile(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The processes whose parent is `pid` (from /proc/<pid>/stat's fourth field).
