@@ -16,6 +16,8 @@ public final class DeviceServiceState: Sendable {
         var installFailure: InstallFailure?
         var installDelayMs: Double = 0
         var isDebugserverWedged = false
+        var developerDiskImageMounted = true
+        var coreDeviceProxyRefusal: String?
         var launches: [EmulatedLaunch] = []
         var activities: [DeviceActivity] = []
     }
@@ -69,6 +71,20 @@ public final class DeviceServiceState: Sendable {
     public var isDebugserverWedged: Bool {
         get { state.withLock { $0.isDebugserverWedged } }
         set { state.withLock { $0.isDebugserverWedged = newValue } }
+    }
+
+    /// iOS 17+: whether the Developer Disk Image is mounted. Without it the tunnel's RemoteServiceDiscovery
+    /// lists no debugproxy (as a real phone whose DDI is not mounted is believed to; unverified). Default true.
+    public var developerDiskImageMounted: Bool {
+        get { state.withLock { $0.developerDiskImageMounted } }
+        set { state.withLock { $0.developerDiskImageMounted = newValue } }
+    }
+
+    /// iOS 17.4+: refuse `StartService` of CoreDeviceProxy with this lockdown error (e.g. `InvalidService`,
+    /// `PasswordProtected`), so no tunnel can be made; `nil` (default) offers it.
+    public var coreDeviceProxyRefusal: String? {
+        get { state.withLock { $0.coreDeviceProxyRefusal } }
+        set { state.withLock { $0.coreDeviceProxyRefusal = newValue } }
     }
 
     // MARK: - Apps

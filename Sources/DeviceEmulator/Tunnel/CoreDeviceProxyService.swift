@@ -22,6 +22,7 @@ public struct CoreDeviceProxyService: EmulatedService {
 
     public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         guard let version = device.osVersion, version >= OSVersion(17, 4) else { return .refused("InvalidService") }
+        if let refusal = device.services.coreDeviceProxyRefusal { return .refused(refusal) }
         return .available
     }
 
@@ -35,9 +36,20 @@ public struct CoreDeviceProxyService: EmulatedService {
             guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }  // detached meanwhile
             try channel.pipeline.syncOperations.addHandler(DebugServerHandler(device: device, lab: lab, labSeed: seed))
         }
+        let discovery: TunnelSocketBridge.ServiceInitializer = { channel in
+            guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
+            try channel.pipeline.syncOperations.addHandlers(
+                ByteToMessageHandler(HTTP2FrameDecoder()),
+                RemoteServiceDiscoveryHandler {
+                    RemoteServiceDiscoveryInfo(device: device, debugProxyPort: Self.debugProxyPort)
+                })
+        }
         let eventLoop = connection.channel.eventLoop
         let listeners: [UInt16: TunnelTCPStack.Acceptor] = [
-            Self.debugProxyPort: { TunnelSocketBridge.attach($0, on: eventLoop, service: debugServer) }
+            CDTunnelHandshake.remoteServiceDiscoveryPort: {
+                TunnelSocketBridge.attach($0, on: eventLoop, service: discovery)
+            },
+            Self.debugProxyPort: { TunnelSocketBridge.attach($0, on: eventLoop, service: debugServer) },
         ]
         try connection.addHandlers(
             ByteToMessageHandler(CDTunnelDecoder()), CoreDeviceTunnelHandler(udid: device.udid, listeners: listeners))

@@ -68,12 +68,13 @@ final class TunnelRelayHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     init(connection: TunnelTCPConnection) {
         self.connection = connection
-        connection.callbacks.data = { [unowned self] bytes in self.fromPeer(bytes) }
-        connection.callbacks.peerClosed = { [unowned self] in self.peerClosed() }
+        // Weak: the connection outlives the relay when its last ACK arrives after the channel closed.
+        connection.callbacks.data = { [weak self] bytes in self?.fromPeer(bytes) }
+        connection.callbacks.peerClosed = { [weak self] in self?.peerClosed() }
         let previousClosed = connection.callbacks.closed
-        connection.callbacks.closed = { [unowned self] in
+        connection.callbacks.closed = { [weak self] in
             previousClosed()
-            self.context?.close(promise: nil)
+            self?.context?.close(promise: nil)
         }
     }
 

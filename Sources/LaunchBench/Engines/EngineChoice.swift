@@ -52,7 +52,7 @@ public enum EngineChoice {
                 return .use(
                     .pymobiledevice3,
                     reason: "\(ios): lockdown has no debugserver; pymobiledevice3 "
-                        + "forwards it over its tunnel (\(path))" + rootTunnelNote(version))
+                        + "forwards it over \(tunnelDescription(version)) (\(path))")
             }
             return .unavailable(advice: libimobiledeviceCannot(ios) + " " + modernAdvice(host))
         }
@@ -82,9 +82,19 @@ public enum EngineChoice {
             + "select it with `sudo xcode-select -s /Applications/Xcode.app`."
     }
 
-    /// iOS 17.0–17.3.1 have no userspace tunnel: pymobiledevice3 needs the root tunnel daemon there.
-    private static func rootTunnelNote(_ version: OSVersion?) -> String {
-        guard let version, version.major == 17, version < OSVersion(17, 4) else { return "" }
-        return "; iOS 17.0–17.3.1 need `sudo pymobiledevice3 remote tunneld` running"
+    /// How pymobiledevice3 reaches the device's debugserver: `nil` through lockdown (iOS ≤ 16), else the
+    /// tunnel it uses (shown by `devices` next to the engine).
+    public static func transport(of engine: LaunchEngine, on device: DeviceInfo) -> String? {
+        guard engine == .pymobiledevice3, let version = device.version, !version.offersDebugserver else { return nil }
+        return version < OSVersion(17, 4) ? "tunneld" : "userspace tunnel"
+    }
+
+    /// iOS 17.4+ have the CoreDeviceProxy userspace tunnel; 17.0–17.3.1 need the root tunnel daemon.
+    private static func tunnelDescription(_ version: OSVersion?) -> String {
+        guard let version, version < OSVersion(17, 4) else {
+            return "its no-root userspace tunnel to CoreDeviceProxy"
+        }
+        return "the root tunnel daemon, which iOS 17.0–17.3.1 need: `sudo pymobiledevice3 remote tunneld` "
+            + "must be running"
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceEmulator
 import Foundation
 import LaunchBench
+import LaunchEngines
 import MobileDevice
 
 /// `launchbench demo`: the whole method on an emulated lab, no iPhone needed.
@@ -10,11 +11,12 @@ struct Demo: AsyncParsableCommand {
         abstract: "Benchmark the sample app on an emulated lab of four iPhones (no device needed).",
         discussion: """
             Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
-            iPhone 11 on 14.8, iPhone 13 on 16.7), then runs `launchbench run` on them with \
-            Fixtures/SampleApp/Sample.app through the real libimobiledevice: reinstall, cold launch, warm \
-            launch, ten times per device. The iPhone 11 gets DYLD_INSERT_LIBRARIES (as Xcode's Main Thread \
-            Checker sets it) so that dyld3 prints its statistics; the iOS 16 device is measured by the app's \
-            markers only. The emulated time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are \
+            iPhone 11 on 14.8, iPhone 13 on 16.7; with pymobiledevice3 installed also iPhone 15 on 17.5 and \
+            iPhone 16 on 18.6), then runs `launchbench run` on them with Fixtures/SampleApp/Sample.app: \
+            reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
+            through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
+            DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it) so that dyld3 prints its \
+            statistics; iOS 16+ devices are measured by the app's markers only. The emulated time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are \
             realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
             written to a temp folder.
             """
@@ -74,7 +76,10 @@ struct Demo: AsyncParsableCommand {
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
-            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite)
+            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite) {
+                folder in
+                await lab.driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
+            }
         } catch {
             await lab.stop()
             throw error
@@ -103,10 +108,18 @@ struct DemoLab {
         .numbered(4, productType: "iPhone14,5", osVersion: "16.7"),
     ]
 
+    /// The phones people carry, measured through pymobiledevice3's userspace tunnel when it is installed.
+    static let modernDevices: [EmulatedDeviceSpec] = [
+        .numbered(5, productType: "iPhone15,4", osVersion: "17.5"),
+        .numbered(6, productType: "iPhone17,3", osVersion: "18.6"),
+    ]
+
     let lab: EmulatedLab
     let seed: UInt64
     let folder: String
-    let driver: any DeviceDriver
+    let driver: EngineRoutingDriver
+    /// The pymobiledevice3 that measures the iOS 17+ phones; `nil` leaves them out (with a line saying how).
+    let pymobiledevice3: String?
 
     /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
     static func start(seed: UInt64) async throws -> DemoLab {
@@ -118,16 +131,31 @@ struct DemoLab {
                     + "/tmp exists, is writable and has free space.")
         }
         let folder = String(cString: made)
+        let pymobiledevice3 = Pymobiledevice3Locator.find()
         do {
+            let socket = folder + "/usbmuxd.sock"
             let lab = try await EmulatedLab.start(
-                socketPath: folder + "/usbmuxd.sock", devices: devices, services: BuiltInServices.all(seed: seed),
-                timeScale: timeScale)
+                socketPath: socket, devices: devices + (pymobiledevice3 == nil ? [] : modernDevices),
+                services: BuiltInServices.all(seed: seed), timeScale: timeScale)
             USBMuxAddress.use(USBMuxAddress(lab.usbmuxdSocketAddress))
-            return DemoLab(lab: lab, seed: seed, folder: folder, driver: MobileDeviceDriver())
+            return DemoLab(
+                lab: lab, seed: seed, folder: folder, driver: try driver(pymobiledevice3, socket: socket),
+                pymobiledevice3: pymobiledevice3)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
+    }
+
+    /// libimobiledevice up to iOS 16, pymobiledevice3 for the rest (never devicectl: it cannot reach an
+    /// emulated phone).
+    private static func driver(_ pymobiledevice3: String?, socket: String) throws -> EngineRoutingDriver {
+        let host = EngineHost(isMacOS: false, pymobiledevice3: pymobiledevice3)
+        let engine = try pymobiledevice3.map {
+            Pymobiledevice3Engine(
+                .init(executable: $0, environment: try Pymobiledevice3USBMux.environment(for: .unix(path: socket))))
+        }
+        return EngineRoutingDriver(base: MobileDeviceDriver(), selection: .auto, host: host, pymobiledevice3: engine)
     }
 
     var description: String {
@@ -138,9 +166,15 @@ struct DemoLab {
         return "Emulated lab on \(lab.usbmuxdSocketAddress):\n" + table.render() + "\n"
             + "Emulated time runs \(Int(1 / Self.timeScale))x faster: dyld and the app print realistic times, the "
             + "harness's wall time (wall_ms) is real time. Noise seed \(seed) (repeat with --seed \(seed))."
+            + (pymobiledevice3 == nil
+                ? "\nAn iPhone 15 (iOS 17.5) and an iPhone 16 (iOS 18.6), measured through pymobiledevice3's "
+                    + "userspace tunnel, join the demo once pymobiledevice3 is installed: "
+                    + EngineChoice.pymobiledevice3Install + "."
+                : "\nThe iOS 17+ phones are measured through pymobiledevice3's userspace tunnel (\(pymobiledevice3!)).")
     }
 
     func stop() async {
+        await driver.shutdown()  // the pymobiledevice3 sidecars first, while their phones are still there
         await lab.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }

@@ -17,7 +17,7 @@ struct Devices: AsyncParsableCommand {
     @Flag(
         help: ArgumentHelp(
             "Print a JSON array (keys: udid, name, productType, modelName, osVersion, buildVersion, connection, "
-                + "engine, engineReason, developerMode, diskImage)."))
+                + "engine, engineReason, transport (iOS 17+ through pymobiledevice3), developerMode, diskImage)."))
     var json = false
 
     func run() async throws {
@@ -44,7 +44,8 @@ struct Devices: AsyncParsableCommand {
             for (device, row) in zip(devices, rows) {
                 table.append([
                     device.udid, device.name, Self.model(device), "\(device.osVersion) (\(device.buildVersion))",
-                    device.connection.rawValue, row.engine, row.developerMode, row.diskImage,
+                    device.connection.rawValue, row.transport.map { "\(row.engine) (\($0))" } ?? row.engine,
+                    row.developerMode, row.diskImage,
                 ])
             }
             print(table.render())
@@ -78,6 +79,9 @@ struct Devices: AsyncParsableCommand {
         var engine: String
         /// Why that engine, or what to install when there is none.
         var engineReason: String
+        /// How the engine reaches debugserver when not through lockdown: `userspace tunnel` (iOS 17.4+) or
+        /// `tunneld` (17.0–17.3.1); absent otherwise.
+        var transport: String?
         /// `ready`, `not ready`, `not needed` or `unknown`.
         var developerMode: String
         var diskImage: String
@@ -85,7 +89,7 @@ struct Devices: AsyncParsableCommand {
 
         private enum CodingKeys: String, CodingKey {
             case udid, name, productType, modelName, osVersion, buildVersion, connection, engine, engineReason,
-                developerMode, diskImage
+                transport, developerMode, diskImage
         }
 
         init(_ device: DeviceInfo, engine decision: EngineDecision, readiness: DeveloperReadiness) {
@@ -98,6 +102,7 @@ struct Devices: AsyncParsableCommand {
             connection = device.connection.rawValue
             engine = decision.engine?.rawValue ?? "none"
             engineReason = decision.explanation
+            transport = decision.engine.flatMap { EngineChoice.transport(of: $0, on: device) }
             developerMode = readiness.developerMode.rawValue
             diskImage = readiness.diskImage.rawValue
             advice = readiness.advice

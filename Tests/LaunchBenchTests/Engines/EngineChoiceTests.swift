@@ -25,6 +25,8 @@ import Testing
         #expect(linux.engine == .pymobiledevice3)
         #expect(linux.explanation.contains("/opt/venv/bin/pymobiledevice3"))
         #expect(!linux.explanation.contains("tunneld"))
+        #expect(linux.explanation.contains("userspace tunnel"))
+        #expect(EngineChoice.transport(of: .pymobiledevice3, on: device) == "userspace tunnel")
         // Xcode 15 has no devicectl console launch and no pymobiledevice3: nothing can launch.
         #expect(EngineChoice.decide(for: device, selection: .auto, host: Self.macXcode15).engine == nil)
     }
@@ -33,6 +35,10 @@ import Testing
         let decision = EngineChoice.decide(for: F.device(1, ios: "17.3.1"), selection: .auto, host: Self.linuxPMD3)
         #expect(decision.engine == .pymobiledevice3)
         #expect(decision.explanation.contains("sudo pymobiledevice3 remote tunneld"))
+        #expect(EngineChoice.transport(of: .pymobiledevice3, on: F.device(1, ios: "17.3.1")) == "tunneld")
+        // Through lockdown (iOS ≤ 16), or another engine: no tunnel to name.
+        #expect(EngineChoice.transport(of: .pymobiledevice3, on: F.device(1, ios: "16.7")) == nil)
+        #expect(EngineChoice.transport(of: .devicectl, on: F.device(1, ios: "17.5")) == nil)
     }
 
     @Test func noEngineOnIOS17NamesTheExactInstallCommand() {
