@@ -10,15 +10,17 @@ public enum EngineError: Error, LocalizedError, DriverError, Sendable {
     case sidecarExited(udid: String, status: Int32, log: String, logPath: String)
     /// The sidecar did not listen within the time allowed; it was stopped.
     case sidecarHung(udid: String, seconds: Double, log: String, logPath: String)
-    /// A launch through the sidecar failed; `detail` is the launch error, `log` what the sidecar printed meanwhile.
-    case launchThroughSidecar(udid: String, detail: String, log: String, logPath: String, kind: DriverFailureKind)
+    /// A launch through the sidecar failed; `detail` is the launch error, `log` what the sidecar printed
+    /// meanwhile; `tunnelled` when it forwards over an iOS 17+ tunnel.
+    case launchThroughSidecar(
+        udid: String, detail: String, log: String, logPath: String, kind: DriverFailureKind, tunnelled: Bool = false)
     /// devicectl failed; `message` is its own error text.
     case devicectl(operation: String, udid: String, message: String, exitStatus: Int32?, kind: DriverFailureKind)
 
     public var failureKind: DriverFailureKind {
         switch self {
         case .missing, .sidecarExited, .sidecarHung: return .launchRefused
-        case .launchThroughSidecar(_, _, _, _, let kind), .devicectl(_, _, _, _, let kind): return kind
+        case .launchThroughSidecar(_, _, _, _, let kind, _), .devicectl(_, _, _, _, let kind): return kind
         }
     }
 
@@ -34,9 +36,14 @@ public enum EngineError: Error, LocalizedError, DriverError, Sendable {
             return "pymobiledevice3 debugserver start-server for \(udid) did not listen within "
                 + "\(String(format: "%g", seconds)) s and was stopped"
                 + "\(Self.quote(log)). Full log: \(logPath).\(Self.hint(log, udid: udid))"
-        case .launchThroughSidecar(let udid, let detail, let log, let logPath, _):
-            return "\(detail) [pymobiledevice3 forwarder for \(udid)\(Self.quote(log)); full log: \(logPath)]"
-                + Self.hint(log, udid: udid)
+        case .launchThroughSidecar(let udid, let detail, let log, let logPath, _, let tunnelled):
+            let quoted =
+                log.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "; it said nothing" : Self.quote(log)
+            var hint = Self.hint(log, udid: udid)
+            if hint.isEmpty, tunnelled, detail.contains("before replying") {
+                hint = Self.tunnelledRefusalHint(udid: udid)
+            }
+            return "\(detail) [pymobiledevice3 forwarder for \(udid)\(quoted); full log: \(logPath)]" + hint
         case .devicectl(let operation, let udid, let message, let status, _):
             let code = status.map { " (exit status \($0))" } ?? ""
             return "xcrun devicectl \(operation) failed on \(udid)\(code): \(message)"
@@ -59,11 +66,25 @@ public enum EngineError: Error, LocalizedError, DriverError, Sendable {
             return " Turn on Developer Mode: Settings > Privacy & Security > Developer Mode, or `pymobiledevice3 amfi "
                 + "enable-developer-mode --udid \(udid)`."
         }
-        if log.contains("tunneld") || log.contains("UserspaceTunnelUnavailable") {
+        if log.contains("CoreDeviceProxy") || log.contains("InvalidServiceError") {
+            return " The phone refused the tunnel service (CoreDeviceProxy): unlock it, tap Trust if asked, turn on "
+                + "Developer Mode, and check that it runs iOS 17.4 or later (earlier iOS 17 needs the root "
+                + "tunneld: --tunneld)."
+        }
+        if log.localizedCaseInsensitiveContains("tunneld") || log.contains("UserspaceTunnelUnavailable") {
             return " iOS 17.0–17.3.1 need the root tunnel: run `sudo pymobiledevice3 remote tunneld` in another "
-                + "terminal."
+                + "terminal, or point launchbench at a running one with --tunneld PORT (or HOST:PORT)."
         }
         return ""
+    }
+
+    /// A forwarder whose tunnel is up but closes each connection before debugserver answers: the phone's
+    /// RemoteServiceDiscovery lists no debugproxy, which is what an unmounted Developer Disk Image looks
+    /// like (pymobiledevice3 prints nothing then).
+    static func tunnelledRefusalHint(udid: String) -> String {
+        " The tunnel is up but the phone offers no debugproxy: mount the Developer Disk Image with "
+            + "`pymobiledevice3 mounter auto-mount --udid \(udid)` (needs the network), or open Xcode with the device "
+            + "attached, and check that Developer Mode is on."
     }
 
     static func devicectlHint(_ message: String, udid: String) -> String {

@@ -110,11 +110,20 @@ public final class EngineRoutingDriver: DeviceDriver {
             // What the sidecar printed during this launch says why (DDI, Developer Mode, tunnel).
             try? await Task.sleep(for: .milliseconds(200))
             let kind = (error as? any DriverError)?.failureKind ?? .other
-            let detail = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
-            let died = sidecar.isRunning ? "" : " The forwarder is gone; the next launch starts a new one."
+            var detail = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+            let tunnelled = EngineChoice.transport(of: .pymobiledevice3, on: device) != nil
+            if !sidecar.isRunning {
+                detail += " The forwarder is gone; the next launch starts a new one."
+            } else if tunnelled {
+                // pymobiledevice3 keeps forwarding after its tunnel died (the phone rebooted, the cable
+                // dropped): a new forwarder builds a new tunnel. Cheap (a second or two), and never wrong.
+                await engine.discard(device.udid)
+                detail += " The next launch starts a new forwarder and tunnel."
+            }
             throw EngineError.launchThroughSidecar(
-                udid: device.udid, detail: detail + died, log: sidecar.logTail(since: logStart),
-                logPath: sidecar.logURL.path, kind: kind == .deviceLost ? .deviceLost : .launchRefused)
+                udid: device.udid, detail: detail, log: sidecar.logTail(since: logStart),
+                logPath: sidecar.logURL.path, kind: kind == .deviceLost ? .deviceLost : .launchRefused,
+                tunnelled: tunnelled)
         }
     }
 

@@ -179,8 +179,9 @@ enum Pymobiledevice3EndToEnd {
 
     static let executable = Pymobiledevice3Locator.find(currentDirectory: repository.path, executablePath: nil)
 
-    /// A driver that launches every device through pymobiledevice3, pointed at the shared lab.
-    static func driver() async throws -> EngineRoutingDriver {
+    /// A driver that launches through pymobiledevice3 (every device, or with `.auto` the iOS 17+ ones, as
+    /// `run --engine auto` on Linux), pointed at the shared lab.
+    static func driver(selection: EngineSelection = .forced(.pymobiledevice3)) async throws -> EngineRoutingDriver {
         let address = try await SharedTestLab.address()
         let executable = try #require(executable)
         // The shared lab listens on a unix socket (`UNIX:/path`).
@@ -189,7 +190,7 @@ enum Pymobiledevice3EndToEnd {
         let engine = Pymobiledevice3Engine(
             .init(executable: executable, environment: environment, startTimeout: .seconds(90)))
         return EngineRoutingDriver(
-            base: MobileDeviceDriver(), selection: .forced(.pymobiledevice3),
+            base: MobileDeviceDriver(), selection: selection,
             host: EngineHost(isMacOS: false, pymobiledevice3: executable), pymobiledevice3: engine)
     }
 

@@ -92,9 +92,13 @@ import Testing
         }
     }
 
-    @Test func aLaunchFailureQuotesTheSidecarsAdviceAndTheNextLaunchReusesIt() async throws {
+    /// Through lockdown (iOS ≤ 16) the sidecar is reused after a failed launch; over an iOS 17+ tunnel it
+    /// is replaced, since pymobiledevice3 keeps forwarding after its tunnel died.
+    @Test(arguments: ["16.7", "17.5"])
+    func aLaunchFailureQuotesTheSidecarsAdvice(ios: String) async throws {
         let (engine, _) = engine(mode: "ddi")
-        let device = EngineFixtures.device(ios: "17.5")
+        let device = EngineFixtures.device(ios: ios)
+        let tunnelled = ios == "17.5"
         let driver = EngineRoutingDriver(
             base: ClosingBase(), selection: .forced(.pymobiledevice3),
             host: EngineHost(isMacOS: false, pymobiledevice3: EngineFixtures.pymobiledevice3.path),
@@ -110,10 +114,11 @@ import Testing
                 #expect(text.contains("DeveloperDiskImage.dmg has been mounted"))
                 #expect(text.contains("pymobiledevice3 mounter auto-mount --udid \(device.udid)"))
                 #expect(error.failureKind == .launchRefused)
+                #expect(text.contains("The next launch starts a new forwarder and tunnel") == tunnelled)
             }
         }
         let running = await engine.runningProcessIdentifiers
-        #expect(running.count == 1)  // one sidecar per device, reused
+        #expect(running.count == (tunnelled ? 0 : 1))  // through lockdown: one sidecar per device, reused
         await driver.shutdown()
         #expect(await engine.runningProcessIdentifiers.isEmpty)
         for pid in running { #expect(await isGone(pid)) }  // gone, not just forgotten

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import NIOCore
 
 /// What the device services of one emulated iPhone remember: installed apps, launch counters
 /// (cold vs warm), and the per-device switches (locked, boot delay, seed). Survives detach/attach and
@@ -23,6 +24,7 @@ public final class DeviceServiceState: Sendable {
     }
 
     private let state = Locked(State())
+    private let tunnels = Locked([ObjectIdentifier: any Channel]())
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
     public let mediaRoot: URL
@@ -131,6 +133,25 @@ public final class DeviceServiceState: Sendable {
             state.warmApps.insert(bundleID)
             return (state.launchCounts[bundleID]!, kind)
         }
+    }
+
+    // MARK: - Tunnels
+
+    /// Registers an open CoreDeviceProxy connection (forgotten when it closes).
+    func addTunnel(_ channel: any Channel) {
+        tunnels.withLock { $0[ObjectIdentifier(channel)] = channel }
+        channel.closeFuture.whenComplete { [tunnels] _ in
+            tunnels.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+    }
+
+    /// Closes every open CoreDeviceProxy tunnel while the device stays attached, as a flaky cable or a
+    /// restarting `remoted` does on a real phone; returns how many were open.
+    @discardableResult
+    public func dropTunnels() -> Int {
+        let open = tunnels.withLock { Array($0.values) }
+        for channel in open { channel.close(promise: nil) }
+        return open.count
     }
 
     /// Every launch started on this device, oldest first.

@@ -31,6 +31,7 @@ public struct CoreDeviceProxyService: EmulatedService {
     public func accept(_ connection: ServiceConnection) throws {
         let device = connection.device
         let lab = connection.lab
+        device.services.addTunnel(connection.channel)
         let seed = seed
         let debugServer: TunnelSocketBridge.ServiceInitializer = { channel in
             guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }  // detached meanwhile

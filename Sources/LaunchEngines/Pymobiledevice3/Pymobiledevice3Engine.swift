@@ -85,6 +85,11 @@ public actor Pymobiledevice3Engine {
         return "\(udid)@\(tunneld)"
     }
 
+    /// Stops the device's sidecar, so the next launch starts a new one (and with it a new tunnel).
+    func discard(_ udid: String) {
+        sidecars.removeValue(forKey: udid)?.stop()
+    }
+
     /// Stops every sidecar (end of the run, Ctrl-C).
     public func stopAll() {
         for sidecar in sidecars.values { sidecar.stop() }
