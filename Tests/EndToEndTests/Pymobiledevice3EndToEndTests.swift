@@ -181,14 +181,18 @@ enum Pymobiledevice3EndToEnd {
 
     /// A driver that launches through pymobiledevice3 (every device, or with `.auto` the iOS 17+ ones, as
     /// `run --engine auto` on Linux), pointed at the shared lab.
-    static func driver(selection: EngineSelection = .forced(.pymobiledevice3)) async throws -> EngineRoutingDriver {
+    static func driver(
+        selection: EngineSelection = .forced(.pymobiledevice3), tunneld: String? = nil
+    ) async throws -> EngineRoutingDriver {
         let address = try await SharedTestLab.address()
         let executable = try #require(executable)
         // The shared lab listens on a unix socket (`UNIX:/path`).
         let environment = try Pymobiledevice3USBMux.environment(
             for: .unix(path: String(address.dropFirst("UNIX:".count))))
-        let engine = Pymobiledevice3Engine(
-            .init(executable: executable, environment: environment, startTimeout: .seconds(90)))
+        var configuration = Pymobiledevice3Engine.Configuration(
+            executable: executable, environment: environment, startTimeout: .seconds(90))
+        configuration.tunneld = tunneld
+        let engine = Pymobiledevice3Engine(configuration)
         return EngineRoutingDriver(
             base: MobileDeviceDriver(), selection: selection,
             host: EngineHost(isMacOS: false, pymobiledevice3: executable), pymobiledevice3: engine)

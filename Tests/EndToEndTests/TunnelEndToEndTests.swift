@@ -176,3 +176,58 @@ struct TunnelFaultTests {
         }
     }
 }
+
+/// iOS 17.0–17.3.1 through a tunneld: the emulator's loopback stand-in for pymobiledevice3's root
+/// `remote tunneld`, on its own port (`--tunneld PORT`), so parallel runs never share 49151.
+@Suite(
+    .serialized, .timeLimit(.minutes(5)),
+    .enabled(
+        if: Pymobiledevice3EndToEnd.executable != nil,
+        "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
+    ))
+struct TunneldEndToEndTests {
+    typealias E = EndToEnd
+    typealias P = Pymobiledevice3EndToEnd
+
+    @Test func samplesThroughTunneldEqualTheEmulatorsTruth() async throws {
+        let tunneld = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
+        defer { Task { await tunneld.stop() } }
+        try await E.withDevices([("iPhone15,2", "17.2")]) { devices in
+            let app = try E.makeApp("ThroughTunneld", profile: E.profile())
+            let driver = try await P.driver(selection: .auto, tunneld: String(tunneld.port))
+            let result = try await P.run(E.plan(app, devices: devices, iterations: 2), driver: driver)
+            #expect(result.samples.count == 4)
+            #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
+            for sample in result.samples {
+                let printed = try E.parsedLog(of: sample, in: result.folder)
+                var measured = sample.metrics
+                measured[.wallMs] = nil
+                #expect(printed.count == 1 && measured == printed.first?.metrics)
+            }
+            let udid = devices[0].udid
+            let log = try String(
+                contentsOf: result.folder.appendingPathComponent("logs/\(udid)/pymobiledevice3.log"), encoding: .utf8)
+            #expect(log.contains("--tunnel \(udid):\(tunneld.port)"))
+        }
+    }
+
+    @Test func aTunneldThatIsNotRunningIsARecordedFailureThatNamesTheFix() async throws {
+        // A port nobody listens on: bound, then closed.
+        let closed = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
+        let port = closed.port
+        await closed.stop()
+        try await E.withDevices([("iPhone15,2", "17.2")]) { devices in
+            let app = try E.makeApp("NoTunneld", profile: E.profile())
+            let driver = try await P.driver(selection: .auto, tunneld: String(port))
+            let started = ContinuousClock.now
+            let result = try await P.run(E.plan(app, devices: devices, iterations: 1, warm: 0), driver: driver)
+            #expect(ContinuousClock.now - started < .seconds(60))
+            let sample = try #require(result.samples.first)
+            #expect(sample.status == .launchRefused)
+            let message = sample.message ?? ""
+            #expect(message.contains("it said:"), "\(message)")
+            #expect(message.contains("sudo pymobiledevice3 remote tunneld"), "\(message)")
+            #expect(message.contains("--tunneld"), "\(message)")
+        }
+    }
+}
