@@ -21,6 +21,11 @@ struct Emulator: AsyncParsableCommand {
             says Detached and open connections close), `attach UDID`, `reboot UDID [SECONDS]` (detach, then attach \
             after SECONDS emulated seconds, default 5), `list`, `help`. Rehearse an unplugged phone in your pipeline: \
             `launchbench run` records that device's launch as device-lost and goes on with the others.
+
+            iOS 17.4+ devices serve the CoreDeviceProxy tunnel that pymobiledevice3's --userspace path uses \
+            (launchbench picks it for them). iOS 17.0–17.3.x devices need a tunneld: --tunneld PORT starts a \
+            loopback stand-in for `sudo pymobiledevice3 remote tunneld`; pass the same --tunneld PORT to \
+            launchbench.
             """
     )
 
@@ -64,6 +69,12 @@ struct Emulator: AsyncParsableCommand {
     @Flag(help: "Give the devices names that attack CSV and HTML exports (a =HYPERLINK formula, <script> markup).")
     var hostileNames = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve a stand-in for pymobiledevice3's root tunneld on 127.0.0.1:PORT for the iOS 17.0–17.3.x devices (0 picks a free port).",
+            valueName: "port"))
+    var tunneld: Int?
+
     func validate() throws {
         guard (1...16).contains(devices) else {
             throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
@@ -93,6 +104,9 @@ struct Emulator: AsyncParsableCommand {
             throw ValidationError(
                 "\(deviceNames.count) --device-name values for \(devices) devices. Pass at most one per device, "
                     + "or raise --devices.")
+        }
+        if let tunneld, !(0...65535).contains(tunneld) {
+            throw ValidationError("--tunneld \(tunneld) is not a port. Use 1 to 65535, or 0 for a free one.")
         }
         guard timeScale.isFinite, timeScale > 0 else {
             throw ValidationError(
@@ -128,6 +142,16 @@ struct Emulator: AsyncParsableCommand {
         let names = deviceNames + (hostileNames ? EmulatedDeviceSpec.hostileNames : [])
         for (index, name) in names.prefix(specs.count).enumerated() { specs[index] = specs[index].named(name) }
         let lab = try await EmulatedLab.start(on: addresses, devices: specs, timeScale: timeScale)
+        var standIn: TunneldStandIn?
+        do {
+            if let tunneld { standIn = try await TunneldStandIn.start(lab: lab, port: tunneld) }
+        } catch {
+            await lab.stop()
+            throw CommandFailure(
+                .failure,
+                "Cannot listen on 127.0.0.1:\(tunneld ?? 0) for --tunneld (\(error)). Pick another port, or 0 for a free one."
+            )
+        }
 
         var out = lab.addresses.map { "USBMUXD_SOCKET_ADDRESS=\($0.description)" }
         var table = TextTable(headers: ["UDID", "NAME", "MODEL", "IOS"])
@@ -139,6 +163,9 @@ struct Emulator: AsyncParsableCommand {
         Terminal.output(out.joined(separator: "\n") + "\n")
         Terminal.note("Emulated lab running (time scale \(timeScale)). In another shell:")
         Terminal.note("  export \(out[0]); idevice_id -l")
+        if let standIn {
+            Terminal.note("tunneld stand-in on 127.0.0.1:\(standIn.port): launchbench run … --tunneld \(standIn.port)")
+        }
         Terminal.note("Press Ctrl-C to stop. On stdin: detach UDID, attach UDID, reboot UDID [SECONDS], list, help.")
         Self.readControlLines(for: lab)
 
@@ -149,6 +176,7 @@ struct Emulator: AsyncParsableCommand {
         if let activityLog {
             do { try Self.writeActivity(of: lab, to: activityLog) } catch { logFailure = error }
         }
+        await standIn?.stop()
         await lab.stop()
         Terminal.note("Stopped\(received == SIGTERM ? " (SIGTERM)" : ""); socket removed.")
         if let logFailure { throw logFailure }
