@@ -6,111 +6,122 @@ import MobileDevice
 import TestSupport
 import Testing
 
-/// `run --engine pymobiledevice3` end to end: the real pymobiledevice3 (its `debugserver start-server`
-/// sidecar, pointed at the emulated lab with PYMOBILEDEVICE3_USBMUX) forwards the emulated iOS 14–16
-/// devices' DVTSecureSocketProxy debugserver (TLS, as a real device) to 127.0.0.1, and our GDB loop
-/// launches through it. Skipped when pymobiledevice3 is not installed (`Scripts/bootstrap --with-pymobiledevice3`).
+/// Every suite that runs the real pymobiledevice3, one test at a time: each starts Python sidecars (and on
+/// iOS 17+ a userspace TCP/IP stack), and a 2-core CI machine running them all at once starves the other
+/// tests' timers. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
 @Suite(
-    .serialized, .timeLimit(.minutes(5)),
+    .serialized,
     .enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
         "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
     ))
-struct Pymobiledevice3EndToEndTests {
-    typealias E = EndToEnd
-    typealias P = Pymobiledevice3EndToEnd
+enum RealPymobiledevice3Tests {}
 
-    @Test func samplesEqualTheRawLogsAndEnvironmentValuesArriveIntact() async throws {
-        try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7")]) { devices in
-            let app = try E.makeApp("Forwarded", profile: E.profile())
-            let environment = [
-                EnvironmentVariable(name: "EQUATION", value: "a=b=c"),
-                EnvironmentVariable(name: "SENTENCE", value: "  spaces in  the middle and at the end  "),
-                EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀"),
-                EnvironmentVariable(name: "EMPTY", value: ""),
-            ]
-            let (result, driver) = try await P.run(
-                E.plan(app, devices: devices, iterations: 2, environment: environment))
-            #expect(result.samples.count == 8)
-            #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
-            for sample in result.samples {
-                let printed = try E.parsedLog(of: sample, in: result.folder)
-                var measured = sample.metrics
-                measured[.wallMs] = nil
-                #expect(printed.count == 1 && measured == printed.first?.metrics)
-                #expect(sample[.mainMs] != nil && sample[.firstFrameMs] != nil)
-            }
-            for device in devices {
-                let received = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
-                #expect(received.count == 4)
-                for launch in received {
-                    for variable in environment { #expect(launch.environment.contains(variable)) }
+extension RealPymobiledevice3Tests {
+    /// `run --engine pymobiledevice3` end to end: the real pymobiledevice3 (its `debugserver start-server`
+    /// sidecar, pointed at the emulated lab with PYMOBILEDEVICE3_USBMUX) forwards the emulated iOS 14–16
+    /// devices' DVTSecureSocketProxy debugserver (TLS, as a real device) to 127.0.0.1, and our GDB loop
+    /// launches through it. Skipped when pymobiledevice3 is not installed (`Scripts/bootstrap --with-pymobiledevice3`).
+    @Suite(.timeLimit(.minutes(5))) struct Pymobiledevice3EndToEndTests {
+        typealias E = EndToEnd
+        typealias P = Pymobiledevice3EndToEnd
+
+        @Test func samplesEqualTheRawLogsAndEnvironmentValuesArriveIntact() async throws {
+            try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7")]) { devices in
+                let app = try E.makeApp("Forwarded", profile: E.profile())
+                let environment = [
+                    EnvironmentVariable(name: "EQUATION", value: "a=b=c"),
+                    EnvironmentVariable(name: "SENTENCE", value: "  spaces in  the middle and at the end  "),
+                    EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀"),
+                    EnvironmentVariable(name: "EMPTY", value: ""),
+                ]
+                let (result, driver) = try await P.run(
+                    E.plan(app, devices: devices, iterations: 2, environment: environment))
+                #expect(result.samples.count == 8)
+                #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
+                for sample in result.samples {
+                    let printed = try E.parsedLog(of: sample, in: result.folder)
+                    var measured = sample.metrics
+                    measured[.wallMs] = nil
+                    #expect(printed.count == 1 && measured == printed.first?.metrics)
+                    #expect(sample[.mainMs] != nil && sample[.firstFrameMs] != nil)
                 }
-                let outcome = try #require(result.manifest.outcome(of: device.udid))
-                #expect(outcome.engine == "pymobiledevice3")
-                // The sidecar's log sits next to the launch logs.
-                let log = result.folder.appendingPathComponent("logs/\(device.udid)/pymobiledevice3.log")
-                let text = try String(contentsOf: log, encoding: .utf8)
-                #expect(text.contains("start-server --udid \(device.udid) --local-port"))
-                // pymobiledevice3's own lines: it forwarded one connection per launch.
-                #expect(text.components(separatedBy: "INFO connection established from").count - 1 == 4)
-            }
-            #expect(await driver.pymobiledevice3?.runningProcessIdentifiers.isEmpty == true)
-        }
-    }
-
-    @Test func aCrashAndAHangAreRecordedAsThroughLockdown() async throws {
-        try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
-            let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
-            let crashing = try E.makeApp("ForwardedCrash", profile: E.profile(faults: crash))
-            let (crashed, _) = try await P.run(E.plan(crashing, devices: devices, iterations: 2))
-            #expect(
-                crashed.samples.map(\.status) == [.ok, .crashed, .ok, .ok],
-                "\(crashed.samples.map { $0.message ?? "" })")
-            #expect(crashed.samples[1].signal == 11)
-
-            let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-            let hanging = try E.makeApp("ForwardedHang", profile: E.profile(faults: hang))
-            let started = ContinuousClock.now
-            let (hung, _) = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
-            #expect(hung.samples.map(\.status) == [.timeout, .ok], "\(hung.samples.map { $0.message ?? "" })")
-            #expect(hung.samples[1][.firstFrameMs] != nil)
-            #expect(ContinuousClock.now - started < .seconds(120))
-        }
-    }
-
-    @Test func aSidecarKilledMidLaunchIsARecordedFailureAndTheNextLaunchStartsANewOne() async throws {
-        try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
-            // The first launch hangs (until a 60 s timeout nobody waits for): the sidecar is killed during it.
-            let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-            let app = try E.makeApp("ForwarderKilled", profile: E.profile(faults: hang))
-            let driver = try await P.driver()
-            let killer = Task {
-                // Wait for the sidecar, then for the launch to be under way, then kill -9 the sidecar.
-                for _ in 0..<600 {
-                    if let pid = await driver.pymobiledevice3?.runningProcessIdentifiers.first,
-                        !devices[0].services.launchHistory.isEmpty
-                    {
-                        try await Task.sleep(for: .milliseconds(500))
-                        kill(pid, SIGKILL)
-                        return pid
+                for device in devices {
+                    let received = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
+                    #expect(received.count == 4)
+                    for launch in received {
+                        for variable in environment { #expect(launch.environment.contains(variable)) }
                     }
-                    try await Task.sleep(for: .milliseconds(100))
+                    let outcome = try #require(result.manifest.outcome(of: device.udid))
+                    #expect(outcome.engine == "pymobiledevice3")
+                    // The sidecar's log sits next to the launch logs.
+                    let log = result.folder.appendingPathComponent("logs/\(device.udid)/pymobiledevice3.log")
+                    let text = try String(contentsOf: log, encoding: .utf8)
+                    #expect(text.contains("start-server --udid \(device.udid) --local-port"))
+                    // pymobiledevice3's own lines: it forwarded one connection per launch.
+                    #expect(text.components(separatedBy: "INFO connection established from").count - 1 == 4)
                 }
-                return Int32(0)
+                #expect(await driver.pymobiledevice3?.runningProcessIdentifiers.isEmpty == true)
             }
-            let started = ContinuousClock.now
-            let result = try await P.run(
-                E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(60)), driver: driver)
-            let killed = try await killer.value
-            #expect(killed != 0)
-            #expect(ContinuousClock.now - started < .seconds(50), "the dead sidecar must not be waited out")
-            #expect(
-                result.samples.map(\.status) == [.launchRefused, .ok], "\(result.samples.map { $0.message ?? "" })")
-            let message = result.samples[0].message ?? ""
-            #expect(message.contains("pymobiledevice3"))
-            #expect(message.contains("next launch starts a new one"))
-            #expect(kill(killed, 0) != 0)
+        }
+
+        @Test func aCrashAndAHangAreRecordedAsThroughLockdown() async throws {
+            try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
+                let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
+                let crashing = try E.makeApp("ForwardedCrash", profile: E.profile(faults: crash))
+                let (crashed, _) = try await P.run(E.plan(crashing, devices: devices, iterations: 2))
+                #expect(
+                    crashed.samples.map(\.status) == [.ok, .crashed, .ok, .ok],
+                    "\(crashed.samples.map { $0.message ?? "" })")
+                #expect(crashed.samples[1].signal == 11)
+
+                let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
+                let hanging = try E.makeApp("ForwardedHang", profile: E.profile(faults: hang))
+                let started = ContinuousClock.now
+                let (hung, _) = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
+                #expect(hung.samples.map(\.status) == [.timeout, .ok], "\(hung.samples.map { $0.message ?? "" })")
+                #expect(hung.samples[1][.firstFrameMs] != nil)
+                #expect(ContinuousClock.now - started < .seconds(120))
+            }
+        }
+
+        /// Through lockdown (14.8) and through the userspace tunnel (17.5).
+        @Test(arguments: [("iPhone12,1", "14.8"), ("iPhone15,4", "17.5")])
+        func aSidecarKilledMidLaunchIsARecordedFailureAndTheNextLaunchStartsANewOne(
+            model: String, ios: String
+        ) async throws {
+            try await E.withDevices([(model, ios)]) { devices in
+                // The first launch hangs (until a 60 s timeout nobody waits for): the sidecar is killed during it.
+                let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
+                let app = try E.makeApp("ForwarderKilled", profile: E.profile(faults: hang))
+                let driver = try await P.driver()
+                let killer = Task {
+                    // Wait for the sidecar, then for the launch to be under way, then kill -9 the sidecar.
+                    for _ in 0..<600 {
+                        if let pid = await driver.pymobiledevice3?.runningProcessIdentifiers.first,
+                            !devices[0].services.launchHistory.isEmpty
+                        {
+                            try await Task.sleep(for: .milliseconds(500))
+                            kill(pid, SIGKILL)
+                            return pid
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    return Int32(0)
+                }
+                let started = ContinuousClock.now
+                let result = try await P.run(
+                    E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(60)), driver: driver)
+                let killed = try await killer.value
+                #expect(killed != 0)
+                #expect(ContinuousClock.now - started < .seconds(50), "the dead sidecar must not be waited out")
+                #expect(
+                    result.samples.map(\.status) == [.launchRefused, .ok], "\(result.samples.map { $0.message ?? "" })")
+                let message = result.samples[0].message ?? ""
+                #expect(message.contains("pymobiledevice3"))
+                #expect(message.contains("next launch starts a new one"))
+                #expect(kill(killed, 0) != 0)
+            }
         }
     }
 }

@@ -59,7 +59,9 @@ import Testing
         }
         let lost = measured.filter { $0.deviceUDID == victim }
         #expect(lost.last?.status == .deviceLost, "\(lost.map(\.status))")
-        #expect(lost.dropLast().allSatisfy { $0.status == .ok })
+        #expect(
+            lost.dropLast().allSatisfy { $0.status == .ok },
+            "\(lost.map { "\($0.status.rawValue): \($0.message ?? "")" })")
         let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
         #expect(manifest.deviceOutcomes?.first { $0.udid == victim }?.outcome == .lost)
     }

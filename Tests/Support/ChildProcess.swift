@@ -63,6 +63,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// Everything the child wrote to stdout so far.
     public var standardOutput: String { state.withLock { String(decoding: $0.stdoutBuffer, as: UTF8.self) } }
 
+    /// Everything the child wrote to stdout so far, as bytes.
+    public var standardOutputData: Data { state.withLock { $0.stdoutBuffer } }
+
     /// Everything the child wrote to stderr so far.
     public var standardError: String { state.withLock { String(decoding: $0.stderrBuffer, as: UTF8.self) } }
 
@@ -87,6 +90,26 @@ public final class ChildProcess: @unchecked Sendable {
             if finished || ContinuousClock.now >= deadline { return nil }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// Writes `text` to the child's stdin and closes it (started with `writableInput: true`).
+    public func finishInput(with text: String = "") throws {
+        try input?.write(contentsOf: Data(text.utf8))
+        try input?.close()
+    }
+
+    /// Runs a program to its end without blocking a thread (tests share a cooperative pool as wide as the
+    /// machine has cores: a blocking wait there stalls every other test's timers).
+    /// - Returns: the exit status (`nil` when it had to be killed after `timeout`), stdout and stderr.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+        timeout: Duration = .seconds(120)
+    ) async throws -> (status: Int32?, stdout: Data, stderr: String) {
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment, writableInput: stdin != nil)
+        if let stdin { try child.finishInput(with: stdin) }
+        let status = try await child.waitForExit(timeout: timeout)
+        return (status, child.standardOutputData, child.standardError)
     }
 
     /// Sends a signal (e.g. `SIGINT`) to the child.

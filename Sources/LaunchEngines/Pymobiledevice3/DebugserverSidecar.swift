@@ -62,7 +62,7 @@ final class DebugserverSidecar: @unchecked Sendable {
             }
             if sidecar.listens { return sidecar }
             if ContinuousClock.now >= deadline {
-                sidecar.stop()
+                await sidecar.stop()
                 throw EngineError.sidecarHung(
                     udid: udid, seconds: startTimeout.totalSeconds,
                     log: sidecar.logTail(), logPath: logURL.path)
@@ -70,7 +70,7 @@ final class DebugserverSidecar: @unchecked Sendable {
             do {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {
-                sidecar.stop()
+                await sidecar.stop()
                 throw error
             }
         }
@@ -109,17 +109,25 @@ final class DebugserverSidecar: @unchecked Sendable {
     }
 
     /// SIGTERM, then SIGKILL if it is still there after 2 s; returns once it is gone (reaped), at most ~4 s.
-    func stop() {
+    /// It waits with `Task.sleep`, never blocking a thread of the cooperative pool: a sidecar tearing down
+    /// its tunnel can take seconds, and a 2-core machine has two such threads.
+    func stop() async {
         let pid = process.processIdentifier
         if process.isRunning {
             process.terminate()
-            var deadline = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            await waitForExit(upTo: .seconds(2))
             if process.isRunning { kill(pid, SIGKILL) }
-            deadline = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            await waitForExit(upTo: .seconds(2))
         }
         SidecarRegistry.remove(pid)
+    }
+
+    private func waitForExit(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning && ContinuousClock.now < deadline {
+            // Not cancellable: a run that is being cancelled still waits for its sidecar to go.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 }
 

@@ -50,7 +50,7 @@ public actor Pymobiledevice3Engine {
     func sidecar(for device: DeviceInfo) async throws -> DebugserverSidecar {
         if let running = sidecars[device.udid] {
             if running.isRunning { return running }
-            running.stop()
+            await running.stop()
             sidecars[device.udid] = nil
         }
         let sidecar = try await DebugserverSidecar.start(
@@ -86,14 +86,15 @@ public actor Pymobiledevice3Engine {
     }
 
     /// Stops the device's sidecar, so the next launch starts a new one (and with it a new tunnel).
-    func discard(_ udid: String) {
-        sidecars.removeValue(forKey: udid)?.stop()
+    func discard(_ udid: String) async {
+        await sidecars.removeValue(forKey: udid)?.stop()
     }
 
     /// Stops every sidecar (end of the run, Ctrl-C).
-    public func stopAll() {
-        for sidecar in sidecars.values { sidecar.stop() }
+    public func stopAll() async {
+        let running = sidecars.values
         sidecars = [:]
+        for sidecar in running { await sidecar.stop() }
     }
 
     /// The pids of the sidecars running now (tests check none is left).

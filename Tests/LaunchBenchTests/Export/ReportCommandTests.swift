@@ -19,41 +19,15 @@ import Testing
         return URL(fileURLWithPath: path)
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        // Files, not pipes: nothing can fill up and stall the child.
-        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-out-\(UUID().uuidString)")
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Result(
-            status: process.terminationStatus, stdout: try Data(contentsOf: outURL),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    static func run(_ arguments: [String]) async throws -> Result {
+        let result = try await ChildProcess.run(try binary().path, arguments, environment: ["NO_COLOR": "1"])
+        return Result(status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr)
     }
 
-    @Test func regeneratesTheExportsAndPrintsTheTable() throws {
+    @Test func regeneratesTheExportsAndPrintsTheTable() async throws {
         let dir = try ResultsFixture.copy("mixed")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try Self.run(["report", dir.path])
+        let result = try await Self.run(["report", dir.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let table = String(decoding: result.stdout, as: UTF8.self)
         #expect(table.contains("Ana's iPhone — iPhone 11 (iPhone12,1) · iOS 14.8"))
@@ -64,10 +38,10 @@ import Testing
         }
     }
 
-    @Test func printOnlyLeavesTheFolderAloneAndCSVOnStdoutHasNoBOM() throws {
+    @Test func printOnlyLeavesTheFolderAloneAndCSVOnStdoutHasNoBOM() async throws {
         let dir = try ResultsFixture.copy("mixed")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try Self.run(["report", dir.path, "--format", "csv", "--print-only"])
+        let result = try await Self.run(["report", dir.path, "--format", "csv", "--print-only"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("summary.csv").path))
         #expect(result.stdout.first == UInt8(ascii: "d"), "no BOM on stdout")
@@ -76,26 +50,26 @@ import Testing
         #expect(result.stderr.contains("note: samples.jsonl line 32 is cut off"))
     }
 
-    @Test func writesTheChosenFormatToAFile() throws {
+    @Test func writesTheChosenFormatToAFile() async throws {
         let dir = try ResultsFixture.copy("mixed")
         defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("summary.md")
-        let result = try Self.run(["report", dir.path, "--format", "markdown", "--output", output.path])
+        let result = try await Self.run(["report", dir.path, "--format", "markdown", "--output", output.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty)
         let markdown = try String(contentsOf: output, encoding: .utf8)
         #expect(markdown.hasPrefix("### Launch times of com.example.sample"))
-        let json = try Self.run(["report", dir.path, "--format", "json", "--print-only"])
+        let json = try await Self.run(["report", dir.path, "--format", "json", "--print-only"])
         let document = try JSONCoding.decoder().decode(SummaryDocument.self, from: json.stdout)
         #expect(document.devices.count == 2)
     }
 
-    @Test func aMissingFolderFailsWithAnActionableMessage() throws {
-        let result = try Self.run(["report", "/nonexistent/results-\(UUID().uuidString)"])
+    @Test func aMissingFolderFailsWithAnActionableMessage() async throws {
+        let result = try await Self.run(["report", "/nonexistent/results-\(UUID().uuidString)"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Results folder"))
         #expect(result.stderr.contains("not found"))
-        let bad = try Self.run(["report", "/tmp", "--format", "yaml"])
+        let bad = try await Self.run(["report", "/tmp", "--format", "yaml"])
         #expect(bad.status == 64)
     }
 }

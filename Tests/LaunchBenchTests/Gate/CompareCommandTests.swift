@@ -20,84 +20,84 @@ import Testing
         return url
     }
 
-    static func run(_ arguments: [String]) throws -> ReportCommandTests.Result {
-        try ReportCommandTests.run(["compare"] + arguments)
+    static func run(_ arguments: [String]) async throws -> ReportCommandTests.Result {
+        try await ReportCommandTests.run(["compare"] + arguments)
     }
 
     static let model = EmulatedTimingModel()
 
-    @Test func sameProfilePassesWithExitZero() throws {
+    @Test func sameProfilePassesWithExitZero() async throws {
         let a = try Self.folder(GateSamples.cold(Self.model.totals(count: 20, seed: 100)))
         let b = try Self.folder(GateSamples.cold(Self.model.totals(count: 20, seed: 101)))
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
-        let result = try Self.run([a.path, b.path])
+        let result = try await Self.run([a.path, b.path])
         let out = String(decoding: result.stdout, as: UTF8.self)
         #expect(result.status == 0, "\(out)\(result.stderr)")
         #expect(out.contains("Gate: PASSED — 1 unchanged"))
         // summary.json stands for its folder (the launches come from the samples.jsonl next to it).
         try Data("{}".utf8).write(to: a.appendingPathComponent("summary.json"))
-        let viaSummary = try Self.run([a.appendingPathComponent("summary.json").path, b.path])
+        let viaSummary = try await Self.run([a.appendingPathComponent("summary.json").path, b.path])
         #expect(viaSummary.status == 0, "\(viaSummary.stderr)")
     }
 
-    @Test func regressionExitsTwoAndWritesJUnitAndMarkdown() throws {
+    @Test func regressionExitsTwoAndWritesJUnitAndMarkdown() async throws {
         let a = try Self.folder(GateSamples.cold(Self.model.totals(count: 20, seed: 200)))
         let b = try Self.folder(GateSamples.cold(Self.model.slower(by: 0.1).totals(count: 20, seed: 201)))
         let junit = a.appendingPathComponent("gate.xml")
         let markdown = a.appendingPathComponent("gate.md")
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
-        let result = try Self.run([a.path, b.path, "--junit", junit.path, "--markdown", markdown.path])
+        let result = try await Self.run([a.path, b.path, "--junit", junit.path, "--markdown", markdown.path])
         let out = String(decoding: result.stdout, as: UTF8.self)
         #expect(result.status == 2, "\(out)\(result.stderr)")
         #expect(out.contains("REGRESSION"))
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("<failure message=\"Slower by +"))
         #expect(try String(contentsOf: markdown, encoding: .utf8).hasPrefix("## launchbench gate: FAILED"))
         // A threshold above the change lets it pass.
-        #expect(try Self.run([a.path, b.path, "--threshold", "20"]).status == 0)
-        let json = try Self.run([a.path, b.path, "--format", "json"])
+        #expect(try await Self.run([a.path, b.path, "--threshold", "20"]).status == 0)
+        let json = try await Self.run([a.path, b.path, "--format", "json"])
         #expect(json.status == 2)
         let root = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
         #expect(root?["exit_code"] as? Int == 2)
     }
 
-    @Test func missingBaselineExitsFiveAndNamesThePath() throws {
+    @Test func missingBaselineExitsFiveAndNamesThePath() async throws {
         let b = try Self.folder(GateSamples.cold(Self.model.totals(count: 6, seed: 1)))
         defer { try? FileManager.default.removeItem(at: b) }
         let missing = "/nonexistent/launchbench-baseline"
-        let result = try Self.run([missing, b.path])
+        let result = try await Self.run([missing, b.path])
         #expect(result.status == 5)
         #expect(result.stderr.contains("Baseline not found at \(missing)"))
         // A baseline folder without launches is no baseline either; a current one is a failed run (3).
         let empty = try Self.folder([], writeSamples: false)
         defer { try? FileManager.default.removeItem(at: empty) }
-        let noSamples = try Self.run([empty.path, b.path])
+        let noSamples = try await Self.run([empty.path, b.path])
         #expect(noSamples.status == 5)
         #expect(noSamples.stderr.contains("samples.jsonl is missing"))
-        #expect(try Self.run([b.path, empty.path]).status == 3)
+        #expect(try await Self.run([b.path, empty.path]).status == 3)
     }
 
-    @Test func tooFewOrFailedLaunchesExitThree() throws {
+    @Test func tooFewOrFailedLaunchesExitThree() async throws {
         let a = try Self.folder(GateSamples.cold(Self.model.totals(count: 20, seed: 300)))
         var failing = GateSamples.cold(Self.model.totals(count: 4, seed: 301))
         failing += (5...20).map { GateSamples.make(iteration: $0, status: .crashed) }
         let b = try Self.folder(failing)
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
-        let result = try Self.run([a.path, b.path])
+        let result = try await Self.run([a.path, b.path])
         let out = String(decoding: result.stdout, as: UTF8.self)
         #expect(result.status == 3, "\(out)")
         #expect(out.contains("Too many launches failed to judge: 16 of 20 in the current run"))
     }
 
-    @Test func usageErrorsExitSixtyFour() throws {
-        #expect(try Self.run(["a", "b", "--threshold", "-1"]).status == 64)
-        let metric = try Self.run(["a", "b", "--metric", "launch_ms"])
+    @Test func usageErrorsExitSixtyFour() async throws {
+        #expect(try await Self.run(["a", "b", "--threshold", "-1"]).status == 64)
+        let metric = try await Self.run(["a", "b", "--metric", "launch_ms"])
         #expect(metric.status == 64)
         #expect(metric.stderr.contains("total_premain_ms"))
-        #expect(try Self.run(["only-one"]).status == 64)
-        #expect(try Self.run(["a", "b", "--format", "xml"]).status == 64)
+        #expect(try await Self.run(["only-one"]).status == 64)
+        #expect(try await Self.run(["a", "b", "--format", "xml"]).status == 64)
     }
 
-    @Test func anUnlistedDylibFailsTheGateAndIsNamed() throws {
+    @Test func anUnlistedDylibFailsTheGateAndIsNamed() async throws {
         let images = ["Sample", "Frameworks/Alamofire.framework/Alamofire"]
         let baseline = Self.model.totals(count: 10, seed: 400).enumerated().map {
             GateSamples.make(iteration: $0 + 1, metrics: [.totalPremainMs: $1], bundleImages: images)
@@ -113,7 +113,7 @@ import Testing
         let list = a.appendingPathComponent("allowed-dylibs.txt")
         try "# approved\nAlamofire.framework\n".write(to: list, atomically: true, encoding: .utf8)
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
-        let result = try Self.run([a.path, b.path, "--allowed-dylibs", list.path])
+        let result = try await Self.run([a.path, b.path, "--allowed-dylibs", list.path])
         let out = String(decoding: result.stdout, as: UTF8.self)
         #expect(result.status == 2, "\(out)")
         #expect(
@@ -124,7 +124,7 @@ import Testing
             out.contains(
                 "Frameworks/Evil.framework/Evil loaded at launch on Lab iPhone (UDID-A), cold launch, iteration 1"))
         #expect(out.contains("logs/UDID-A/0001-cold.log"))
-        #expect(try Self.run([a.path, a.path, "--allowed-dylibs", list.path]).status == 0)
-        #expect(try Self.run([a.path, b.path, "--allowed-dylibs", "/nonexistent/list.txt"]).status == 1)
+        #expect(try await Self.run([a.path, a.path, "--allowed-dylibs", list.path]).status == 0)
+        #expect(try await Self.run([a.path, b.path, "--allowed-dylibs", "/nonexistent/list.txt"]).status == 1)
     }
 }

@@ -5,26 +5,10 @@ import Testing
 
 /// `launchbench parse` as a user runs it: the built binary in a subprocess.
 @Suite(.timeLimit(.minutes(5))) struct ParseCommandTests {
-    func run(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, out: String, err: String) {
+    func run(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
         let binary = try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-        }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        let result = try await ChildProcess.run(binary, arguments, stdin: stdin)
+        return (result.status ?? -1, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
 
     func fixture(_ prefix: String) throws -> String {
@@ -32,9 +16,9 @@ import Testing
         return ParserFixtures.folder.appendingPathComponent(name).path
     }
 
-    @Test func jsonHasEveryDocumentedKeyWithNullsForAbsentValues() throws {
+    @Test func jsonHasEveryDocumentedKeyWithNullsForAbsentValues() async throws {
         let path = try fixture("10-")
-        let result = try run(["parse", path])
+        let result = try await run(["parse", path])
         #expect(result.status == 0)
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [[String: Any]])
         #expect(array.count == 1)
@@ -51,8 +35,8 @@ import Testing
         #expect((object["warnings"] as? [String])?.count == 1)
     }
 
-    @Test func readsStdinAndSeveralFilesInOrder() throws {
-        let result = try run(
+    @Test func readsStdinAndSeveralFilesInOrder() async throws {
+        let result = try await run(
             ["parse", try fixture("24-"), "-", "--format", "csv"], stdin: "[launchbench] mark=main t=412.5\n")
         #expect(result.status == 0)
         let lines = result.out.components(separatedBy: "\r\n")
@@ -66,15 +50,15 @@ import Testing
             ])
     }
 
-    @Test func fileWithoutLaunchIsAnEmptyArrayAndANote() throws {
-        let result = try run(["parse", try fixture("33-")])
+    @Test func fileWithoutLaunchIsAnEmptyArrayAndANote() async throws {
+        let result = try await run(["parse", try fixture("33-")])
         #expect(result.status == 0)
         #expect(result.out == "[]\n")
         #expect(result.err.contains("no launch found"))
     }
 
-    @Test func missingFileExitsOneNamingIt() throws {
-        let result = try run(["parse", try fixture("01-"), "/nonexistent/capture.log"])
+    @Test func missingFileExitsOneNamingIt() async throws {
+        let result = try await run(["parse", try fixture("01-"), "/nonexistent/capture.log"])
         #expect(result.status == 1)
         #expect(result.out.isEmpty)
         #expect(result.err.contains("/nonexistent/capture.log"))
@@ -83,8 +67,8 @@ import Testing
 
     /// A file error is printed once, with one `Error:` prefix and without the usage (it is not an option mistake).
     @Test(arguments: ["/nonexistent/capture.log", "/"])
-    func aFileErrorIsPrintedOnce(path: String) throws {
-        let result = try run(["parse", path])
+    func aFileErrorIsPrintedOnce(path: String) async throws {
+        let result = try await run(["parse", path])
         #expect(result.status == 1)
         #expect(result.err.components(separatedBy: "Error:").count == 2, "\(result.err)")
         #expect(result.err.hasPrefix("Error: ") && result.err.contains(path))
@@ -92,15 +76,15 @@ import Testing
         #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
     }
 
-    @Test func csvQuotesFileNamesAndTableShowsWarnings() throws {
+    @Test func csvQuotesFileNamesAndTableShowsWarnings() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("=run 1, \"cold\".log")
         try Data(contentsOf: URL(fileURLWithPath: try fixture("10-"))).write(to: file)
-        let csv = try run(["parse", "--format", "csv", file.path])
+        let csv = try await run(["parse", "--format", "csv", file.path])
         #expect(csv.out.contains("\"\(folder.path)/=run 1, \"\"cold\"\".log\",1,53.37,28.47,,,,,,\r\n"))
-        let table = try run(["parse", "--format", "table", file.path])
+        let table = try await run(["parse", "--format", "table", file.path])
         #expect(table.status == 0)
         #expect(table.out.contains("53.37"))
         #expect(table.out.contains("warnings:"))
