@@ -40,7 +40,10 @@ public enum EngineError: Error, LocalizedError, DriverError, Sendable {
             let quoted =
                 log.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "; it said nothing" : Self.quote(log)
             var hint = Self.hint(log, udid: udid)
-            if hint.isEmpty, tunnelled, detail.contains("before replying") {
+            // pymobiledevice3 logs each forwarded connection once it reached debugproxy; none means it never did.
+            if hint.isEmpty, tunnelled, detail.contains("before replying"),
+                !log.contains("connection established from")
+            {
                 hint = Self.tunnelledRefusalHint(udid: udid)
             }
             return "\(detail) [pymobiledevice3 forwarder for \(udid)\(quoted); full log: \(logPath)]" + hint

@@ -6,23 +6,23 @@ import MobileDevice
 import TestSupport
 import Testing
 
-/// Every suite that runs the real pymobiledevice3, one test at a time: each starts Python sidecars (and on
-/// iOS 17+ a userspace TCP/IP stack), and a 2-core CI machine running them all at once starves the other
-/// tests' timers. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
-@Suite(
-    .serialized,
-    .enabled(
+/// Every suite that runs the real pymobiledevice3 (the demo too), one test at a time: each starts Python
+/// sidecars (and on iOS 17+ a userspace TCP/IP stack), and a 2-core CI machine running them all at once
+/// starves the other tests. CI installs pymobiledevice3 (`Scripts/test`), so none of them skips there.
+@Suite(.serialized) enum RealPymobiledevice3Tests {
+    /// On the suites that cannot run without it.
+    static let installed = ConditionTrait.enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
         "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
-    ))
-enum RealPymobiledevice3Tests {}
+    )
+}
 
 extension RealPymobiledevice3Tests {
     /// `run --engine pymobiledevice3` end to end: the real pymobiledevice3 (its `debugserver start-server`
     /// sidecar, pointed at the emulated lab with PYMOBILEDEVICE3_USBMUX) forwards the emulated iOS 14–16
     /// devices' DVTSecureSocketProxy debugserver (TLS, as a real device) to 127.0.0.1, and our GDB loop
     /// launches through it. Skipped when pymobiledevice3 is not installed (`Scripts/bootstrap --with-pymobiledevice3`).
-    @Suite(.timeLimit(.minutes(5))) struct Pymobiledevice3EndToEndTests {
+    @Suite(.timeLimit(.minutes(5)), installed) struct Pymobiledevice3EndToEndTests {
         typealias E = EndToEnd
         typealias P = Pymobiledevice3EndToEnd
 

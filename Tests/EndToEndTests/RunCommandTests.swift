@@ -165,73 +165,77 @@ import Testing
     }
 }
 
-/// `launchbench demo` as a newcomer runs it.
-@Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
-    @Test(arguments: [false, true])
-    func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
-        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-        let output = EndToEnd.temporaryFolder("demo").appendingPathComponent("results")
-        let child = try ChildProcess(
-            executable: executable,
-            arguments: ["demo", "--iterations", "2", "--output", output.path] + (embeddedApp ? ["--embedded-app"] : []),
-            environment: ["NO_COLOR": "1"])
-        let status = try await child.waitForExit(timeout: .seconds(120))
-        #expect(status == 0, "stderr: \(child.standardError)")
-        let samples = try EndToEnd.samplesOnDisk(output)
-        // With pymobiledevice3 (CI installs it) the iOS 17.5 and 18.6 phones join, measured through its
-        // userspace tunnel; without it the demo says how to add them.
-        let modern = Pymobiledevice3EndToEnd.executable != nil
-        var versions: Set<String> = ["10.3.4", "12.5.7", "14.8", "16.7"]
-        if modern { versions.formUnion(["17.5", "18.6"]) }
-        #expect(samples.count == versions.count * 4)
-        #expect(samples.allSatisfy { $0.status == .ok })
-        #expect(Set(samples.map(\.osVersion)) == versions)
-        // dyld printed pre-main up to iOS 14; from 16 on (dyld4) the markers measure the launch.
-        for sample in samples {
-            let printsStatistics = (OSVersion(sample.osVersion)?.major ?? 99) < 15
-            #expect((sample[.totalPremainMs] != nil) == printsStatistics)
-            #expect(sample[.firstFrameMs] != nil)
-        }
-        let line = modern ? "userspace tunnel" : "Scripts/bootstrap --with-pymobiledevice3"
-        #expect(child.standardError.contains(line), "stderr: \(child.standardError)")
-        #expect(child.standardOutput.contains("Results: \(output.path)"))
-        #expect(child.standardOutput.contains("first frame"))
-    }
-
-    /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options).
-    @Test func aRuntimeFailureExitsOneWithTheMessageOnce() async throws {
-        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-        let file = EndToEnd.temporaryFolder("demo-fail").appendingPathComponent("not-a-folder")
-        try Data("x".utf8).write(to: file)
-        let child = try ChildProcess(
-            executable: executable, arguments: ["demo", "--iterations", "1", "--output", file.path])
-        #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "stderr: \(child.standardError)")
-        #expect(child.standardError.contains("Error: Will not write results into \(file.path)"))
-        #expect(child.standardError.components(separatedBy: "Error:").count == 2)
-        #expect(!child.standardError.contains("Usage:"))
-    }
-
-    /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
-    @Test func theSeedRepeatsTheEmulatedFigures() async throws {
-        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-        func figures(seed: Int) async throws -> [String: Double] {
-            let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
+extension RealPymobiledevice3Tests {
+    /// `launchbench demo` as a newcomer runs it (with pymobiledevice3, two phones go through its tunnel;
+    /// `LAUNCHBENCH_TUNNEL_TRACE` puts the emulator's TCP anomalies in the stderr a failure quotes).
+    @Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
+        @Test(arguments: [false, true])
+        func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
+            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+            let output = EndToEnd.temporaryFolder("demo").appendingPathComponent("results")
             let child = try ChildProcess(
                 executable: executable,
-                arguments: ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
-                environment: ["NO_COLOR": "1"])
+                arguments: ["demo", "--iterations", "2", "--output", output.path]
+                    + (embeddedApp ? ["--embedded-app"] : []),
+                environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")
-            #expect(child.standardError.contains("--seed \(seed)"))
-            var result: [String: Double] = [:]
-            for sample in try EndToEnd.samplesOnDisk(output) {
-                result["\(sample.deviceUDID) \(sample.kind)"] = sample[.firstFrameMs]
+            let samples = try EndToEnd.samplesOnDisk(output)
+            // With pymobiledevice3 (CI installs it) the iOS 17.5 and 18.6 phones join, measured through its
+            // userspace tunnel; without it the demo says how to add them.
+            let modern = Pymobiledevice3EndToEnd.executable != nil
+            var versions: Set<String> = ["10.3.4", "12.5.7", "14.8", "16.7"]
+            if modern { versions.formUnion(["17.5", "18.6"]) }
+            #expect(samples.count == versions.count * 4)
+            #expect(samples.allSatisfy { $0.status == .ok })
+            #expect(Set(samples.map(\.osVersion)) == versions)
+            // dyld printed pre-main up to iOS 14; from 16 on (dyld4) the markers measure the launch.
+            for sample in samples {
+                let printsStatistics = (OSVersion(sample.osVersion)?.major ?? 99) < 15
+                #expect((sample[.totalPremainMs] != nil) == printsStatistics)
+                #expect(sample[.firstFrameMs] != nil)
             }
-            return result
+            let line = modern ? "userspace tunnel" : "Scripts/bootstrap --with-pymobiledevice3"
+            #expect(child.standardError.contains(line), "stderr: \(child.standardError)")
+            #expect(child.standardOutput.contains("Results: \(output.path)"))
+            #expect(child.standardOutput.contains("first frame"))
         }
-        let first = try await figures(seed: 7)
-        #expect(first.count == (Pymobiledevice3EndToEnd.executable == nil ? 8 : 12))  // 4 or 6 phones × cold, warm
-        #expect(try await figures(seed: 7) == first)
-        #expect(try await figures(seed: 8) != first)
+
+        /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options).
+        @Test func aRuntimeFailureExitsOneWithTheMessageOnce() async throws {
+            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+            let file = EndToEnd.temporaryFolder("demo-fail").appendingPathComponent("not-a-folder")
+            try Data("x".utf8).write(to: file)
+            let child = try ChildProcess(
+                executable: executable, arguments: ["demo", "--iterations", "1", "--output", file.path])
+            #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "stderr: \(child.standardError)")
+            #expect(child.standardError.contains("Error: Will not write results into \(file.path)"))
+            #expect(child.standardError.components(separatedBy: "Error:").count == 2)
+            #expect(!child.standardError.contains("Usage:"))
+        }
+
+        /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
+        @Test func theSeedRepeatsTheEmulatedFigures() async throws {
+            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+            func figures(seed: Int) async throws -> [String: Double] {
+                let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
+                let child = try ChildProcess(
+                    executable: executable,
+                    arguments: ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
+                    environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
+                let status = try await child.waitForExit(timeout: .seconds(120))
+                #expect(status == 0, "stderr: \(child.standardError)")
+                #expect(child.standardError.contains("--seed \(seed)"))
+                var result: [String: Double] = [:]
+                for sample in try EndToEnd.samplesOnDisk(output) {
+                    result["\(sample.deviceUDID) \(sample.kind)"] = sample[.firstFrameMs]
+                }
+                return result
+            }
+            let first = try await figures(seed: 7)
+            #expect(first.count == (Pymobiledevice3EndToEnd.executable == nil ? 8 : 12))  // 4 or 6 phones × cold, warm
+            #expect(try await figures(seed: 7) == first)
+            #expect(try await figures(seed: 8) != first)
+        }
     }
 }

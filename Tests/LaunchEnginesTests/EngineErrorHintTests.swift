@@ -39,5 +39,11 @@ import Testing
             udid: Self.udid, detail: "closed the connection before replying", log: "", logPath: "/tmp/x.log",
             kind: .launchRefused)
         #expect(!(lockdown.errorDescription ?? "").contains("mounter"))
+        // A forwarded connection that reached debugproxy and broke later is not a missing DDI.
+        let later = EngineError.launchThroughSidecar(
+            udid: Self.udid, detail: "closed the connection before replying",
+            log: "INFO connection established from ('127.0.0.1', 60546)", logPath: "/tmp/x.log", kind: .launchRefused,
+            tunnelled: true)
+        #expect(!(later.errorDescription ?? "").contains("mounter"))
     }
 }

@@ -131,3 +131,23 @@ import Testing
         #expect(!LibraryCall.afc(8, operation: "x").isConnectionFailure)
     }
 }
+
+/// Which failures may mean the phone was unplugged (then checked against usbmuxd's list): an unplug can
+/// land between any two steps of a launch, also where our own clients report the break.
+@Suite struct DeviceLossClassificationTests {
+    @Test func transportSymptomsMayBeALossAppAnswersNever() {
+        let udid = "00008030-001A2D4E0C38802E"
+        #expect(
+            DeviceSession.mayBeLoss(
+                .protocolError(operation: "launch of a.b", udid: udid, detail: "closed the connection before replying"))
+        )
+        #expect(
+            DeviceSession.mayBeLoss(.timedOut(operation: "TLS handshake with debugserver", udid: udid, seconds: 10)))
+        #expect(!DeviceSession.mayBeLoss(.appNotInstalled(bundleID: "a.b", udid: udid)))
+        #expect(
+            !DeviceSession.mayBeLoss(
+                .installFailed(
+                    step: .install, bundleID: "a.b", udid: udid, deviceName: "x", error: "APIInternalError",
+                    description: nil, detail: nil)))
+    }
+}

@@ -178,6 +178,7 @@ final class TunnelTCPConnection {
         guard !segment.payload.isEmpty || finishes else { return }  // a pure ACK needs no answer
         let offset = Int(SequenceSpace.distance(from: segment.sequence, to: receiveNext))
         guard offset >= 0 else {
+            TunnelTrace.note("port \(localPort): segment \(-offset) bytes after a gap dropped")
             sendAcknowledgment()  // a gap: drop it; the duplicate ACK says what is missing
             return
         }
@@ -259,8 +260,15 @@ final class TunnelTCPConnection {
     private func retransmit() {
         retransmitTimer = nil
         guard state != .closed else { return }
-        retransmissions += 1
+        // A peer that keeps its window shut is alive (RFC 9293 §3.8.6.1: probe it indefinitely); only
+        // unanswered data counts towards giving up.
+        let probing = peerWindow == 0 && state == .established
+        if !probing { retransmissions += 1 }
+        TunnelTrace.note(
+            "port \(localPort): \(probing ? "window probe" : "retransmission \(retransmissions)"), "
+                + "\(sentHighWater) bytes unacknowledged")
         guard retransmissions <= Self.maximumRetransmissions else {
+            TunnelTrace.note("port \(localPort): reset after \(retransmissions - 1) unanswered retransmissions")
             abort()
             return
         }

@@ -55,6 +55,10 @@ final class TunnelTCPStack {
             parsed = try TunnelPacket.parse(packet)
         } catch {
             dropped[error, default: 0] += 1
+            if case .notTCP = error {
+            } else {
+                TunnelTrace.note("dropped a packet (\(error), \(packet.readableBytes) bytes)")
+            }
             return
         }
         guard parsed.destination == deviceAddress else { return }
@@ -91,6 +95,7 @@ final class TunnelTCPStack {
     /// RFC 9293 §3.10.7.1: a segment for no connection gets a RST (none for a RST).
     private func refuse(_ segment: TCPSegment, from source: IPv6Address) {
         guard !segment.flags.contains(.rst) else { return }
+        TunnelTrace.note("reset: no connection for port \(segment.destinationPort) from \(segment.sourcePort)")
         let reset: TCPSegment
         if segment.flags.contains(.ack) {
             reset = TCPSegment(

@@ -40,8 +40,18 @@ actor DeviceSession {
         do {
             return try body()
         } catch let error as DeviceError {
-            guard let call = error.call, call.isConnectionFailure, deviceLeft() else { throw error }
+            guard Self.mayBeLoss(error), deviceLeft() else { throw error }
             throw DeviceError.deviceLost(udid: udid, operation: operation)
+        }
+    }
+
+    /// Failures a detach produces: a library call's connection failure, and the transport symptoms our
+    /// own clients report without one (a connection closed mid-reply, a TLS handshake or read that never
+    /// finished) — an unplug can land between any two of them.
+    static func mayBeLoss(_ error: DeviceError) -> Bool {
+        switch error {
+        case .protocolError, .timedOut: return true
+        default: return error.call?.isConnectionFailure ?? false
         }
     }
 

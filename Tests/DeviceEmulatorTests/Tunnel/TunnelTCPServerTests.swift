@@ -188,6 +188,29 @@ import Testing
         #expect(try host.received().isEmpty)  // acknowledged: the timer stops
     }
 
+    @Test func probesAShutWindowWithoutGivingUp() throws {
+        let host = try ScriptedTunnelHost(chargenBytes: 100)
+        try host.handshake()
+        let deviceISN = try connect(host, port: ScriptedTunnelHost.chargenPort, windowScale: nil, window: 0)
+        #expect(try host.received().isEmpty)  // nothing fits a shut window
+        var probes: [TCPSegment] = []
+        for _ in 0..<30 {  // a minute of a peer that answers every probe with window 0
+            host.advance(milliseconds: 4000)
+            let sent = try host.received()
+            probes += sent
+            if !sent.isEmpty {
+                try host.send(segment(port: 19, sequence: Self.isn &+ 1, acknowledgment: deviceISN &+ 1, window: 0))
+            }
+        }
+        #expect(probes.count >= 10)
+        #expect(probes.allSatisfy { $0.payload.count == 1 && !$0.flags.contains(.rst) })
+        #expect(host.openConnections == 1)
+        // The window opens: the rest follows.
+        try host.send(segment(port: 19, sequence: Self.isn &+ 1, acknowledgment: deviceISN &+ 1, window: 1000))
+        let rest = try host.received()
+        #expect(rest.map { $0.sequence &+ UInt32($0.payload.count) }.max() == deviceISN &+ 101)
+    }
+
     @Test func resendsTheSynAckWhenTheHandshakeStalls() throws {
         let host = try ScriptedTunnelHost()
         try host.handshake()
