@@ -71,7 +71,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines", "TestSupport"]),
         .testTarget(
-            name: "LaunchEnginesTests", dependencies: ["LaunchEngines", "LaunchBench"],
+            name: "LaunchEnginesTests", dependencies: ["LaunchEngines", "LaunchBench", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "DeviceEmulatorTests",

@@ -39,7 +39,8 @@ final class DebugserverSidecar: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = Pymobiledevice3ChecksumFix.environment(
+            adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
