@@ -3,6 +3,7 @@ import Foundation
 import LaunchBench
 import MobileDevice
 import TestSupport
+import Testing
 
 /// Apps, plans and runs for the end-to-end tests: the real runner over the real libimobiledevice
 /// (MobileDeviceDriver) against emulated iPhones in the process-wide `SharedTestLab`.
@@ -88,6 +89,18 @@ enum EndToEnd {
     static func parsedLog(of sample: Sample, in folder: URL) throws -> [LaunchRecord] {
         let data = try Data(contentsOf: folder.appendingPathComponent(sample.logPath ?? "missing"))
         return LaunchLogParser.parse(Array(data))
+    }
+
+    /// Every sample's values are exactly what its raw log says when parsed alone (wall time is ours).
+    static func expectValuesAsPrinted(
+        _ result: RunResult, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for sample in result.samples {
+            let printed = try parsedLog(of: sample, in: result.folder)
+            var measured = sample.metrics
+            measured[.wallMs] = nil
+            #expect(printed.count == 1 && measured == printed.first?.metrics, sourceLocation: sourceLocation)
+        }
     }
 
     /// Samples read back from `samples.jsonl`.

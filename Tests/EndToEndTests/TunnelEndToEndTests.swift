@@ -22,13 +22,8 @@ extension RealPymobiledevice3Tests {
                 let result = try await P.run(E.plan(app, devices: devices, iterations: 3), driver: driver)
                 #expect(result.samples.count == 12)
                 #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
-                for sample in result.samples {
-                    let printed = try E.parsedLog(of: sample, in: result.folder)
-                    var measured = sample.metrics
-                    measured[.wallMs] = nil
-                    #expect(printed.count == 1 && measured == printed.first?.metrics)
-                    #expect(sample[.mainMs] != nil && sample[.firstFrameMs] != nil)
-                }
+                try E.expectValuesAsPrinted(result)
+                #expect(result.samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
                 for device in devices {
                     #expect(device.services.launchHistory.filter { $0.bundleID == app.bundleID }.count == 6)
                     let outcome = try #require(result.manifest.outcome(of: device.udid))
@@ -185,12 +180,7 @@ extension RealPymobiledevice3Tests {
                 let result = try await P.run(E.plan(app, devices: devices, iterations: 2), driver: driver)
                 #expect(result.samples.count == 4)
                 #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
-                for sample in result.samples {
-                    let printed = try E.parsedLog(of: sample, in: result.folder)
-                    var measured = sample.metrics
-                    measured[.wallMs] = nil
-                    #expect(printed.count == 1 && measured == printed.first?.metrics)
-                }
+                try E.expectValuesAsPrinted(result)
                 let udid = devices[0].udid
                 let log = try String(
                     contentsOf: result.folder.appendingPathComponent("logs/\(udid)/pymobiledevice3.log"),

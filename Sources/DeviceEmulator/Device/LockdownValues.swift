@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// The values lockdown answers `GetValue` with, per domain (`""` = the top level), typed as on a real device.
 struct LockdownValues {
@@ -80,15 +81,8 @@ struct LockdownValues {
         domains[domain ?? ""]?[key] = nil
     }
 
-    // A stable 64-bit FNV-1a digest: the same UDID always yields the same serial and addresses.
-    private static func digest(of text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
+    // The same UDID always yields the same serial and addresses.
+    private static func digest(of text: String) -> UInt64 { stableHash(text) }
 
     private static func macAddress(_ digest: UInt64, salt: UInt64) -> String {
         let bits = (digest &+ salt &* 0x9E37_79B9_7F4A_7C15) & 0xFFFF_FFFF_FFFF

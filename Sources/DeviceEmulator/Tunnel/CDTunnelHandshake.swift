@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 import NIOCore
 
 /// The CDTunnel handshake (IOS17-TUNNEL.md §1.4): the host asks for a tunnel with its MTU, the device
@@ -55,11 +56,7 @@ struct CDTunnelHandshake {
     /// A /64 unique local prefix (RFC 4193: `fd` + a 40-bit global ID + subnet 0) fixed per device, so
     /// two emulated phones never share one and a test can predict it.
     static func uniqueLocalPrefix(for udid: String) -> [UInt8] {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs and platforms
-        for byte in udid.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
+        let hash = stableHash(udid)
         return [0xFD] + (0..<5).map { UInt8(truncatingIfNeeded: hash >> (8 * $0)) } + [0, 0]
     }
 }

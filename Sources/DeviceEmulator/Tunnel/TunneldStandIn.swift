@@ -105,8 +105,17 @@ public final class TunneldStandIn: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        endpoints.withLock { $0[device.udid] = Endpoints(discovery: discovery, debugProxy: debugProxy) }
-        return discovery.localAddress?.port ?? 0
+        // Two requests may have raced to start them: the first to register wins, the other closes its own.
+        let kept = endpoints.withLock { state -> Endpoints in
+            if let existing = state[device.udid], existing.discovery.isActive { return existing }
+            state[device.udid] = Endpoints(discovery: discovery, debugProxy: debugProxy)
+            return state[device.udid]!
+        }
+        if kept.discovery !== discovery {
+            discovery.close(promise: nil)
+            debugProxy.close(promise: nil)
+        }
+        return kept.discovery.localAddress?.port ?? 0
     }
 }
 

@@ -119,13 +119,7 @@ public final class DeviceLock: Sendable {
     static func fileName(udid: String, scope: String?) -> String {
         let safe = String(udid.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
         guard let scope else { return safe + ".lock" }
-        // FNV-1a: stable across runs and processes (Hasher is seeded per process).
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in scope.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return safe + "@" + String(hash, radix: 16) + ".lock"
+        return safe + "@" + String(stableHash(scope), radix: 16) + ".lock"
     }
 
     /// This process's command line, shortened for a message.

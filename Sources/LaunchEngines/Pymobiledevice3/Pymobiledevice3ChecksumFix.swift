@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// Corrects a bug in pymobiledevice3's userspace TCP/IP stack before it can stall a launch.
 ///
@@ -36,8 +37,8 @@ enum Pymobiledevice3ChecksumFix {
             pass
         """
 
-    /// The sidecar's full `environment` with `PYTHONPATH` led by a folder holding the fix (written once per content, so
-    /// concurrent launchbench processes share it); unchanged when the folder cannot be written.
+    /// The sidecar's full `environment` with `PYTHONPATH` led by a folder holding the fix (named after its
+    /// content, so concurrent launchbench processes share it); unchanged when the folder cannot be written.
     static func environment(adding environment: [String: String]) -> [String: String] {
         guard let folder else { return environment }
         var result = environment
@@ -47,13 +48,8 @@ enum Pymobiledevice3ChecksumFix {
     }
 
     private static let folder: URL? = {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in source.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-pmd3-fix-\(String(hash, radix: 16))")
+            "launchbench-pmd3-fix-\(String(stableHash(source), radix: 16))")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(source.utf8).write(to: folder.appendingPathComponent("sitecustomize.py"), options: .atomic)

@@ -8,7 +8,7 @@ import MobileDevice
 /// `launchbench demo`: the whole method on an emulated lab, no iPhone needed.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmark the sample app on an emulated lab of four iPhones (no device needed).",
+        abstract: "Benchmark the sample app on an emulated lab of iPhones (no device needed).",
         discussion: """
             Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
             iPhone 11 on 14.8, iPhone 13 on 16.7; with pymobiledevice3 installed also iPhone 15 on 17.5 and \
@@ -16,8 +16,8 @@ struct Demo: AsyncParsableCommand {
             reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
             through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
             DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it) so that dyld3 prints its \
-            statistics; iOS 16+ devices are measured by the app's markers only. The emulated time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are \
-            realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
+            statistics; iOS 16+ devices are measured by the app's markers only. The emulated time runs \
+            \(Int(1 / DemoLab.timeScale))x faster; printed times are realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
             written to a temp folder.
             """
     )
@@ -76,10 +76,7 @@ struct Demo: AsyncParsableCommand {
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
-            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite) {
-                folder in
-                await lab.driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
-            }
+            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite)
         } catch {
             await lab.stop()
             throw error

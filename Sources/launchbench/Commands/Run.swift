@@ -156,11 +156,7 @@ struct Run: AsyncParsableCommand {
         let code: ExitCode
         do {
             code = try await RunExecution.execute(
-                plan, driver: driver, output: output, overwrite: overwrite, gate: runGate
-            ) { folder in
-                // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log.
-                await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
-            }
+                plan, driver: driver, output: output, overwrite: overwrite, gate: runGate)
         } catch {
             await driver.shutdown()
             throw error

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LaunchBench
+import LaunchEngines
 import MobileDevice
 
 /// What `run` and `demo` share: select devices, prepare the results folder, run with live progress,
@@ -13,8 +14,7 @@ enum RunExecution {
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
-        _ plan: RunPlan, driver: any DeviceDriver, output: String?, overwrite: Bool = false, gate: RunGate? = nil,
-        resultsFolder: ((URL) async -> Void)? = nil
+        _ plan: RunPlan, driver: EngineRoutingDriver, output: String?, overwrite: Bool = false, gate: RunGate? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
@@ -27,7 +27,8 @@ enum RunExecution {
             output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory, overwrite: overwrite,
             protected: gate?.baselineFolder.map { [$0] } ?? [])
         let store = try ResultsStore(folder: folder)
-        await resultsFolder?(folder)
+        // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log.
+        await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
         Terminal.note(introduction(plan, devices: devices, folder: folder))
 
         let run = Task { try await runner.run(plan, devices: devices, store: store, busy: locks.busy) }
