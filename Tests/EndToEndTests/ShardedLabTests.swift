@@ -75,11 +75,11 @@ import Testing
                     #expect(status == 0, "\(error)")
                     #expect(error.contains("24 launches of 4 devices from 2 shards"), "\(error)")
                 }
-                let merged = try ResultsFolder.load(shard("base"))
+                let merged = try ResultsFolder.loadSamples(shard("base"))
                 #expect(Set(merged.samples.map(\.deviceUDID)) == Set((hostA + hostB).map(\.udid)))
                 #expect(Set(merged.samples.map(\.runID)).count == 2, "each launch keeps its shard's run id")
                 #expect(
-                    merged.manifest?.deviceOutcomes?.allSatisfy {
+                    merged.folder.manifest?.deviceOutcomes?.allSatisfy {
                         $0.notes.first?.contains("Measured in shard") == true
                     }
                         == true)

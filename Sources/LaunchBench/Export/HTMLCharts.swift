@@ -17,7 +17,7 @@ enum HTMLCharts {
 
     /// Horizontal stacked bars of the median phases, one bar per launch kind, on one scale.
     static func phaseBars(_ device: DeviceSummary) -> String? {
-        let bars = device.kinds.map { ($0.kind, PhaseBreakdown(samples: $0.samples)) }.filter { !$0.1.phases.isEmpty }
+        let bars = device.kinds.map { ($0.kind, PhaseBreakdown(points: $0.points)) }.filter { !$0.1.phases.isEmpty }
         guard !bars.isEmpty else { return nil }
         let barArea = width - labelWidth - 96  // 96: the total's label after the bar
         let longest = bars.map(\.1.totalMs).max() ?? 0
@@ -66,14 +66,19 @@ enum HTMLCharts {
         return svg(height: ly + 20, label: "Median launch phases, cold and warm", body: body)
     }
 
+    /// At most this many dots per row of a strip plot: beyond it the dots merge into one band and a
+    /// browser slows down (a 100,000-launch run would draw 25 MB of circles).
+    static let maxDotsPerRow = 1000
+
     /// Every launch's value of `metric` as a dot, one row per kind, jittered vertically; the box
-    /// marks p25–p75 and the line the median. The axis spans the values (it need not start at 0).
+    /// marks p25–p75 and the line the median (both from every launch). The axis spans the values (it need
+    /// not start at 0). A row with more than `maxDotsPerRow` launches draws every k-th, and the axis title
+    /// says so.
     static func stripPlot(_ device: DeviceSummary, metric: Metric) -> String? {
         let rows = device.kinds.compactMap { kind in kind.metrics[metric].map { (kind, $0) } }.filter { $0.1.n > 0 }
         guard !rows.isEmpty else { return nil }
-        let all = rows.flatMap(\.1.values)
-        var low = all.min() ?? 0
-        var high = all.max() ?? 1
+        var low = rows.compactMap(\.1.min).min() ?? 0
+        var high = rows.compactMap(\.1.max).max() ?? 1
         if high - low < 1e-9 { (low, high) = (low - 1, high + 1) }
         let ticks = niceTicks(low: low, high: high)
         let domain = (Swift.min(ticks.first ?? low, low), Swift.max(ticks.last ?? high, high))
@@ -86,6 +91,7 @@ enum HTMLCharts {
         let top = 4.0
 
         var body = ""
+        var thinned: [String] = []
         for (row, (kind, stats)) in rows.enumerated() {
             let center = top + Double(row) * rowHeight + rowHeight / 2
             body += text(kind.kind.rawValue, x: 0, y: center + 4, className: "axis-label")
@@ -94,13 +100,15 @@ enum HTMLCharts {
                 body += HTMLText.empty(
                     "rect", ["x": n(xOf(p25)), "y": n(center - 16), "width": n(width), "height": "32", "class": "iqr"])
             }
-            let measured = kind.samples.filter { !$0.status.isFailure && $0[metric]?.isFinite == true }
-            for (index, sample) in measured.enumerated() {
-                guard let value = sample[metric] else { continue }
+            let measured = kind.points.filter { !$0.status.isFailure && $0[metric]?.isFinite == true }
+            let step = (measured.count + maxDotsPerRow - 1) / maxDotsPerRow
+            if step > 1 { thinned.append("\(kind.kind.rawValue): every \(ordinal(step)) of \(measured.count)") }
+            for (index, point) in measured.enumerated() where index % Swift.max(1, step) == 0 {
+                guard let value = point[metric] else { continue }
                 // Golden-ratio jitter: deterministic (the same file every time) and evenly spread.
                 let jitter = ((Double(index) * 0.618033988749895).truncatingRemainder(dividingBy: 1) - 0.5) * 26
                 let launch =
-                    sample.launchIndex > 0 ? "\(sample.iteration).\(sample.launchIndex)" : "\(sample.iteration)"
+                    point.launchIndex > 0 ? "\(point.iteration).\(point.launchIndex)" : "\(point.iteration)"
                 let tip = "\(kind.kind.rawValue) #\(launch): \(ReportText.ms(value)) ms"
                 let dot: KeyValuePairs = [
                     "cx": n(xOf(value)), "cy": n(center + jitter), "r": "3.5",
@@ -120,9 +128,23 @@ enum HTMLCharts {
             let label = DecimalText.fixed(tick, maxFractionDigits: 3)
             body += text(label, x: xOf(tick), y: axisY + 18, className: "tick", anchor: "middle")
         }
-        let title = "\(metric.title) (ms)"
+        let title =
+            "\(metric.title) (ms)" + (thinned.isEmpty ? "" : " · dots drawn: " + thinned.joined(separator: ", "))
         body += text(title, x: (plotLeft + plotRight) / 2, y: axisY + 36, className: "axis-title", anchor: "middle")
         return svg(height: axisY + 44, label: "Every launch's \(metric.title), cold and warm", body: body)
+    }
+
+    /// `2nd`, `13th`, `21st`.
+    static func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 10, n % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
     }
 
     /// About five round tick values (1, 2 or 5 × 10ᵏ apart) from at or below `low` to at or above `high`.

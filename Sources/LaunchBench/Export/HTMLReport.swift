@@ -7,7 +7,7 @@ import Foundation
 public enum HTMLReport {
     /// - Parameters:
     ///   - folder: the results read back (for `run.json` and the notes).
-    ///   - summary: the statistics of `folder.samples`.
+    ///   - summary: the statistics of the folder's samples (`folder.summary`).
     public static func render(_ folder: ResultsFolder, summary: RunSummary) -> String {
         let title = appTitle(folder)
         var body = "<header>"
@@ -66,10 +66,10 @@ public enum HTMLReport {
     /// `com.example.app 2.3 (41)`.
     private static func appTitle(_ folder: ResultsFolder) -> String {
         let app = folder.manifest?.app
-        let appID = app?.bundleID ?? folder.samples.first?.appBundleID ?? "unknown app"
+        let appID = app?.bundleID ?? folder.firstSample?.appBundleID ?? "unknown app"
         var version = app?.version ?? ""
         if let build = app?.build, !build.isEmpty { version += version.isEmpty ? build : " (\(build))" }
-        if version.isEmpty { version = folder.samples.first?.appVersion ?? "" }
+        if version.isEmpty { version = folder.firstSample?.appVersion ?? "" }
         return version.isEmpty ? appID : "\(appID) \(version)"
     }
 
@@ -78,7 +78,7 @@ public enum HTMLReport {
             "\(summary.devices.count) device\(summary.devices.count == 1 ? "" : "s")",
             "\(summary.launchCount) launches", "\(summary.failureCount) failed",
         ]
-        if let started = folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min() {
+        if let started = folder.manifest?.startedAt ?? folder.earliestStart {
             parts.append("started \(timestamp(started))")
         }
         return parts.joined(separator: " · ")
@@ -87,7 +87,7 @@ public enum HTMLReport {
     /// The app, the run and the devices as `run.json` recorded them (what the samples say without it).
     private static func runDetails(_ folder: ResultsFolder) -> String {
         let manifest = folder.manifest
-        let first = folder.samples.first
+        let first = folder.firstSample
         var rows: [(String, String)] = [("App", manifest?.app?.bundleID ?? first?.appBundleID ?? "–")]
         if let name = manifest?.app?.name { rows.append(("Bundle", name)) }
         rows.append(("Version", manifest?.app?.version ?? first?.appVersion ?? "–"))

@@ -24,7 +24,7 @@ public struct LaunchCauses: Sendable, Hashable {
         guard let kind = device.kind(.cold) ?? device.kinds.first else { return nil }
         self.kind = kind.kind
         images = kind.images
-        let breakdown = PhaseBreakdown(samples: kind.samples)
+        let breakdown = PhaseBreakdown(points: kind.points)
         let total = breakdown.totalMs
         phases = breakdown.phases.map {
             PhaseShare(name: $0.name, medianMs: $0.medianMs, percent: total > 0 ? $0.medianMs / total * 100 : 0)

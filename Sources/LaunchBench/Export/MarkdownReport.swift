@@ -106,14 +106,14 @@ public enum MarkdownReport {
 
     private static func title(_ summary: RunSummary, _ manifest: RunManifest?) -> String {
         var title = "### Launch times"
-        guard let app = manifest?.app?.bundleID ?? summary.devices.first?.kinds.first?.samples.first?.appBundleID else {
+        guard let app = manifest?.app?.bundleID ?? summary.devices.first?.appBundleID else {
             return title
         }
         title += " of " + escape(app)
         var version = manifest?.app?.version ?? ""
         if let build = manifest?.app?.build, !build.isEmpty { version += version.isEmpty ? build : " (\(build))" }
         if version.isEmpty, manifest == nil {
-            version = summary.devices.first?.kinds.first?.samples.first?.appVersion ?? ""
+            version = summary.devices.first?.appVersion ?? ""
         }
         return version.isEmpty ? title : title + " " + escape(version)
     }

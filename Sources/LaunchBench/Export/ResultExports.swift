@@ -15,7 +15,8 @@ public enum ResultExports {
     }
 
     /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
-    /// `summary.csv`, `images.csv`, `summary.json` and `report.html` there, each atomically.
+    /// `summary.csv`, `images.csv`, `summary.json` and `report.html` there, each atomically. One pass over
+    /// the samples, none of them kept: `samples.csv` is written row by row as they are read.
     ///
     /// - Parameter resultsFolder: the run's output folder.
     /// - Returns: what was read (for the end-of-run summary: `TerminalSummary.render(outcome.summary, …)`)
@@ -24,21 +25,18 @@ public enum ResultExports {
     ///   `.unreadableResults`, `.cannotWrite`.
     @discardableResult
     public static func writeAll(resultsFolder: URL) throws -> Outcome {
-        let folder = try ResultsFolder.load(resultsFolder)
-        return try writeAll(folder)
-    }
-
-    /// Writes the exports of an already loaded folder into `folder.url`.
-    @discardableResult
-    public static func writeAll(_ folder: ResultsFolder) throws -> Outcome {
-        let summary = folder.summary
-        var written: [URL] = []
-        for format in [ExportFile.samplesCSV, .summaryCSV, .imagesCSV, .summaryJSON, .reportHTML] {
+        try ResultsFolder.requireFolder(resultsFolder)  // before samples.csv is started in it
+        let samplesCSV = resultsFolder.appendingPathComponent(ResultsFolder.FileName.samplesCSV)
+        let rows = try SamplesCSV.FileWriter(url: samplesCSV)
+        let folder = try ResultsFolder.load(resultsFolder) { try rows.append($0) }
+        try rows.finish()
+        var written = [samplesCSV]
+        for format in ExportFile.allCases {
             let url = folder.url.appendingPathComponent(format.fileName)
-            try write(try format.data(folder, summary: summary), to: url)
+            try write(try format.data(folder, summary: folder.summary), to: url)
             written.append(url)
         }
-        return Outcome(folder: folder, summary: summary, written: written)
+        return Outcome(folder: folder, summary: folder.summary, written: written)
     }
 
     /// Writes `data` atomically (a reader never sees half a file).
@@ -52,14 +50,14 @@ public enum ResultExports {
     }
 }
 
-/// The files `ResultExports.writeAll` produces.
+/// The files `ResultExports.writeAll` makes from a folder's summary (it writes `samples.csv` too, row by row as
+/// the samples are read: `SamplesCSV.FileWriter`).
 public enum ExportFile: Sendable, CaseIterable {
-    case samplesCSV, summaryCSV, imagesCSV, summaryJSON, reportHTML
+    case summaryCSV, imagesCSV, summaryJSON, reportHTML
 
     /// The file's name inside the results folder (`samples.csv`, `summary.json`, …).
     public var fileName: String {
         switch self {
-        case .samplesCSV: return ResultsFolder.FileName.samplesCSV
         case .summaryCSV: return ResultsFolder.FileName.summaryCSV
         case .imagesCSV: return ResultsFolder.FileName.imagesCSV
         case .summaryJSON: return ResultsFolder.FileName.summaryJSON
@@ -70,7 +68,6 @@ public enum ExportFile: Sendable, CaseIterable {
     /// The file's bytes. CSV files in the results folder start with a UTF-8 BOM (see `CSVWriter.data`).
     public func data(_ folder: ResultsFolder, summary: RunSummary) throws -> Data {
         switch self {
-        case .samplesCSV: return SamplesCSV.csv(folder.samples).data(byteOrderMark: true)
         case .summaryCSV: return SummaryCSV.csv(summary).data(byteOrderMark: true)
         case .imagesCSV: return ImagesCSV.csv(summary).data(byteOrderMark: true)
         case .summaryJSON: return try SummaryDocument(folder: folder, summary: summary).jsonData()

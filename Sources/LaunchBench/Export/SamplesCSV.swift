@@ -13,16 +13,86 @@ public enum SamplesCSV {
     /// written as measured (shortest exact form).
     public static func csv(_ samples: [Sample]) -> CSVWriter {
         var writer = CSVWriter(header: header)
-        for sample in samples {
-            var fields: [CSVWriter.Field] = [
-                .text(sample.runID), .text(sample.deviceUDID), .text(sample.deviceName), .text(sample.productType),
-                .text(sample.osVersion), .text(sample.appBundleID), .text(sample.appVersion),
-                .integer(sample.iteration), .text(sample.kind.rawValue), .text(sample.status.rawValue),
-            ]
-            fields += Metric.allCases.map { .number(sample[$0]) }
-            fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
-            writer.append(fields)
-        }
+        for sample in samples { writer.append(fields(sample)) }
         return writer
+    }
+
+    /// One launch's row.
+    static func fields(_ sample: Sample) -> [CSVWriter.Field] {
+        var fields: [CSVWriter.Field] = [
+            .text(sample.runID), .text(sample.deviceUDID), .text(sample.deviceName), .text(sample.productType),
+            .text(sample.osVersion), .text(sample.appBundleID), .text(sample.appVersion),
+            .integer(sample.iteration), .text(sample.kind.rawValue), .text(sample.status.rawValue),
+        ]
+        fields += Metric.allCases.map { .number(sample[$0]) }
+        fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
+        return fields
+    }
+
+    /// `samples.csv` written row by row as the samples are read, into a hidden file beside the target that
+    /// replaces it in one step when finished: memory stays flat however many launches there are, and a
+    /// reader never sees half a file. The bytes are those of `csv(_:).data(byteOrderMark: true)`.
+    public final class FileWriter {
+        private let url: URL
+        private let temporary: URL
+        private let handle: FileHandle
+        private var buffer = Data()
+        private var finished = false
+
+        /// Starts writing `url` (its BOM and header).
+        /// - Throws: `LaunchBenchError.cannotWrite`.
+        public init(url: URL) throws {
+            self.url = url
+            temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: "cannot create \(temporary.path)")
+            }
+            do {
+                handle = try FileHandle(forWritingTo: temporary)
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            }
+            buffer = CSVWriter(header: header).data(byteOrderMark: true)
+        }
+
+        deinit {
+            // Abandoned (the read failed): no half file is left behind.
+            guard !finished else { return }
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+        }
+
+        /// Appends `sample`'s row.
+        /// - Throws: `LaunchBenchError.cannotWrite`.
+        public func append(_ sample: Sample) throws {
+            buffer.append(contentsOf: (fields(sample).map(CSVWriter.render).joined(separator: ",") + "\r\n").utf8)
+            if buffer.count >= 1 << 20 { try flush() }
+        }
+
+        /// Writes what is left and puts the file in place.
+        /// - Throws: `LaunchBenchError.cannotWrite`.
+        public func finish() throws {
+            try flush()
+            finished = true
+            do {
+                try handle.close()
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            }
+            // rename(2) replaces the file in one step (Foundation's replaceItemAt moves the old file away first).
+            guard rename(temporary.path, url.path) == 0 else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
+            }
+        }
+
+        private func flush() throws {
+            guard !buffer.isEmpty else { return }
+            do {
+                try handle.write(contentsOf: buffer)
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            }
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 }

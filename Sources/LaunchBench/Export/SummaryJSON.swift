@@ -271,7 +271,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         schemaVersion = Self.currentSchemaVersion
         toolVersion = LaunchBenchVersion.current
         notes = folder.notes
-        let first = folder.samples.first
+        let first = folder.firstSample
         let manifest = folder.manifest
         if manifest != nil || first != nil {
             run = RunInfo(

@@ -179,9 +179,13 @@ extension GateComparison {
     }
 
     static func side(_ samples: [Sample], _ metric: Metric) -> GateSide {
+        side(samples.map(LaunchPoint.init), metric)
+    }
+
+    static func side(_ points: [LaunchPoint], _ metric: Metric) -> GateSide {
         GateSide(
-            launches: samples.count, failures: samples.filter(\.status.isFailure).count,
-            values: samples.filter { !$0.status.isFailure }.compactMap { $0[metric] }.filter(\.isFinite))
+            launches: points.count, failures: points.filter(\.status.isFailure).count,
+            values: points.filter { !$0.status.isFailure }.compactMap { $0[metric] }.filter(\.isFinite))
     }
 
     static func entry(

@@ -62,25 +62,25 @@ public struct GateInput: Sendable {
                 reason: "\(samplesURL.path) is missing. The gate tests each launch, not only the summary statistics: "
                     + "keep the whole results folder (samples.jsonl with summary.json) as the baseline.")
         }
-        let folder = try ResultsFolder.load(folderURL)
-        guard !folder.samples.isEmpty else {
+        let (folder, samples) = try ResultsFolder.loadSamples(folderURL)
+        guard !samples.isEmpty else {
             throw GateError.noLaunches(
                 path: path, role: role,
                 reason: "\(samplesURL.path) holds no launches (the run measured nothing). Run it again.")
         }
-        let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(folder.samples)
-        let ofApp = folder.samples.filter { $0.appBundleID == appBundleID }
-        var reference = ofApp.isEmpty ? [] : folder.samples.filter { $0.appBundleID != appBundleID }
+        let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(samples)
+        let ofApp = samples.filter { $0.appBundleID == appBundleID }
+        var reference = ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID }
         // `--reference-app` runs keep the reference app's launches in DIR/reference/.
         let referenceURL = folderURL.appendingPathComponent(RunManifest.referenceFolderName)
         if FileManager.default.fileExists(
             atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
-            let referenceFolder = try? ResultsFolder.load(referenceURL)
+            let referenceFolder = try? ResultsFolder.loadSamples(referenceURL)
         {
             reference += referenceFolder.samples
         }
         return GateInput(
-            path: path, folder: folder, appBundleID: appBundleID, samples: ofApp.isEmpty ? folder.samples : ofApp,
+            path: path, folder: folder, appBundleID: appBundleID, samples: ofApp.isEmpty ? samples : ofApp,
             referenceSamples: reference)
     }
 

@@ -1,7 +1,12 @@
 import Foundation
 
-/// A results folder read back: `run.json` (when there is one) and every sample of
+/// A results folder read back: `run.json` (when there is one) and the statistics of every sample of
 /// `samples.jsonl`, with notes on what could not be read.
+///
+/// The samples are read one at a time and not kept (a folder may hold 100,000 launches): what the
+/// reports need is in `summary`, `firstSample` and `earliestStart`; `load(_:each:)` hands every
+/// sample to a caller that streams it on (samples.csv), and `loadSamples` keeps them all for the gate,
+/// trend and merge, which compare launch by launch.
 ///
 /// Reading is tolerant because the folder may come from an interrupted or remote run: a missing
 /// `run.json` is a note (the report is made from the samples alone), and a line of
@@ -30,28 +35,64 @@ public struct ResultsFolder: Sendable {
     public var url: URL
     /// `nil` when `run.json` is missing or unreadable (see `notes`).
     public var manifest: RunManifest?
-    /// Every sample that could be read, in file order.
-    public var samples: [Sample]
     /// What the reader had to skip or guess, in words for the user; shown in every report.
     public var notes: [String]
+    /// The statistics of the samples, devices in `run.json`'s order, with its device outcome notes as remarks.
+    public private(set) var summary: RunSummary
+    /// The first sample in file order (the app and run when `run.json` does not say); `nil` when there is none.
+    public private(set) var firstSample: Sample?
+    /// When the earliest launch started; `nil` without samples.
+    public private(set) var earliestStart: Date?
 
     /// A folder's contents as read (or made by hand in tests).
     public init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
-        self.url = url
-        self.manifest = manifest
-        self.samples = samples
-        self.notes = notes
+        var accumulator = RunSummary.Accumulator()
+        for sample in samples { accumulator.add(sample) }
+        self.init(
+            url: url, manifest: manifest, notes: notes, accumulator: accumulator, firstSample: samples.first,
+            earliestStart: samples.map(\.startedAt).min())
     }
 
-    /// Reads `run.json` and `samples.jsonl` from `url`.
+    private init(
+        url: URL, manifest: RunManifest?, notes: [String], accumulator: RunSummary.Accumulator, firstSample: Sample?,
+        earliestStart: Date?
+    ) {
+        self.url = url
+        self.manifest = manifest
+        self.notes = notes
+        self.firstSample = firstSample
+        self.earliestStart = earliestStart
+        var remarks: [String: [String]] = [:]
+        for outcome in manifest?.deviceOutcomes ?? [] {
+            if let engine = outcome.engine {
+                remarks[outcome.udid, default: []].append(
+                    "Launch engine: \(engine)" + (outcome.engineReason.map { " (\($0))." } ?? "."))
+            }
+            remarks[outcome.udid, default: []] += outcome.notes
+        }
+        summary = accumulator.summary(deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
+    }
+
+    /// Reads `run.json` and `samples.jsonl` from `url`, summarising the samples without keeping them.
     /// - Throws: `LaunchBenchError.fileNotFound` when the folder or its `samples.jsonl` is missing,
     ///   `.unreadableResults` when `samples.jsonl` cannot be read at all.
     public static func load(_ url: URL) throws -> ResultsFolder {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw LaunchBenchError.fileNotFound(
-                path: url.path, what: "Results folder (the --output of `launchbench run`)")
-        }
+        try load(url) { _ in }
+    }
+
+    /// `load(_:)` that also keeps every sample, in file order: for the readers that compare launch by
+    /// launch (gate, trend, merge); their memory grows with the folder.
+    public static func loadSamples(_ url: URL) throws -> (folder: ResultsFolder, samples: [Sample]) {
+        var samples: [Sample] = []
+        let folder = try load(url) { samples.append($0) }
+        return (folder, samples)
+    }
+
+    /// `load(_:)` that hands every sample read to `each`, in file order, as it is read (exports stream
+    /// samples.csv this way).
+    /// - Throws: what `load(_:)` throws, and what `each` throws.
+    public static func load(_ url: URL, each: (Sample) throws -> Void) throws -> ResultsFolder {
+        try requireFolder(url)
         var notes: [String] = []
         let manifestURL = url.appendingPathComponent(FileName.manifest)
         var manifest: RunManifest?
@@ -71,16 +112,20 @@ public struct ResultsFolder: Sendable {
             throw LaunchBenchError.fileNotFound(
                 path: samplesURL.path, what: "samples.jsonl (written by `launchbench run` as it measures)")
         }
-        let parsed: [Sample]
-        let sampleNotes: [String]
-        do {
-            (parsed, sampleNotes) = try readSamples(samplesURL, valueLimitMs: valueLimitMs(manifest))
-        } catch {
-            throw LaunchBenchError.unreadableResults(path: samplesURL.path, reason: error.localizedDescription)
+        var accumulator = RunSummary.Accumulator()
+        var firstSample: Sample?
+        var earliestStart: Date?
+        var measured: Set<String> = []
+        let sampleNotes = try readSamples(samplesURL, valueLimitMs: valueLimitMs(manifest)) { parsed in
+            let sample = recoveringInitializers(parsed, folder: url)
+            accumulator.add(sample)
+            if firstSample == nil { firstSample = sample }
+            earliestStart = min(earliestStart ?? sample.startedAt, sample.startedAt)
+            measured.insert(sample.deviceUDID)
+            try each(sample)
         }
-        let samples = recoveringInitializers(parsed, folder: url)
         notes += sampleNotes
-        if samples.isEmpty { notes.append("samples.jsonl holds no launches yet.") }
+        if firstSample == nil { notes.append("samples.jsonl holds no launches yet.") }
         if let manifest {
             if manifest.interrupted == true {
                 notes.append("The run was interrupted before every launch was made; these are the launches measured.")
@@ -89,9 +134,20 @@ public struct ResultsFolder: Sendable {
                     "run.json has no end time: the run was interrupted or is still going; these are the launches"
                         + " measured so far.")
             }
-            notes += deviceNotes(manifest, measured: Set(samples.map(\.deviceUDID)))
+            notes += deviceNotes(manifest, measured: measured)
         }
-        return ResultsFolder(url: url, manifest: manifest, samples: samples, notes: notes)
+        return ResultsFolder(
+            url: url, manifest: manifest, notes: notes, accumulator: accumulator, firstSample: firstSample,
+            earliestStart: earliestStart)
+    }
+
+    /// - Throws: `LaunchBenchError.fileNotFound` when `url` is not a folder.
+    static func requireFolder(_ url: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw LaunchBenchError.fileNotFound(
+                path: url.path, what: "Results folder (the --output of `launchbench run`)")
+        }
     }
 
     /// Devices without a single sample that were not measured, in words: nothing else in a report
@@ -128,26 +184,37 @@ public struct ResultsFolder: Sendable {
     public static func parseSamples(_ data: Data, valueLimitMs: Double = Sample.defaultValueLimitMs) -> (
         samples: [Sample], notes: [String]
     ) {
+        var samples: [Sample] = []
         var reader = SampleLines(valueLimitMs: valueLimitMs)
-        reader.feed(data)
-        reader.finish()
-        return (reader.samples, reader.notes)
+        reader.feed(data) { samples.append($0) }
+        reader.finish { samples.append($0) }
+        return (samples, reader.notes)
     }
 
-    /// `parseSamples` over a file read in 1 MiB pieces: the file's bytes never sit in memory whole.
-    static func readSamples(_ url: URL, valueLimitMs: Double) throws -> (samples: [Sample], notes: [String]) {
-        let handle = try FileHandle(forReadingFrom: url)
+    /// `parseSamples` over a file read in 1 MiB pieces, each sample handed to `each` as it is decoded: the
+    /// file's bytes never sit in memory whole. Returns the notes.
+    /// - Throws: `LaunchBenchError.unreadableResults` when the file cannot be read; what `each` throws.
+    static func readSamples(_ url: URL, valueLimitMs: Double, each: (Sample) throws -> Void) throws -> [String] {
+        let unreadable = { (error: any Error) in
+            LaunchBenchError.unreadableResults(path: url.path, reason: error.localizedDescription)
+        }
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch { throw unreadable(error) }
         defer { try? handle.close() }
         var reader = SampleLines(valueLimitMs: valueLimitMs)
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { reader.feed(chunk) }
-        reader.finish()
-        return (reader.samples, reader.notes)
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 1 << 20) } catch { throw unreadable(error) }
+            guard let chunk, !chunk.isEmpty else { break }
+            try reader.feed(chunk, each)
+        }
+        try reader.finish(each)
+        return reader.notes
     }
 
     /// JSON Lines decoded as the bytes arrive, split anywhere.
     private struct SampleLines {
         let decoder = JSONCoding.decoder()
-        var samples: [Sample] = []
         var notes: [String] = []
         private var carry = Data()
         private var lineNumber = 0
@@ -156,33 +223,35 @@ public struct ResultsFolder: Sendable {
             decoder.userInfo[Sample.valueLimitKey] = valueLimitMs
         }
 
-        mutating func feed(_ bytes: Data) {
+        mutating func feed(_ bytes: Data, _ each: (Sample) throws -> Void) rethrows {
             carry.append(bytes)
             var start = carry.startIndex
             while let newline = carry[start...].firstIndex(of: 0x0A) {
-                decode(carry[start..<newline], cutOff: false)
+                if let sample = decode(carry[start..<newline], cutOff: false) { try each(sample) }
                 start = newline + 1
             }
             carry = Data(carry[start...])
         }
 
         /// The last line, when the file does not end with a line break (a run stopped while writing it).
-        mutating func finish() {
-            if !carry.isEmpty { decode(carry, cutOff: true) }
+        mutating func finish(_ each: (Sample) throws -> Void) rethrows {
+            let last = carry
             carry = Data()
+            if !last.isEmpty, let sample = decode(last, cutOff: true) { try each(sample) }
         }
 
-        private mutating func decode(_ line: Data, cutOff: Bool) {
+        private mutating func decode(_ line: Data, cutOff: Bool) -> Sample? {
             lineNumber += 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
             do {
-                samples.append(try decoder.decode(Sample.self, from: Data(line)))
+                return try decoder.decode(Sample.self, from: Data(line))
             } catch {
                 notes.append(
                     cutOff
                         ? "samples.jsonl line \(lineNumber) is cut off (the run was stopped while writing it); skipped."
                         : "samples.jsonl line \(lineNumber) is not a launch sample (\(ResultsFolder.describe(error))); skipped."
                 )
+                return nil
             }
         }
     }
@@ -196,19 +265,5 @@ public struct ResultsFolder: Sendable {
             return path.isEmpty ? "not valid JSON" : "bad \"\(path)\": \(context.debugDescription)"
         default: return error.localizedDescription
         }
-    }
-
-    /// The statistics of the samples, devices in `run.json`'s order, with its device outcome notes
-    /// as remarks.
-    public var summary: RunSummary {
-        var remarks: [String: [String]] = [:]
-        for outcome in manifest?.deviceOutcomes ?? [] {
-            if let engine = outcome.engine {
-                remarks[outcome.udid, default: []].append(
-                    "Launch engine: \(engine)" + (outcome.engineReason.map { " (\($0))." } ?? "."))
-            }
-            remarks[outcome.udid, default: []] += outcome.notes
-        }
-        return RunSummary(samples: samples, deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
     }
 }

@@ -26,14 +26,15 @@ public struct ResultsMerge: Sendable {
         case tooFewShards(count: Int)
     }
 
-    /// Merges `shards` (each a loaded results folder), refusing what cannot be one run.
+    /// Merges `shards` (each a results folder read with its samples: `ResultsFolder.loadSamples`), refusing
+    /// what cannot be one run.
     /// - Throws: ``Refusal``.
-    public init(_ shards: [ResultsFolder]) throws {
+    public init(_ shards: [(folder: ResultsFolder, samples: [Sample])]) throws {
         guard shards.count >= 2 else { throw Refusal.tooFewShards(count: shards.count) }
         var owner: [String: String] = [:]
         var app: (folder: String, bundleID: String)?
         for shard in shards {
-            let path = shard.url.path
+            let path = shard.folder.url.path
             if let bundleID = Self.bundleID(of: shard) {
                 if let first = app, first.bundleID != bundleID {
                     throw Refusal.differentApps(
@@ -49,30 +50,30 @@ public struct ResultsMerge: Sendable {
             }
         }
         samples = shards.flatMap(\.samples)
-        notes = shards.flatMap { shard in shard.notes.map { "\(shard.url.path): \($0)" } }
+        notes = shards.flatMap { shard in shard.folder.notes.map { "\(shard.folder.url.path): \($0)" } }
         manifest = Self.manifest(shards)
     }
 
-    private static func bundleID(of shard: ResultsFolder) -> String? {
-        shard.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(shard.samples)
+    private static func bundleID(of shard: (folder: ResultsFolder, samples: [Sample])) -> String? {
+        shard.folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(shard.samples)
     }
 
     /// The shard's devices: those run.json names and those its launches name.
-    private static func devices(of shard: ResultsFolder) -> [String] {
+    private static func devices(of shard: (folder: ResultsFolder, samples: [Sample])) -> [String] {
         var seen = Set<String>()
-        return ((shard.manifest?.devices.map(\.udid) ?? []) + shard.samples.map(\.deviceUDID)).filter {
+        return ((shard.folder.manifest?.devices.map(\.udid) ?? []) + shard.samples.map(\.deviceUDID)).filter {
             seen.insert($0).inserted
         }
     }
 
-    private static func manifest(_ shards: [ResultsFolder]) -> RunManifest {
-        let manifests = shards.map { $0.manifest }
+    private static func manifest(_ shards: [(folder: ResultsFolder, samples: [Sample])]) -> RunManifest {
+        let manifests = shards.map { $0.folder.manifest }
         let known = manifests.compactMap { $0 }
         var outcomes: [RunManifest.DeviceOutcome] = []
         var devices: [DeviceInfo] = []
         for (shard, manifest) in zip(shards, manifests) {
             let origin =
-                "Measured in shard \(shard.url.path)"
+                "Measured in shard \(shard.folder.url.path)"
                 + (manifest?.host?.name.map { " on host \($0)" } ?? "")
                 + (manifest?.runID.map { " (run \($0))" } ?? "") + "."
             let listed = manifest?.devices ?? []
@@ -90,7 +91,7 @@ public struct ResultsMerge: Sendable {
         }
         var options = known.first?.options ?? RunManifest.Options()
         var other = options.other ?? [:]
-        other["shards"] = shards.map(\.url.path).joined(separator: ", ")
+        other["shards"] = shards.map(\.folder.url.path).joined(separator: ", ")
         options.other = other
         let ended = known.count == shards.count && known.allSatisfy { $0.endedAt != nil }
         return RunManifest(

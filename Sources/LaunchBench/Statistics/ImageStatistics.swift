@@ -37,55 +37,96 @@ public struct ImageStatistics: Sendable, Hashable {
 
     /// - Parameter samples: one device's launches of one kind; failed launches are left out.
     public init(samples: [Sample]) {
-        let measured = samples.filter { !$0.status.isFailure }
-        launches = measured.count
-        launchesWithInitializerList = measured.filter { $0.initializers != nil }.count
-        launchesWithInitializerPhase = measured.filter { $0[.initializerMs] != nil }.count
-        launchesWithLibraries = measured.filter { !$0.bundleImages.isEmpty }.count
+        var accumulator = Accumulator()
+        for sample in samples { accumulator.add(sample) }
+        self = accumulator.statistics
+    }
 
-        var loaded: [String: Int] = [:]
-        var order: [String] = []
-        for sample in measured {
+    /// Image statistics built one launch at a time, keeping per image only its counts and times.
+    public struct Accumulator: Sendable {
+        private var launches = 0
+        private var withList = 0
+        private var withPhase = 0
+        private var withLibraries = 0
+        private var loaded: [String: Int] = [:]
+        private var loadedOrder: [String] = []
+        /// Initializer lists name images by file name, resolved to bundle paths only at the end: a later
+        /// launch may load the image that an earlier launch's list named.
+        private var listed: [String: Int] = [:]
+        private var listedOrder: [String] = []
+        private var times: [String: [Double]] = [:]
+
+        /// An empty accumulator.
+        public init() {}
+
+        /// Counts `sample` when it did not fail.
+        public mutating func add(_ sample: Sample) {
+            guard !sample.status.isFailure else { return }
+            launches += 1
+            if sample.initializers != nil { withList += 1 }
+            if sample[.initializerMs] != nil { withPhase += 1 }
+            if !sample.bundleImages.isEmpty { withLibraries += 1 }
             for image in Set(sample.bundleImages) {
-                if loaded[image] == nil { order.append(image) }
+                if loaded[image] == nil { loadedOrder.append(image) }
                 loaded[image, default: 0] += 1
             }
-        }
-        // dyld's initializer list names an image by its file name; a bundle image is the loaded path ending in it.
-        var bundlePathByName: [String: String] = [:]
-        for path in order where bundlePathByName[Self.fileName(of: path)] == nil {
-            bundlePathByName[Self.fileName(of: path)] = path
-        }
-
-        var listed: [String: Int] = [:]
-        var times: [String: [Double]] = [:]
-        for sample in measured {
             var seen: Set<String> = []
             for entry in sample.initializers ?? [] {
-                let key = bundlePathByName[entry.image] ?? entry.image
-                if seen.insert(key).inserted {
-                    if loaded[key] == nil && listed[key] == nil { order.append(key) }
-                    listed[key, default: 0] += 1
+                if seen.insert(entry.image).inserted {
+                    if listed[entry.image] == nil { listedOrder.append(entry.image) }
+                    listed[entry.image, default: 0] += 1
                 }
-                if let ms = entry.ms, ms.isFinite { times[key, default: []].append(ms) }
+                if let ms = entry.ms, ms.isFinite { times[entry.image, default: []].append(ms) }
             }
         }
-        images = order.map { key in
-            let values = (times[key] ?? []).sorted()
-            return Image(
-                image: key, inBundle: loaded[key] != nil, launchesLoaded: loaded[key] ?? 0,
-                launchesListed: listed[key] ?? 0,
-                medianInitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.5),
-                p90InitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.9))
-        }
-        .sorted { a, b in
-            switch (a.medianInitializerMs, b.medianInitializerMs) {
-            case (let x?, let y?) where x != y: return x > y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            default: return a.image < b.image
+
+        /// The statistics of the launches added so far.
+        public var statistics: ImageStatistics {
+            // dyld's initializer list names an image by its file name; a bundle image is the loaded path ending in it.
+            var bundlePathByName: [String: String] = [:]
+            for path in loadedOrder where bundlePathByName[ImageStatistics.fileName(of: path)] == nil {
+                bundlePathByName[ImageStatistics.fileName(of: path)] = path
             }
+            var order = loadedOrder
+            var listedByKey: [String: Int] = [:]
+            var timesByKey: [String: [Double]] = [:]
+            for name in listedOrder {
+                let key = bundlePathByName[name] ?? name
+                if loaded[key] == nil && listedByKey[key] == nil { order.append(key) }
+                listedByKey[key, default: 0] += listed[name] ?? 0
+                timesByKey[key, default: []] += times[name] ?? []
+            }
+            let images = order.map { key in
+                let values = (timesByKey[key] ?? []).sorted()
+                return Image(
+                    image: key, inBundle: loaded[key] != nil, launchesLoaded: loaded[key] ?? 0,
+                    launchesListed: listedByKey[key] ?? 0,
+                    medianInitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.5),
+                    p90InitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.9))
+            }
+            .sorted { a, b in
+                switch (a.medianInitializerMs, b.medianInitializerMs) {
+                case (let x?, let y?) where x != y: return x > y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return a.image < b.image
+                }
+            }
+            return ImageStatistics(
+                launches: launches, launchesWithInitializerList: withList, launchesWithInitializerPhase: withPhase,
+                launchesWithLibraries: withLibraries, images: images)
         }
+    }
+
+    private init(
+        launches: Int, launchesWithInitializerList: Int, launchesWithInitializerPhase: Int,
+        launchesWithLibraries: Int, images: [Image]
+    ) {
+        self.launches = launches
+        self.launchesWithInitializerList = launchesWithInitializerList
+        self.launchesWithInitializerPhase = launchesWithInitializerPhase
+        self.launchesWithLibraries = launchesWithLibraries
+        self.images = images
     }
 
     /// The embedded dylibs and frameworks loaded at launch: bundle images other than the app's executable.

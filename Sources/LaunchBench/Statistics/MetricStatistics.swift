@@ -30,14 +30,10 @@ public struct MetricStatistics: Sendable, Hashable {
     public var cvPercent: Double?
     /// Distribution-free 95 % interval of the median; `nil` when n < 6 (see `MedianConfidenceInterval`).
     public var ci95: MedianConfidenceInterval?
-    /// The measured values in launch order, for charts.
-    public var values: [Double]
-
     /// - Parameters:
     ///   - values: the measured values, in launch order (no failures, no missing values).
     ///   - failures: failed launches of the same group.
     public init(values: [Double], failures: Int) {
-        self.values = values
         self.failures = failures
         n = values.count
         guard !values.isEmpty else { return }

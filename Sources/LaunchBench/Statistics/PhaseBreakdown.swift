@@ -22,12 +22,12 @@ public struct PhaseBreakdown: Sendable, Hashable {
     /// Phases with at least one measured launch, in launch order.
     public var phases: [Phase]
 
-    /// - Parameter samples: launches of one device and kind; failed ones are ignored.
-    public init(samples: [Sample]) {
-        let measured = samples.filter { !$0.status.isFailure }
+    /// - Parameter points: launches of one device and kind; failed ones are ignored.
+    public init(points: [LaunchPoint]) {
+        let measured = points.filter { !$0.status.isFailure }
         // With dyld's phases, start → main minus them is the rest; without (iOS 15+), it is all of pre-main.
         let itemised = measured.contains { s in Metric.preMain.contains { s[$0] != nil } }
-        let definitions: [(String, (Sample) -> Double?)] = [
+        let definitions: [(String, (LaunchPoint) -> Double?)] = [
             ("dylib loading", { $0[.dylibLoadingMs] }),
             ("rebase/binding", { $0[.rebaseBindingMs] }),
             ("ObjC setup", { $0[.objcSetupMs] }),

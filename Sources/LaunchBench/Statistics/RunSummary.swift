@@ -16,21 +16,43 @@ public struct RunSummary: Sendable, Hashable {
     ///   - remarks: what the user should know per device (UDID → sentences), e.g. `run.json`'s
     ///     device outcome notes; shown under the device in every report.
     public init(samples: [Sample], deviceOrder: [String] = [], remarks: [String: [String]] = [:]) {
-        let measured = Set(samples.flatMap { $0.status.isFailure ? [] : Array($0.metrics.keys) })
-        let found = Metric.allCases.filter(measured.contains)
-        let metrics = found.isEmpty ? Metric.allCases : found
-        self.metrics = metrics
+        var accumulator = Accumulator()
+        for sample in samples { accumulator.add(sample) }
+        self = accumulator.summary(deviceOrder: deviceOrder, remarks: remarks)
+    }
 
-        var order: [String] = []
-        var byDevice: [String: [Sample]] = [:]
-        for sample in samples {
+    fileprivate init(devices: [DeviceSummary], metrics: [Metric]) {
+        self.devices = devices
+        self.metrics = metrics
+    }
+
+    /// A summary built one launch at a time, as a results folder is read: it keeps a `LaunchPoint` per
+    /// launch and counts, never the samples, so its memory does not grow with their text.
+    public struct Accumulator: Sendable {
+        private var order: [String] = []
+        private var byDevice: [String: DeviceLaunches] = [:]
+        private var measured: Set<Metric> = []
+
+        /// An empty accumulator.
+        public init() {}
+
+        /// Adds one launch, in the order measured.
+        public mutating func add(_ sample: Sample) {
+            if !sample.status.isFailure { measured.formUnion(sample.metrics.keys) }
             if byDevice[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
-            byDevice[sample.deviceUDID, default: []].append(sample)
+            byDevice[sample.deviceUDID, default: DeviceLaunches()].add(sample)
         }
-        let listed = deviceOrder.filter { byDevice[$0] != nil }
-        let ordered = listed + order.filter { !listed.contains($0) }
-        devices = ordered.map { udid in
-            DeviceSummary(samples: byDevice[udid] ?? [], metrics: metrics, remarks: remarks[udid] ?? [])
+
+        /// The statistics of the launches added so far (see `RunSummary.init(samples:deviceOrder:remarks:)`).
+        public func summary(deviceOrder: [String] = [], remarks: [String: [String]] = [:]) -> RunSummary {
+            let found = Metric.allCases.filter(measured.contains)
+            let metrics = found.isEmpty ? Metric.allCases : found
+            let listed = deviceOrder.filter { byDevice[$0] != nil }
+            let ordered = listed + order.filter { !listed.contains($0) }
+            let devices = ordered.compactMap { udid in
+                byDevice[udid].map { DeviceSummary($0, metrics: metrics, remarks: remarks[udid] ?? []) }
+            }
+            return RunSummary(devices: devices, metrics: metrics)
         }
     }
 
@@ -91,27 +113,19 @@ public struct DeviceSummary: Sendable, Hashable {
     /// once with how many launches said it, in order of first appearance.
     public var messages: [LaunchMessage]
 
-    init(samples: [Sample], metrics: [Metric], remarks: [String]) {
+    /// The app as this device's first launch names it (`app_bundle_id`, `app_version`).
+    public var appBundleID: String
+    /// The app's version and build as this device's first launch names it, `1.2 (34)`.
+    public var appVersion: String
+
+    fileprivate init(_ launches: DeviceLaunches, metrics: [Metric], remarks: [String]) {
         self.remarks = remarks
-        var counts: [String: Int] = [:]
-        var order: [String] = []
-        for sample in samples {
-            let texts = (sample.status.isFailure ? [sample.message].compactMap { $0 } : []) + sample.warnings
-            var seen: Set<String> = []
-            for text in texts where seen.insert(text).inserted {
-                if counts[text] == nil { order.append(text) }
-                counts[text, default: 0] += 1
-            }
-        }
-        messages = order.map { LaunchMessage(text: $0, launches: counts[$0] ?? 0) }
-        // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
-        let last = samples.last
-        device = DeviceIdentity(
-            udid: last?.deviceUDID ?? "", name: last?.deviceName ?? "", productType: last?.productType ?? "",
-            osVersion: last?.osVersion ?? "")
+        messages = launches.messageOrder.map { LaunchMessage(text: $0, launches: launches.messageCounts[$0] ?? 0) }
+        device = launches.device
+        appBundleID = launches.appBundleID ?? ""
+        appVersion = launches.appVersion
         kinds = LaunchKind.allCases.compactMap { kind in
-            let ofKind = samples.filter { $0.kind == kind }
-            return ofKind.isEmpty ? nil : KindSummary(kind: kind, samples: ofKind, metrics: metrics)
+            launches.kinds[kind].map { KindSummary(kind: kind, launches: $0, metrics: metrics) }
         }
     }
 
@@ -174,21 +188,22 @@ public struct KindSummary: Sendable, Hashable {
     /// Statistics of each of the run's reported metrics over this kind's launches that did not fail; a
     /// metric none of them measured has an entry with n = 0 (empty cells), not a missing key.
     public var metrics: [Metric: MetricStatistics]
-    /// The launches themselves, in order (charts draw every one).
-    public var samples: [Sample]
+    /// The launches themselves, in order (charts draw them).
+    public var points: [LaunchPoint]
     /// Bundle images loaded and initializer times by image (`images.csv`, "what to look at").
     public var images: ImageStatistics
 
-    init(kind: LaunchKind, samples: [Sample], metrics: [Metric]) {
+    fileprivate init(kind: LaunchKind, launches kindLaunches: KindLaunches, metrics: [Metric]) {
         self.kind = kind
-        self.samples = samples
-        images = ImageStatistics(samples: samples)
-        launches = samples.count
-        let failed = samples.filter(\.status.isFailure)
+        let points = kindLaunches.points
+        self.points = points
+        images = kindLaunches.images.statistics
+        launches = points.count
+        let failed = points.filter(\.status.isFailure)
         failures = failed.count
-        withoutMetrics = samples.filter { $0.status == .noMetrics }.count
+        withoutMetrics = points.filter { $0.status == .noMetrics }.count
         failuresByStatus = Dictionary(grouping: failed, by: \.status).mapValues(\.count)
-        let measured = samples.filter { !$0.status.isFailure }
+        let measured = points.filter { !$0.status.isFailure }
         var statistics: [Metric: MetricStatistics] = [:]
         for metric in metrics {
             statistics[metric] = MetricStatistics(
@@ -237,5 +252,44 @@ extension Metric {
         case .firstFrameMs: return "first frame"
         case .wallMs: return "wall time"
         }
+    }
+}
+
+/// One device's launches as they are read: identity, messages, and per kind the points and image counts.
+private struct DeviceLaunches: Sendable {
+    var device = DeviceIdentity(udid: "", name: "", productType: "", osVersion: "")
+    var appBundleID: String?
+    var appVersion = ""
+    var messageCounts: [String: Int] = [:]
+    var messageOrder: [String] = []
+    var kinds: [LaunchKind: KindLaunches] = [:]
+
+    mutating func add(_ sample: Sample) {
+        // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
+        device = DeviceIdentity(
+            udid: sample.deviceUDID, name: sample.deviceName, productType: sample.productType,
+            osVersion: sample.osVersion)
+        if appBundleID == nil {
+            appBundleID = sample.appBundleID
+            appVersion = sample.appVersion
+        }
+        let texts = (sample.status.isFailure ? [sample.message].compactMap { $0 } : []) + sample.warnings
+        var seen: Set<String> = []
+        for text in texts where seen.insert(text).inserted {
+            if messageCounts[text] == nil { messageOrder.append(text) }
+            messageCounts[text, default: 0] += 1
+        }
+        kinds[sample.kind, default: KindLaunches()].add(sample)
+    }
+}
+
+/// One device's launches of one kind as they are read.
+private struct KindLaunches: Sendable {
+    var points: [LaunchPoint] = []
+    var images = ImageStatistics.Accumulator()
+
+    mutating func add(_ sample: Sample) {
+        points.append(LaunchPoint(sample))
+        images.add(sample)
     }
 }

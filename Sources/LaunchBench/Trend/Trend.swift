@@ -94,16 +94,16 @@ public struct Trend: Sendable {
     ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
     ///     metric measured in each run).
     public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
-        var loaded: [(path: String, folder: ResultsFolder, start: Date?)] = []
+        var loaded: [(path: String, folder: ResultsFolder, samples: [Sample])] = []
         var skipped: [Skipped] = []
         for path in paths {
             do {
-                let folder = try ResultsFolder.load(URL(fileURLWithPath: path))
-                guard !folder.samples.isEmpty else {
+                let (folder, samples) = try ResultsFolder.loadSamples(URL(fileURLWithPath: path))
+                guard !samples.isEmpty else {
                     skipped.append(Skipped(path: path, reason: "samples.jsonl holds no launches"))
                     continue
                 }
-                loaded.append((path, folder, folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min()))
+                loaded.append((path, folder, samples))
             } catch {
                 let reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
                 skipped.append(Skipped(path: path, reason: reason))
@@ -115,38 +115,37 @@ public struct Trend: Sendable {
                 let c = Self.compareBuilds(Self.build(of: a.element.folder), Self.build(of: b.element.folder))
                 if c != 0 { return c < 0 }
             }
-            switch (a.element.start, b.element.start) {
+            switch (Self.start(of: a.element.folder), Self.start(of: b.element.folder)) {
             case (let x?, let y?) where x != y: return x < y
             default: return a.offset < b.offset
             }
         }.map(\.element)
-        self.init(folders: ordered.map { ($0.path, $0.folder) }, skipped: skipped, settings: settings)
+        self.init(folders: ordered, skipped: skipped, settings: settings)
     }
 
-    /// Builds the series from folders already read, in run order.
-    public init(
-        folders: [(path: String, folder: ResultsFolder)], skipped: [Skipped] = [],
-        settings: GateSettings = GateSettings()
+    /// Builds the series from folders already read with their samples, in run order.
+    private init(
+        folders: [(path: String, folder: ResultsFolder, samples: [Sample])], skipped: [Skipped], settings: GateSettings
     ) {
         self.settings = settings
         self.skipped = skipped
-        runs = folders.map { path, folder in
+        runs = folders.map { path, folder, _ in
             Run(
-                path: path, startedAt: folder.manifest?.startedAt ?? folder.samples.map(\.startedAt).min(),
+                path: path, startedAt: Self.start(of: folder),
                 appVersion: folder.manifest?.app.map { app in
                     [app.version, app.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
-                } ?? folder.samples.first?.appVersion)
+                } ?? folder.firstSample?.appVersion)
         }
         var seriesDevices: [DeviceIdentity] = []
         var byKey: [String: Series] = [:]
         var order: [String] = []
-        var previous: [String: [Sample]] = [:]
+        var previous: [String: [LaunchPoint]] = [:]
         /// The last series key of each anchor device (without kind and metric), to notice a break.
         var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?)] = [:]
-        for (runIndex, (path, folder)) in folders.enumerated() {
+        for (runIndex, (path, folder, samples)) in folders.enumerated() {
             folderNotes += folder.notes.map { "\(path): \($0)" }
-            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(folder.samples)
-            let devices = GateComparison.devices(of: folder.samples)
+            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(samples)
+            let devices = GateComparison.devices(of: samples)
             // Match this run's devices to the series' devices as the gate does.
             let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
             var seriesOf: [String: DeviceIdentity] = [:]
@@ -155,7 +154,7 @@ public struct Trend: Sendable {
                 seriesDevices.append(device)
                 seriesOf[device.udid] = device
             }
-            let summary = RunSummary(samples: folder.samples)
+            let summary = RunSummary(samples: samples)
             for deviceSummary in summary.devices {
                 guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
                 let current = deviceSummary.device
@@ -170,7 +169,7 @@ public struct Trend: Sendable {
                     for metric in metrics {
                         guard let s = kind.metrics[metric], s.n > 0 else { continue }
                         let key = "\(seriesKey)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
-                        let ofKind = kind.samples
+                        let ofKind = kind.points
                         var change: GateEntry?
                         if let before = previous[key] {
                             let pair = DeviceMatching.Pair(
@@ -211,10 +210,13 @@ public struct Trend: Sendable {
             + "there, since launch times are not comparable across such a change."
     }
 
+    /// When a folder's run started: run.json's start, else its earliest launch.
+    static func start(of folder: ResultsFolder) -> Date? { folder.manifest?.startedAt ?? folder.earliestStart }
+
     /// The build a folder measured: run.json's app build, else the launches' `1.2 (34)` app version.
     static func build(of folder: ResultsFolder) -> String {
         if let build = folder.manifest?.app?.build { return build }
-        let version = folder.samples.first?.appVersion ?? ""
+        let version = folder.firstSample?.appVersion ?? ""
         // `1.2 (34)`: the build is in the parentheses.
         if let open = version.lastIndex(of: "("), let close = version.lastIndex(of: ")"), open < close {
             return String(version[version.index(after: open)..<close])

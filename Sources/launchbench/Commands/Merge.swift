@@ -37,18 +37,18 @@ struct Merge: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folders = try shards.map { try ResultsFolder.load(URL(fileURLWithPath: $0, isDirectory: true)) }
+        let folders = try shards.map { try ResultsFolder.loadSamples(URL(fileURLWithPath: $0, isDirectory: true)) }
         let merged = try ResultsMerge(folders)
         for note in merged.notes { Terminal.note("note: \(note)") }
         let destination = try OutputFolder.prepare(
             output: URL(fileURLWithPath: output, isDirectory: true),
             workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: overwrite,
-            protected: folders.map(\.url))
+            protected: folders.map(\.folder.url))
         let store = try ResultsStore(folder: destination)
         try await store.writeManifest(merged.manifest)
         try await store.append(contentsOf: merged.samples)
         await store.close()
-        try copyLogs(from: folders, to: destination)
+        try copyLogs(from: folders.map(\.folder), to: destination)
         let outcome = try ResultExports.writeAll(resultsFolder: destination)
         Terminal.note(
             "merge: \(merged.samples.count) launches of \(merged.manifest.devices.count) devices from "

@@ -33,22 +33,28 @@ struct Report: AsyncParsableCommand {
 
     func run() async throws {
         let folderURL = URL(fileURLWithPath: directory, isDirectory: true)
-        let folder = try ResultsFolder.load(folderURL)
-        let summary = folder.summary
-        if !printOnly {
+        let folder: ResultsFolder
+        if printOnly {
+            folder = try ResultsFolder.load(folderURL)
+        } else {
+            // One pass: the exports are written as the folder is read.
             let outcome: ResultExports.Outcome
             do {
-                outcome = try ResultExports.writeAll(folder)
-            } catch {
-                Terminal.note(
-                    "report: the exports could not be rewritten; pass --print-only to report a folder you cannot"
-                        + " write to.")
+                outcome = try ResultExports.writeAll(resultsFolder: folderURL)
+            } catch let error as LaunchBenchError {
+                if case .cannotWrite = error {
+                    Terminal.note(
+                        "report: the exports could not be rewritten; pass --print-only to report a folder you cannot"
+                            + " write to.")
+                }
                 throw error
             }
+            folder = outcome.folder
             Terminal.note(
                 "report: wrote \(outcome.written.map(\.lastPathComponent).joined(separator: ", ")) in \(folderURL.path)"
             )
         }
+        let summary = folder.summary
         // The table carries the notes itself; other formats keep them in the document or, for CSV, nowhere.
         if format != .table {
             for note in folder.notes { Terminal.note("note: \(note)") }

@@ -109,7 +109,7 @@ struct RunGate {
     /// The main app's distance to the reference app, per device and kind (read from DIR/reference/).
     static func referenceGaps(_ result: RunResult, metrics: [Metric]) -> [ReferenceGap] {
         let url = result.folder.appendingPathComponent(RunManifest.referenceFolderName)
-        guard let reference = try? ResultsFolder.load(url) else {
+        guard let reference = try? ResultsFolder.loadSamples(url) else {
             Terminal.note("The reference app's launches could not be read from \(url.path).")
             return []
         }

@@ -99,4 +99,21 @@ import Testing
         #expect(parser.parse())
         #expect(!html.contains("<b>note</b>"))
     }
+
+    /// A long run's strip plot draws every k-th launch (at most 1000 dots a row) and says so; the median and
+    /// box still come from every launch.
+    @Test func aLongRunsStripPlotDrawsEveryKthLaunchAndSaysSo() throws {
+        let samples = (1...2500).map { iteration in
+            Sample(
+                runID: "r", deviceUDID: "U", deviceName: "Phone", productType: "iPhone12,1", osVersion: "16.7",
+                appBundleID: "com.example.app", appVersion: "1.0 (1)", iteration: iteration, kind: .cold,
+                status: .ok, metrics: [.firstFrameMs: 300 + Double(iteration % 50)], startedAt: Date())
+        }
+        let folder = ResultsFolder(url: URL(fileURLWithPath: "/tmp/long"), manifest: nil, samples: samples)
+        let html = HTMLReport.render(folder, summary: folder.summary)
+        let dots = html.components(separatedBy: "<circle").count - 1
+        #expect(dots == 834, "every 3rd of 2500 launches: \(dots) dots")
+        #expect(html.contains("dots drawn: cold: every 3rd of 2500"))
+        #expect(html.contains("cold #2500: ") && !html.contains("cold #2499: "))
+    }
 }

@@ -16,8 +16,9 @@ import Testing
     @Test func readsSamplesSkippingTheCutOffLastLine() throws {
         let dir = try ResultsFixture.copy("mixed")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let folder = try ResultsFolder.load(dir)
-        #expect(folder.samples.count == 31)
+        let (folder, samples) = try ResultsFolder.loadSamples(dir)
+        #expect(samples.count == 31)
+        #expect(folder.summary.launchCount == 31)
         #expect(folder.manifest?.app?.bundleID == "com.example.sample")
         #expect(folder.manifest?.devices.count == 3)
         #expect(

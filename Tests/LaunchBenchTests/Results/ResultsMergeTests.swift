@@ -13,7 +13,7 @@ import Testing
 
     static func shard(
         _ name: String, udids: [String], app: String = "com.example.app", ended: Bool = true, notes: [String] = []
-    ) -> ResultsFolder {
+    ) -> (folder: ResultsFolder, samples: [Sample]) {
         let manifest = RunManifest(
             runID: "run-\(name)", startedAt: Date(timeIntervalSince1970: 1000),
             endedAt: ended ? Date(timeIntervalSince1970: 2000) : nil, host: RunManifest.Host(name: "host-\(name)"),
@@ -23,11 +23,12 @@ import Testing
                     udid: $0, name: "Phone \($0)", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
             },
             deviceOutcomes: udids.map { RunManifest.DeviceOutcome(udid: $0, outcome: .measured) })
-        return ResultsFolder(
-            url: URL(fileURLWithPath: "/shards/\(name)"), manifest: manifest,
-            samples: udids.flatMap { udid in (1...3).map { sample(udid, run: "run-\(name)", app: app, iteration: $0) }
-            },
-            notes: notes)
+        let samples = udids.flatMap { udid in
+            (1...3).map { sample(udid, run: "run-\(name)", app: app, iteration: $0) }
+        }
+        let folder = ResultsFolder(
+            url: URL(fileURLWithPath: "/shards/\(name)"), manifest: manifest, samples: samples, notes: notes)
+        return (folder, samples)
     }
 
     @Test func everyLaunchKeepsItsShardAndEveryDeviceSaysWhereItWasMeasured() throws {

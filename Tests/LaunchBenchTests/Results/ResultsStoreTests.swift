@@ -191,7 +191,7 @@ import Testing
         try await store.replace([corrected])
         try await store.append(sample(4))
         await store.close()
-        let folder = try ResultsFolder.load(root)
+        let folder = try ResultsFolder.loadSamples(root)
         #expect(folder.samples.map(\.iteration) == [1, 2, 3, 4])
         #expect(folder.samples.map(\.status) == [.ok, .timeout, .ok, .ok])
         #expect(folder.samples[1].message == "re-judged")

@@ -179,7 +179,7 @@ import Testing
         }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("samples.jsonl"))
 
-        let folder = try ResultsFolder.load(dir)
+        let folder = try ResultsFolder.loadSamples(dir)
         #expect(folder.samples[0].initializers == [InitializerTime(image: "ServiceCore", ms: 417.15)])
         #expect(folder.samples[1].initializers == nil)
         #expect(folder.samples[2].initializers == nil)

@@ -94,18 +94,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         // The folders' app versions are `1.0 (b1)` … `1.0 (b5)`; reorder by giving later builds earlier days.
         let paths = byTime.runs.map(\.path)
-        var folders = try paths.map { try ResultsFolder.load(URL(fileURLWithPath: $0)) }
-        for index in folders.indices {
-            folders[index].samples = folders[index].samples.map { sample in
+        let folders = try paths.map { try ResultsFolder.loadSamples(URL(fileURLWithPath: $0)) }
+        for (index, (folder, samples)) in folders.enumerated() {
+            let lines = try samples.map { sample in
                 var s = sample
                 s.startedAt = Date(timeIntervalSince1970: Double(100 - index) * 86_400)
-                return s
-            }
-            let lines = try folders[index].samples.map {
-                String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self)
+                return String(decoding: try JSONCoding.encoder().encode(s), as: UTF8.self)
             }
             try Data((lines.joined(separator: "\n") + "\n").utf8).write(
-                to: folders[index].url.appendingPathComponent("samples.jsonl"))
+                to: folder.url.appendingPathComponent("samples.jsonl"))
         }
         let byBuild = Trend(paths: paths.reversed(), order: .build)
         #expect(byBuild.runs.map { URL(fileURLWithPath: $0.path).lastPathComponent } == ["b1", "b2", "b3", "b4", "b5"])
