@@ -83,6 +83,17 @@ public struct DyldLaunchPhases: Sendable {
         self.init(process: process, map: map, strings: strings, records: sorted, timebase: timebase)
     }
 
+    /// Measures one launch of a decoded trace, with its header's thread map.
+    /// - Parameters:
+    ///   - trace: the decoded trace.
+    ///   - timebase: the device's mach timebase.
+    ///   - selection: which launch.
+    /// - Returns: nil when no process matching `selection` appears in the trace.
+    public init?(trace: KdebugTrace, timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch) {
+        self.init(
+            records: trace.records, timebase: timebase, selection: selection, threads: trace.header?.threads ?? [])
+    }
+
     private init(
         process: ProcessMap.Selected, map: ProcessMap, strings: KdebugStrings, records: [KdebugRecord],
         timebase: MachTimebase
@@ -133,14 +144,12 @@ public struct DyldLaunchPhases: Sendable {
         var paired: [DyldInterval] = []
         var unpaired: [(record: KdebugRecord, kind: DyldIntervalKind)] = []
         var bootstrap: UInt64?
-        var lostEvents: [UInt64] = []
         for record in own {
             let id = record.debugID
             if id.eventID == .dyldBootstrapStart {
                 if bootstrap == nil { bootstrap = record.timestamp }
                 continue
             }
-            if id.eventID == .traceLostEvents { lostEvents.append(record.timestamp) }
             guard let kind = DyldIntervalKind(eventID: id.eventID) else { continue }
             let key = PairKey(event: id.eventID, pair: record.arg1)
             func interval(_ start: KdebugRecord, _ end: KdebugRecord) -> DyldInterval {
@@ -166,7 +175,7 @@ public struct DyldLaunchPhases: Sendable {
             }
         }
         unpaired += open.values.map { ($0, DyldIntervalKind(eventID: $0.debugID.eventID)!) }
-        unpaired.sort { $0.record.timestamp < $1.record.timestamp }
+        unpaired.sort { ($0.record.timestamp, $0.record.arg1) < ($1.record.timestamp, $1.record.arg1) }
 
         // The launch: the first LAUNCH_EXECUTABLE; its END is main and closes the window.
         let launch = paired.filter { $0.kind == .launchExecutable }.min { $0.startTimestamp < $1.startTimestamp }
@@ -190,7 +199,11 @@ public struct DyldLaunchPhases: Sendable {
                 "No LAUNCH_EXECUTABLE END: the trace stops before main (the app crashed, was prewarmed, or events "
                     + "were lost), so total pre-main is unknown and phases seen so far may be partial.")
         }
-        for timestamp in lostEvents where timestamp <= window {
+        // The kernel reports lost events on whichever thread notices, so look at every thread.
+        let lostEvents = records.filter {
+            $0.debugID.eventID == .traceLostEvents && $0.timestamp >= origin && $0.timestamp <= window
+        }.map(\.timestamp)
+        for timestamp in lostEvents {
             warnings.append(
                 "The kernel lost events at \(at(timestamp)) (TRACE_LOST_EVENTS): any phase may be missing intervals.")
         }
@@ -359,12 +372,11 @@ private struct ProcessMap {
             let exec = execs.first { $0.threadID == thread }
             return Selected(pid: pid, mainThread: thread, exec: exec, threads: threads.union([thread]))
         case .firstLaunch:
+            var lastDyldEvent: [UInt64: UInt64] = [:]
+            for record in records where isDyldTiming(record) { lastDyldEvent[record.threadID] = record.timestamp }
             let exec =
-                execs.first { exec in
-                    records.contains {
-                        $0.threadID == exec.threadID && $0.timestamp >= exec.timestamp && isDyldTiming($0)
-                    }
-                } ?? execs.first
+                execs.first { exec in lastDyldEvent[exec.threadID].map { $0 >= exec.timestamp } ?? false }
+                ?? execs.first
             if let exec {
                 return select(.pid(Int(truncatingIfNeeded: exec.arg1)), records: records)
             }

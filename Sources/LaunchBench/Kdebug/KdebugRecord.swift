@@ -27,7 +27,7 @@ public struct KdebugRecord: Hashable, Sendable {
     /// - Parameters:
     ///   - timestamp: mach ticks.
     ///   - debugID: the event and its function qualifier.
-    ///   - args: arg1…arg4; missing ones are 0.
+    ///   - args: arg1…arg4; missing ones are 0, extra ones are ignored.
     ///   - threadID: the emitting thread.
     ///   - cpuID: the CPU.
     public init(

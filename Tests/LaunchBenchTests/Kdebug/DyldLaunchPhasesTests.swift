@@ -248,6 +248,22 @@ extension KdebugTests {
             #expect(phases.warnings == [])
         }
 
+        /// TRACE_LOST_EVENTS comes from whichever thread noticed, here the kernel's thread 0.
+        @Test func warnsAboutLostEvents() throws {
+            var trace = try F.synth()
+            trace.records += [
+                KdebugRecord(timestamp: F.synthExec + 240_000, debugID: .traceLostEvents, threadID: 0),
+                KdebugRecord(timestamp: F.synthExec - 24_000, debugID: .traceLostEvents, threadID: 0),
+            ]
+            let phases = try #require(DyldLaunchPhases(trace: trace, timebase: .iPhone))
+            #expect(phases.processName == "Demo")
+            #expect(phases.rebaseBindingMs == 4.0)
+            #expect(
+                phases.warnings == [
+                    "The kernel lost events at +10.000 ms (TRACE_LOST_EVENTS): any phase may be missing intervals."
+                ])
+        }
+
         @Test func measuresAClosureBuild() throws {
             var records = try F.synth().records
             let index = records.firstIndex { $0.debugID.eventID == .dyldApplyFixups }!
