@@ -124,7 +124,6 @@ public struct DyldLaunchPhases: Sendable {
                 pathIDs[header] = record.arg2
             }
         }
-        var unresolvedHeaders: Set<UInt64> = []
         func image(kind: DyldIntervalKind, start: KdebugRecord) -> (image: String?, header: UInt64?) {
             switch kind {
             case .mapImage:
@@ -132,7 +131,6 @@ public struct DyldLaunchPhases: Sendable {
             case .staticInitializer, .objcInit, .launchExecutable:
                 let header = start.arg2
                 if let id = pathIDs[header], let path = strings[id], !path.isEmpty { return (path, header) }
-                unresolvedHeaders.insert(header)
                 return (Self.hex(header), header)
             default:
                 return (nil, nil)
@@ -261,6 +259,10 @@ public struct DyldLaunchPhases: Sendable {
                     + "initializer times are unknown on this OS.")
         }
 
+        // Named by address only: a mach header with no UUID_MAP path, among the launch's intervals.
+        let unresolvedHeaders = Set(
+            intervals.compactMap { interval in interval.machHeader.flatMap { interval.image == Self.hex($0) ? $0 : nil }
+            })
         if !unresolvedHeaders.isEmpty {
             warnings.append(
                 "No UUID_MAP path for mach header(s) \(unresolvedHeaders.sorted().map(Self.hex).joined(separator: ", ")): "

@@ -229,9 +229,15 @@ extension KdebugTests {
 
         @Test func countsOnlyIntervalsBeforeMain() throws {
             var records = try F.synth().records
-            // A dlopen after main: its MAP_IMAGE and APPLY_FIXUPS belong to no launch phase.
+            // A dlopen after main: its MAP_IMAGE, APPLY_FIXUPS and initializer (in an image with no UUID map)
+            // belong to no launch phase and raise no warning.
             let after = F.synthExec + 700_000
             records += [
+                KdebugRecord(
+                    timestamp: after + 100, debugID: .init(rawValue: 0x1F07_0001), args: [0x93, 0xDEAD_0000],
+                    threadID: 0x11000),
+                KdebugRecord(
+                    timestamp: after + 200, debugID: .init(rawValue: 0x1F07_0002), args: [0x93], threadID: 0x11000),
                 KdebugRecord(timestamp: after, debugID: .init(rawValue: 0x1F07_0009), args: [0x90], threadID: 0x11000),
                 KdebugRecord(
                     timestamp: after + 9, debugID: .init(rawValue: 0x1F07_000A), args: [0x90], threadID: 0x11000),
@@ -245,6 +251,8 @@ extension KdebugTests {
             #expect(phases.rebaseBindingMs == 4.0)
             #expect(phases.closureBuildMs == nil)
             #expect(phases.timeline.count == 9)
+            #expect(F.ns(phases.initializerMs) == 12_500_042)
+            #expect(phases.initializersByImage.count == 3)
             #expect(phases.warnings == [])
         }
 
