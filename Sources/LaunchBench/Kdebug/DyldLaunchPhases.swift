@@ -101,9 +101,10 @@ public struct DyldLaunchPhases: Sendable {
         var warnings: [String] = []
         let exec = process.exec
         let own = records.filter { process.threads.contains($0.threadID) && $0.timestamp >= (exec?.timestamp ?? 0) }
-        let firstBootstrap = own.first { $0.debugID.eventID == .dyldBootstrapStart }?.timestamp
+        let pairs = IntervalPairs(records: own)
+        let bootstrap = pairs.bootstrap
         let firstDyld = own.first { $0.debugID.eventClass == 31 && $0.debugID.subclass == 7 }?.timestamp
-        let origin = exec?.timestamp ?? firstBootstrap ?? firstDyld ?? own.first?.timestamp ?? 0
+        let origin = exec?.timestamp ?? bootstrap ?? firstDyld ?? own.first?.timestamp ?? 0
         let ms = { (timestamp: UInt64) in timebase.milliseconds(from: origin, to: timestamp) }
         let at = { (timestamp: UInt64) in "+" + Self.format(ms(timestamp)) + " ms" }
         if exec == nil {
@@ -114,66 +115,15 @@ public struct DyldLaunchPhases: Sendable {
             )
         }
 
-        // Mach header → path string id, from UUID_MAP_A (arg3 = load address) then UUID_MAP_B (arg2 = path id).
-        var pathIDs: [UInt64: UInt64] = [:]
-        var mapA: [UInt64: UInt64] = [:]
-        for record in own {
-            if record.debugID.eventID == .dyldUUIDMapA {
-                mapA[record.threadID] = record.arg3
-            } else if record.debugID.eventID == .dyldUUIDMapB, let header = mapA.removeValue(forKey: record.threadID) {
-                pathIDs[header] = record.arg2
-            }
+        let names = ImagePaths(records: own, strings: strings)
+        let unpaired = pairs.unpaired
+        let paired = pairs.paired.map { start, end, kind in
+            let (path, header) = names.image(kind: kind, start: start)
+            return DyldInterval(
+                kind: kind, image: path, machHeader: header, threadID: start.threadID, pairID: start.arg1,
+                startTimestamp: start.timestamp, endTimestamp: end.timestamp, startMs: ms(start.timestamp),
+                endMs: ms(end.timestamp))
         }
-        func image(kind: DyldIntervalKind, start: KdebugRecord) -> (image: String?, header: UInt64?) {
-            switch kind {
-            case .mapImage:
-                return (strings[start.arg2], nil)
-            case .staticInitializer, .objcInit, .launchExecutable:
-                let header = start.arg2
-                if let id = pathIDs[header], let path = strings[id], !path.isEmpty { return (path, header) }
-                return (Self.hex(header), header)
-            default:
-                return (nil, nil)
-            }
-        }
-
-        // Pair START and END by (event, trace-pair id); a repeated START leaves the earlier one unpaired.
-        var open: [PairKey: KdebugRecord] = [:]
-        var paired: [DyldInterval] = []
-        var unpaired: [(record: KdebugRecord, kind: DyldIntervalKind)] = []
-        var bootstrap: UInt64?
-        for record in own {
-            let id = record.debugID
-            if id.eventID == .dyldBootstrapStart {
-                if bootstrap == nil { bootstrap = record.timestamp }
-                continue
-            }
-            guard let kind = DyldIntervalKind(eventID: id.eventID) else { continue }
-            let key = PairKey(event: id.eventID, pair: record.arg1)
-            func interval(_ start: KdebugRecord, _ end: KdebugRecord) -> DyldInterval {
-                let (path, header) = image(kind: kind, start: start)
-                return DyldInterval(
-                    kind: kind, image: path, machHeader: header, threadID: start.threadID, pairID: start.arg1,
-                    startTimestamp: start.timestamp, endTimestamp: end.timestamp, startMs: ms(start.timestamp),
-                    endMs: ms(end.timestamp))
-            }
-            switch id.function {
-            case .start:
-                if let earlier = open.updateValue(record, forKey: key) { unpaired.append((earlier, kind)) }
-            case .end:
-                if let start = open.removeValue(forKey: key) {
-                    paired.append(interval(start, record))
-                } else {
-                    unpaired.append((record, kind))
-                }
-            case .startAndEnd:
-                paired.append(interval(record, record))
-            case .none:
-                continue
-            }
-        }
-        unpaired += open.values.map { ($0, DyldIntervalKind(eventID: $0.debugID.eventID)!) }
-        unpaired.sort { ($0.record.timestamp, $0.record.arg1) < ($1.record.timestamp, $1.record.arg1) }
 
         // The launch: the first LAUNCH_EXECUTABLE; its END is main and closes the window.
         let launch = paired.filter { $0.kind == .launchExecutable }.min { $0.startTimestamp < $1.startTimestamp }
@@ -287,11 +237,6 @@ public struct DyldLaunchPhases: Sendable {
         self.warnings = warnings
     }
 
-    private struct PairKey: Hashable {
-        var event: KdebugDebugID
-        var pair: UInt64
-    }
-
     private static func affected(_ kind: DyldIntervalKind) -> String {
         switch kind {
         case .launchExecutable: return "the launch interval is"
@@ -311,6 +256,84 @@ public struct DyldLaunchPhases: Sendable {
         let magnitude = abs(thousandths)
         let fraction = String(magnitude % 1000)
         return sign + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+/// Image paths by mach header: UUID_MAP_A (arg3 = load address) followed on the same thread by UUID_MAP_B
+/// (arg2 = path string id).
+private struct ImagePaths {
+    private var pathIDs: [UInt64: UInt64] = [:]
+    private let strings: KdebugStrings
+
+    init(records: [KdebugRecord], strings: KdebugStrings) {
+        self.strings = strings
+        var mapA: [UInt64: UInt64] = [:]
+        for record in records {
+            if record.debugID.eventID == .dyldUUIDMapA {
+                mapA[record.threadID] = record.arg3
+            } else if record.debugID.eventID == .dyldUUIDMapB, let header = mapA.removeValue(forKey: record.threadID) {
+                pathIDs[header] = record.arg2
+            }
+        }
+    }
+
+    /// The image an interval concerns (MAP_IMAGE: START arg2 is a path string id; the others: a mach header),
+    /// `0x…` for a mach header without a path.
+    func image(kind: DyldIntervalKind, start: KdebugRecord) -> (image: String?, header: UInt64?) {
+        switch kind {
+        case .mapImage:
+            return (strings[start.arg2], nil)
+        case .staticInitializer, .objcInit, .launchExecutable:
+            let header = start.arg2
+            if let id = pathIDs[header], let path = strings[id], !path.isEmpty { return (path, header) }
+            return (DyldLaunchPhases.hex(header), header)
+        case .attachCodeSignature, .applyFixups, .buildClosure, .objcMap:
+            return (nil, nil)
+        }
+    }
+}
+
+/// dyld's START and END records paired by (event, trace-pair id in arg1), not by nesting. A START whose id
+/// comes again before its END is left unpaired; so is an END with no open START, and a START never closed.
+private struct IntervalPairs {
+    var paired: [(start: KdebugRecord, end: KdebugRecord, kind: DyldIntervalKind)] = []
+    /// By timestamp, then pair id.
+    var unpaired: [(record: KdebugRecord, kind: DyldIntervalKind)] = []
+    /// The first BOOTSTRAP_START.
+    var bootstrap: UInt64?
+
+    private struct Key: Hashable {
+        var event: KdebugDebugID
+        var pair: UInt64
+    }
+
+    init(records: [KdebugRecord]) {
+        var open: [Key: (record: KdebugRecord, kind: DyldIntervalKind)] = [:]
+        for record in records {
+            let id = record.debugID
+            if id.eventID == .dyldBootstrapStart {
+                if bootstrap == nil { bootstrap = record.timestamp }
+                continue
+            }
+            guard let kind = DyldIntervalKind(eventID: id.eventID) else { continue }
+            let key = Key(event: id.eventID, pair: record.arg1)
+            switch id.function {
+            case .start:
+                if let earlier = open.updateValue((record, kind), forKey: key) { unpaired.append(earlier) }
+            case .end:
+                if let start = open.removeValue(forKey: key) {
+                    paired.append((start.record, record, kind))
+                } else {
+                    unpaired.append((record, kind))
+                }
+            case .startAndEnd:
+                paired.append((record, record, kind))
+            case .none:
+                continue
+            }
+        }
+        unpaired += open.values
+        unpaired.sort { ($0.record.timestamp, $0.record.arg1) < ($1.record.timestamp, $1.record.arg1) }
     }
 }
 
