@@ -1,0 +1,126 @@
+import Foundation
+
+/// Writes a launch's pre-main timeline as Chrome trace-event JSON (the "JSON Object Format" of the Trace Event
+/// Format, which chrome://tracing, Perfetto and Speedscope open).
+///
+/// `{"displayTimeUnit":"ms","traceEvents":[…]}`: complete events (`"ph":"X"`) for process creation (exec →
+/// dyld's `start`) and each dyld interval (dyld launch, each image mapped, fixups, ObjC setup, each initializer
+/// by image, closure build), then an instant event (`"ph":"i"`, process scope) named `main`. `ts` (µs from the
+/// exec) and `dur` (µs) are each rounded to the ns; keys are sorted, so the same launch always gives the same bytes.
+public enum ChromeTrace {
+    /// One trace event.
+    public struct Event: Codable, Hashable, Sendable {
+        /// The label shown on the slice.
+        public var name: String
+        /// The phase: `X` (complete) or `i` (instant).
+        public var ph: String
+        /// Start in µs from the exec.
+        public var ts: Double
+        /// Length in µs, for complete events.
+        public var dur: Double?
+        /// The process id.
+        public var pid: Int
+        /// The thread id.
+        public var tid: UInt64
+        /// The category: `kernel` or `dyld`.
+        public var cat: String
+        /// The instant's scope (`p` = process), for instant events.
+        public var s: String?
+        /// Details: `kind` (the dyld event), `image` (a path) when known.
+        public var args: [String: String]
+
+        /// An event from its fields.
+        /// - Parameters:
+        ///   - name: the label.
+        ///   - ph: `X` or `i`.
+        ///   - ts: start, µs.
+        ///   - dur: length, µs (complete events).
+        ///   - pid: process id.
+        ///   - tid: thread id.
+        ///   - cat: category.
+        ///   - s: instant scope.
+        ///   - args: details.
+        public init(
+            name: String, ph: String, ts: Double, dur: Double? = nil, pid: Int, tid: UInt64, cat: String,
+            s: String? = nil, args: [String: String] = [:]
+        ) {
+            self.name = name
+            self.ph = ph
+            self.ts = ts
+            self.dur = dur
+            self.pid = pid
+            self.tid = tid
+            self.cat = cat
+            self.s = s
+            self.args = args
+        }
+    }
+
+    /// The whole file.
+    public struct File: Codable, Hashable, Sendable {
+        /// The events, by start time.
+        public var traceEvents: [Event]
+        /// Always `ms`: how viewers label the time axis.
+        public var displayTimeUnit: String
+
+        /// A file from its events.
+        /// - Parameter traceEvents: the events.
+        public init(traceEvents: [Event]) {
+            self.traceEvents = traceEvents
+            displayTimeUnit = "ms"
+        }
+    }
+
+    /// The events of one launch.
+    /// - Parameter phases: the measured launch.
+    /// - Returns: process creation (when known), the dyld intervals by start, and `main` (when known).
+    public static func events(_ phases: DyldLaunchPhases) -> [Event] {
+        let pid = phases.pid ?? 0
+        let thread = phases.mainThreadID
+        let origin = phases.originTimestamp
+        func microseconds(ticks: UInt64) -> Double {
+            phases.timebase.nanoseconds(ticks).rounded() / 1000
+        }
+        func microseconds(_ timestamp: UInt64) -> Double {
+            microseconds(ticks: timestamp >= origin ? timestamp - origin : 0)
+        }
+        var events: [Event] = []
+        if let exec = phases.execTimestamp, let bootstrap = phases.bootstrapTimestamp {
+            events.append(
+                Event(
+                    name: "Process creation", ph: "X", ts: microseconds(exec),
+                    dur: microseconds(ticks: bootstrap - exec), pid: pid, tid: thread, cat: "kernel",
+                    args: ["kind": "TRACE_DATA_EXEC to BOOTSTRAP_START"]))
+        }
+        for interval in phases.timeline {
+            var args = ["kind": interval.kind.rawValue]
+            var name = interval.kind.title
+            if let image = interval.image {
+                args["image"] = image
+                name += " " + (image.split(separator: "/").last.map(String.init) ?? image)
+            }
+            events.append(
+                Event(
+                    name: name, ph: "X", ts: microseconds(interval.startTimestamp),
+                    dur: microseconds(ticks: interval.ticks), pid: pid,
+                    tid: interval.threadID, cat: "dyld", args: args))
+        }
+        if let main = phases.mainTimestamp {
+            events.append(
+                Event(
+                    name: "main", ph: "i", ts: microseconds(main), pid: pid, tid: thread,
+                    cat: "dyld", s: "p", args: ["kind": "LAUNCH_EXECUTABLE END"]))
+        }
+        return events
+    }
+
+    /// The JSON file of one launch.
+    /// - Parameter phases: the measured launch.
+    /// - Returns: UTF-8 JSON with sorted keys.
+    /// - Throws: what `JSONEncoder` throws (nothing for finite numbers).
+    public static func json(_ phases: DyldLaunchPhases) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(File(traceEvents: events(phases)))
+    }
+}

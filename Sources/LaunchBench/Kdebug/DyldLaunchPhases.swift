@@ -1,0 +1,411 @@
+/// Which launch in a trace to measure.
+public enum DyldLaunchSelection: Sendable, Equatable {
+    /// The first process exec'd (`TRACE_DATA_EXEC`) whose thread then emits dyld timing events; without any
+    /// exec, the first thread that starts `LAUNCH_EXECUTABLE`.
+    case firstLaunch
+    /// The process with this pid (the pid a launch request returned).
+    case pid(Int)
+    /// The process whose main thread has this id, for traces without class-7 (exec and thread) events.
+    case mainThread(UInt64)
+}
+
+/// The pre-main phases of one app launch, from dyld4's own kdebug intervals (issue 20).
+///
+/// Every value is in ms. A value is nil, never 0, when the trace cannot give it, and `warnings` says why in
+/// words: an interval whose START has no END (or the reverse), a missing exec or `LAUNCH_EXECUTABLE` END, or
+/// dyld-940…960's zero-length fixup and initializer timers (iOS 15). Intervals are paired by dyld's trace-pair
+/// id in arg1, not by nesting, and only those that start before `LAUNCH_EXECUTABLE` ends (before `main`) count.
+public struct DyldLaunchPhases: Sendable {
+    /// The process, when the trace maps its thread to a pid.
+    public var pid: Int?
+    /// The process name from `TRACE_STRING_EXEC` or the thread map.
+    public var processName: String?
+    /// The thread that exec'd (or, without an exec, that started dyld's launch).
+    public var mainThreadID: UInt64
+    /// The timebase the ms values were computed with.
+    public var timebase: MachTimebase
+    /// The exec's timestamp (ticks), nil when the trace lacks it.
+    public var execTimestamp: UInt64?
+    /// Where `startMs`/`endMs`, `bootstrapMs` and `mainMs` count from: the exec; without one, `BOOTSTRAP_START`,
+    /// else the process's first dyld timing event.
+    public var originTimestamp: UInt64
+
+    /// Exec → dyld's `start` (`BOOTSTRAP_START`): the kernel's part of process creation.
+    public var processCreationMs: Double?
+    /// Σ MAP_IMAGE + Σ ATTACH_CODESIGNATURE: loading the images that are not in the shared cache.
+    public var dylibLoadingMs: Double?
+    /// The launch's APPLY_FIXUPS (the first in the launch; later ones belong to dlopen calls): rebase and binding.
+    public var rebaseBindingMs: Double?
+    /// Σ OBJC_MAP: the ObjC runtime's `map_images`.
+    public var objcSetupMs: Double?
+    /// Σ STATIC_INITIALIZER + Σ OBJC_INIT, counting an interval nested in another on the same thread once.
+    public var initializerMs: Double?
+    /// Exec → `LAUNCH_EXECUTABLE` END, which dyld emits right before calling `main`.
+    public var totalPremainMs: Double?
+    /// Σ BUILD_CLOSURE: nil when dyld reused a saved launch closure (no such interval).
+    public var closureBuildMs: Double?
+    /// STATIC_INITIALIZER + OBJC_INIT time by image path (or `0x…` mach header when the path is unknown).
+    public var initializersByImage: [String: Double]
+    /// `BOOTSTRAP_START`'s timestamp (ticks).
+    public var bootstrapTimestamp: UInt64?
+    /// `LAUNCH_EXECUTABLE` END's timestamp (ticks): main.
+    public var mainTimestamp: UInt64?
+    /// `BOOTSTRAP_START` in ms from the origin.
+    public var bootstrapMs: Double?
+    /// `LAUNCH_EXECUTABLE` END (main) in ms from the origin.
+    public var mainMs: Double?
+    /// Every paired interval that starts before main, by START time, with times from the origin.
+    public var timeline: [DyldInterval]
+    /// Why values are nil or doubtful, in words, in the order found.
+    public var warnings: [String]
+
+    /// Measures one launch.
+    /// - Parameters:
+    ///   - records: the trace's records in stream order (they are sorted by timestamp, stably, first).
+    ///   - timebase: the device's mach timebase.
+    ///   - selection: which launch.
+    ///   - threads: the RAW_VERSION2 header's thread map, if any (thread → pid for threads that predate the trace).
+    /// - Returns: nil when no process matching `selection` appears in the records at all.
+    public init?(
+        records: [KdebugRecord], timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch,
+        threads: [KdebugThread] = []
+    ) {
+        let sorted = records.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }.map(\.element)
+        var map = ProcessMap(threads: threads)
+        var strings = KdebugStrings()
+        for record in sorted {
+            map.consume(record)
+            strings.consume(record)
+        }
+        guard let process = map.select(selection, records: sorted) else { return nil }
+        self.init(process: process, map: map, strings: strings, records: sorted, timebase: timebase)
+    }
+
+    /// Measures one launch of a decoded trace, with its header's thread map.
+    /// - Parameters:
+    ///   - trace: the decoded trace.
+    ///   - timebase: the device's mach timebase.
+    ///   - selection: which launch.
+    /// - Returns: nil when no process matching `selection` appears in the trace.
+    public init?(trace: KdebugTrace, timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch) {
+        self.init(
+            records: trace.records, timebase: timebase, selection: selection, threads: trace.header?.threads ?? [])
+    }
+
+    private init(
+        process: ProcessMap.Selected, map: ProcessMap, strings: KdebugStrings, records: [KdebugRecord],
+        timebase: MachTimebase
+    ) {
+        var warnings: [String] = []
+        let exec = process.exec
+        let own = records.filter { process.threads.contains($0.threadID) && $0.timestamp >= (exec?.timestamp ?? 0) }
+        let pairs = IntervalPairs(records: own)
+        let bootstrap = pairs.bootstrap
+        let firstDyld = own.first { $0.debugID.eventClass == 31 && $0.debugID.subclass == 7 }?.timestamp
+        let origin = exec?.timestamp ?? bootstrap ?? firstDyld ?? own.first?.timestamp ?? 0
+        let ms = { (timestamp: UInt64) in timebase.milliseconds(from: origin, to: timestamp) }
+        let at = { (timestamp: UInt64) in "+" + Self.format(ms(timestamp)) + " ms" }
+        if exec == nil {
+            let who = process.pid.map { "pid \($0)" } ?? "thread \(process.mainThread)"
+            warnings.append(
+                "No TRACE_DATA_EXEC (0x07000008) for \(who): process creation and total pre-main are unknown, "
+                    + "and times count from BOOTSTRAP_START (or the first dyld event); trace with class 7 (0x07FF0000) enabled."
+            )
+        }
+
+        let names = ImagePaths(records: own, strings: strings)
+        let unpaired = pairs.unpaired
+        let paired = pairs.paired.map { start, end, kind in
+            let (path, header) = names.image(kind: kind, start: start)
+            return DyldInterval(
+                kind: kind, image: path, machHeader: header, threadID: start.threadID, pairID: start.arg1,
+                startTimestamp: start.timestamp, endTimestamp: end.timestamp, startMs: ms(start.timestamp),
+                endMs: ms(end.timestamp))
+        }
+
+        // The launch: the first LAUNCH_EXECUTABLE; its END is main and closes the window.
+        let launch = paired.filter { $0.kind == .launchExecutable }.min { $0.startTimestamp < $1.startTimestamp }
+        let orphanEnd = unpaired.first { $0.kind == .launchExecutable && $0.record.debugID.function == .end }
+        let main = launch?.endTimestamp ?? orphanEnd?.record.timestamp
+        let window = main ?? .max
+        let intervals = paired.filter { $0.startTimestamp <= window }.sorted {
+            ($0.startTimestamp, $0.endTimestamp) < ($1.startTimestamp, $1.endTimestamp)
+        }
+        let broken = unpaired.filter { $0.record.timestamp <= window }
+        var brokenKinds: Set<DyldIntervalKind> = []
+        for (record, kind) in broken {
+            brokenKinds.insert(kind)
+            let (has, lacks) = record.debugID.function == .start ? ("START", "END") : ("END", "START")
+            warnings.append(
+                "\(kind.rawValue) \(has) at \(at(record.timestamp)) (pair id \(Self.hex(record.arg1))) has no "
+                    + "\(lacks): \(Self.affected(kind)) unknown.")
+        }
+        if main == nil {
+            warnings.append(
+                "No LAUNCH_EXECUTABLE END: the trace stops before main (the app crashed, was prewarmed, or events "
+                    + "were lost), so total pre-main is unknown and phases seen so far may be partial.")
+        }
+        // The kernel reports lost events on whichever thread notices, so look at every thread.
+        let lostEvents = records.filter {
+            $0.debugID.eventID == .traceLostEvents && $0.timestamp >= origin && $0.timestamp <= window
+        }.map(\.timestamp)
+        for timestamp in lostEvents {
+            warnings.append(
+                "The kernel lost events at \(at(timestamp)) (TRACE_LOST_EVENTS): any phase may be missing intervals.")
+        }
+
+        func ticks(_ kinds: Set<DyldIntervalKind>) -> UInt64? {
+            guard brokenKinds.isDisjoint(with: kinds) else { return nil }
+            let chosen = intervals.filter { kinds.contains($0.kind) }
+            if chosen.isEmpty && main == nil { return nil }
+            return chosen.reduce(0) { $0 + $1.ticks }
+        }
+        dylibLoadingMs = ticks([.mapImage, .attachCodeSignature]).map(timebase.milliseconds)
+        objcSetupMs = ticks([.objcMap]).map(timebase.milliseconds)
+        closureBuildMs =
+            intervals.contains { $0.kind == .buildClosure } || brokenKinds.contains(.buildClosure)
+            ? ticks([.buildClosure]).map(timebase.milliseconds) : nil
+
+        let fixups = intervals.first { $0.kind == .applyFixups }
+        rebaseBindingMs = brokenKinds.contains(.applyFixups) ? nil : fixups.map { timebase.milliseconds($0.ticks) }
+        if fixups == nil, !brokenKinds.contains(.applyFixups), main != nil {
+            warnings.append("No APPLY_FIXUPS interval in the launch: rebase/binding time is unknown.")
+        }
+
+        // Initializers: the outermost intervals on each thread count toward the total; by image, each counts.
+        let initializers = intervals.filter { $0.kind == .staticInitializer || $0.kind == .objcInit }
+        var outermost: [UInt64: DyldInterval] = [:]
+        var initializerTicks: UInt64 = 0
+        var byImage: [String: UInt64] = [:]
+        for interval in initializers {
+            byImage[interval.image ?? "?", default: 0] += interval.ticks
+            if let outer = outermost[interval.threadID], interval.endTimestamp <= outer.endTimestamp { continue }
+            outermost[interval.threadID] = interval
+            initializerTicks += interval.ticks
+        }
+        let initializersKnown =
+            brokenKinds.isDisjoint(with: [.staticInitializer, .objcInit]) && (main != nil || !initializers.isEmpty)
+        initializerMs = initializersKnown ? timebase.milliseconds(initializerTicks) : nil
+        initializersByImage = byImage.mapValues(timebase.milliseconds)
+
+        // dyld-940…960 (iOS 15): the launch fixups and every static initializer read about 0.
+        let oneMicrosecond = 1_000.0
+        let statics = intervals.filter { $0.kind == .staticInitializer }
+        let real = intervals.contains {
+            [.mapImage, .objcMap, .objcInit, .launchExecutable].contains($0.kind)
+                && timebase.nanoseconds($0.ticks) >= oneMicrosecond
+        }
+        if let fixups, timebase.nanoseconds(fixups.ticks) < oneMicrosecond, real,
+            statics.allSatisfy({ timebase.nanoseconds($0.ticks) < oneMicrosecond })
+        {
+            rebaseBindingMs = nil
+            initializerMs = nil
+            initializersByImage = [:]
+            warnings.append(
+                "APPLY_FIXUPS and all \(statics.count) STATIC_INITIALIZER intervals last under 1 µs while other "
+                    + "intervals are real: dyld-940…960 (iOS 15) ends those timers at once, so rebase/binding and "
+                    + "initializer times are unknown on this OS.")
+        }
+
+        // Named by address only: a mach header with no UUID_MAP path, among the launch's intervals.
+        let unresolvedHeaders = Set(
+            intervals.compactMap { interval in interval.machHeader.flatMap { interval.image == Self.hex($0) ? $0 : nil }
+            })
+        if !unresolvedHeaders.isEmpty {
+            warnings.append(
+                "No UUID_MAP path for mach header(s) \(unresolvedHeaders.sorted().map(Self.hex).joined(separator: ", ")): "
+                    + "they are named by address; trace with 0x1F050000 and 0x07010000 enabled.")
+        }
+        if bootstrap == nil {
+            warnings.append("No BOOTSTRAP_START: process creation is unknown.")
+        }
+        pid = process.pid
+        processName = process.pid.flatMap { map.names[$0] }
+        mainThreadID = process.mainThread
+        self.timebase = timebase
+        execTimestamp = exec?.timestamp
+        originTimestamp = origin
+        bootstrapTimestamp = bootstrap
+        mainTimestamp = main
+        bootstrapMs = bootstrap.map(ms)
+        mainMs = main.map(ms)
+        processCreationMs = exec == nil ? nil : bootstrapMs
+        totalPremainMs = exec == nil ? nil : mainMs
+        timeline = intervals
+        self.warnings = warnings
+    }
+
+    private static func affected(_ kind: DyldIntervalKind) -> String {
+        switch kind {
+        case .launchExecutable: return "the launch interval is"
+        case .mapImage, .attachCodeSignature: return "dylib loading is"
+        case .applyFixups: return "rebase/binding is"
+        case .buildClosure: return "closure build is"
+        case .objcMap: return "ObjC setup is"
+        case .objcInit, .staticInitializer: return "initializer time is"
+        }
+    }
+
+    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    static func format(_ ms: Double) -> String {
+        let thousandths = Int((ms * 1000).rounded())
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = abs(thousandths)
+        let fraction = String(magnitude % 1000)
+        return sign + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+/// Image paths by mach header: UUID_MAP_A (arg3 = load address) followed on the same thread by UUID_MAP_B
+/// (arg2 = path string id).
+private struct ImagePaths {
+    private var pathIDs: [UInt64: UInt64] = [:]
+    private let strings: KdebugStrings
+
+    init(records: [KdebugRecord], strings: KdebugStrings) {
+        self.strings = strings
+        var mapA: [UInt64: UInt64] = [:]
+        for record in records {
+            if record.debugID.eventID == .dyldUUIDMapA {
+                mapA[record.threadID] = record.arg3
+            } else if record.debugID.eventID == .dyldUUIDMapB, let header = mapA.removeValue(forKey: record.threadID) {
+                pathIDs[header] = record.arg2
+            }
+        }
+    }
+
+    /// The image an interval concerns (MAP_IMAGE: START arg2 is a path string id; the others: a mach header),
+    /// `0x…` for a mach header without a path.
+    func image(kind: DyldIntervalKind, start: KdebugRecord) -> (image: String?, header: UInt64?) {
+        switch kind {
+        case .mapImage:
+            return (strings[start.arg2], nil)
+        case .staticInitializer, .objcInit, .launchExecutable:
+            let header = start.arg2
+            if let id = pathIDs[header], let path = strings[id], !path.isEmpty { return (path, header) }
+            return (DyldLaunchPhases.hex(header), header)
+        case .attachCodeSignature, .applyFixups, .buildClosure, .objcMap:
+            return (nil, nil)
+        }
+    }
+}
+
+/// dyld's START and END records paired by (event, trace-pair id in arg1), not by nesting. A START whose id
+/// comes again before its END is left unpaired; so is an END with no open START, and a START never closed.
+private struct IntervalPairs {
+    var paired: [(start: KdebugRecord, end: KdebugRecord, kind: DyldIntervalKind)] = []
+    /// By timestamp, then pair id.
+    var unpaired: [(record: KdebugRecord, kind: DyldIntervalKind)] = []
+    /// The first BOOTSTRAP_START.
+    var bootstrap: UInt64?
+
+    private struct Key: Hashable {
+        var event: KdebugDebugID
+        var pair: UInt64
+    }
+
+    init(records: [KdebugRecord]) {
+        var open: [Key: (record: KdebugRecord, kind: DyldIntervalKind)] = [:]
+        for record in records {
+            let id = record.debugID
+            if id.eventID == .dyldBootstrapStart {
+                if bootstrap == nil { bootstrap = record.timestamp }
+                continue
+            }
+            guard let kind = DyldIntervalKind(eventID: id.eventID) else { continue }
+            let key = Key(event: id.eventID, pair: record.arg1)
+            switch id.function {
+            case .start:
+                if let earlier = open.updateValue((record, kind), forKey: key) { unpaired.append(earlier) }
+            case .end:
+                if let start = open.removeValue(forKey: key) {
+                    paired.append((start.record, record, kind))
+                } else {
+                    unpaired.append((record, kind))
+                }
+            case .startAndEnd:
+                paired.append((record, record, kind))
+            case .none:
+                continue
+            }
+        }
+        unpaired += open.values
+        unpaired.sort { ($0.record.timestamp, $0.record.arg1) < ($1.record.timestamp, $1.record.arg1) }
+    }
+}
+
+/// Threads, pids and process names as the kernel's class-7 events and the header's thread map tell them.
+private struct ProcessMap {
+    var pids: [UInt64: Int] = [:]
+    var names: [Int: String] = [:]
+    var execs: [KdebugRecord] = []
+
+    struct Selected {
+        var pid: Int?
+        var mainThread: UInt64
+        var exec: KdebugRecord?
+        var threads: Set<UInt64>
+    }
+
+    init(threads: [KdebugThread]) {
+        for thread in threads {
+            pids[thread.threadID] = thread.pid
+            if !thread.processName.isEmpty { names[thread.pid] = thread.processName }
+        }
+    }
+
+    mutating func consume(_ record: KdebugRecord) {
+        switch record.debugID.eventID {
+        case .traceDataNewThread:
+            pids[record.arg1] = Int(truncatingIfNeeded: record.arg2)
+        case .traceDataExec:
+            pids[record.threadID] = Int(truncatingIfNeeded: record.arg1)
+            execs.append(record)
+        case .traceStringExec:
+            let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
+            if let pid = pids[record.threadID], !name.isEmpty { names[pid] = name }
+        default:
+            break
+        }
+    }
+
+    func select(_ selection: DyldLaunchSelection, records: [KdebugRecord]) -> Selected? {
+        func isDyldTiming(_ record: KdebugRecord) -> Bool {
+            record.debugID.eventClass == 31 && record.debugID.subclass == 7
+        }
+        func launchStarter() -> UInt64? {
+            records.first {
+                $0.debugID.eventID == .dyldLaunchExecutable && $0.debugID.function == .start
+                    || $0.debugID.eventID == .dyldBootstrapStart
+            }?.threadID
+        }
+        switch selection {
+        case .pid(let pid):
+            let exec = execs.first { Int(truncatingIfNeeded: $0.arg1) == pid }
+            let threads = Set(pids.filter { $0.value == pid }.keys)
+            let main =
+                exec?.threadID
+                ?? records.first { threads.contains($0.threadID) && isDyldTiming($0) }?.threadID
+            guard let main else { return nil }
+            return Selected(pid: pid, mainThread: main, exec: exec, threads: threads.union([main]))
+        case .mainThread(let thread):
+            let pid = pids[thread]
+            let threads = pid.map { pid in Set(pids.filter { $0.value == pid }.keys) } ?? []
+            let exec = execs.first { $0.threadID == thread }
+            return Selected(pid: pid, mainThread: thread, exec: exec, threads: threads.union([thread]))
+        case .firstLaunch:
+            var lastDyldEvent: [UInt64: UInt64] = [:]
+            for record in records where isDyldTiming(record) { lastDyldEvent[record.threadID] = record.timestamp }
+            let exec =
+                execs.first { exec in lastDyldEvent[exec.threadID].map { $0 >= exec.timestamp } ?? false }
+                ?? execs.first
+            if let exec {
+                return select(.pid(Int(truncatingIfNeeded: exec.arg1)), records: records)
+            }
+            return launchStarter().flatMap { select(.mainThread($0), records: records) }
+        }
+    }
+}
