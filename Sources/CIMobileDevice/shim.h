@@ -7,6 +7,7 @@
 #include <libimobiledevice/libimobiledevice.h>
 #include <libimobiledevice/lockdown.h>
 #include <libimobiledevice/installation_proxy.h>
+#include <libimobiledevice/property_list_service.h>
 #include <libimobiledevice/afc.h>
 #include <libimobiledevice/debugserver.h>
 #include <libimobiledevice/diagnostics_relay.h>
