@@ -10,8 +10,7 @@ extension DeviceSession {
         try detectingLoss(during: "uninstall of \(bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
-            let device = try DeviceHandle(udid: udid)
-            let (name, _, services) = try startServices(on: device, [InstallationProxyClient.service])
+            let (device, name, _, services) = try startServices([InstallationProxyClient.service])
             let installer = try InstallationProxyClient(device: device, service: services[0])
             // Ask first: what installd answers for an unknown id differs between iOS versions.
             guard try installer.lookup(bundleID: bundleID, attributes: ["CFBundleIdentifier"]) != nil else { return }
@@ -31,9 +30,7 @@ extension DeviceSession {
         try detectingLoss(during: "install of \(app.bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
-            let device = try DeviceHandle(udid: udid)
-            let (name, _, services) = try startServices(
-                on: device, [InstallationProxyClient.service, AFCClient.service])
+            let (device, name, _, services) = try startServices([InstallationProxyClient.service, AFCClient.service])
             let installer = try InstallationProxyClient(device: device, service: services[0])
             let staged = try AppUploader(
                 afc: try AFCClient(device: device, service: services[1]), cancellation: cancellation

@@ -8,8 +8,7 @@ extension DeviceSession {
     ) throws -> LaunchTermination {
         try checkNotCancelled(cancellation)
         return try forgettingLocationOnFailure(of: request.bundleID) {
-            let device = try DeviceHandle(udid: udid)
-            let (app, debugService) = try prepareLaunch(of: request.bundleID, on: device)
+            let (device, app, debugService) = try prepareLaunch(of: request.bundleID)
             let connection = try DeviceServiceConnection(
                 device: device, service: debugService, name: "debugserver", handshakeTimeout: .seconds(10))
             var run = LaunchRun(
@@ -22,13 +21,13 @@ extension DeviceSession {
         }
     }
 
-    /// Looks the app up (executable path, data container) and starts debugserver, on one lockdown session.
+    /// Looks the app up (executable path, data container) and starts debugserver, on the kept lockdown session.
     private func prepareLaunch(
-        of bundleID: String, on device: DeviceHandle
-    ) throws -> (app: AppLocation, debugserver: ServiceDescriptor) {
-        let lockdown = try LockdownClient(device: device, handshake: true)
-        let app = try lookUp(bundleID, on: device, lockdown: lockdown)
-        return (app, try startDebugserver(lockdown: lockdown))
+        of bundleID: String
+    ) throws -> (device: DeviceHandle, app: AppLocation, debugserver: ServiceDescriptor) {
+        try withLockdown { device, lockdown in
+            (device, try lookUp(bundleID, on: device, lockdown: lockdown), try startDebugserver(lockdown: lockdown))
+        }
     }
 
     /// Runs one launch; when it fails, the app's location is looked up again next time (it may have moved).
@@ -73,8 +72,9 @@ extension DeviceSession {
     ) throws -> LaunchTermination {
         try checkNotCancelled(cancellation)
         return try forgettingLocationOnFailure(of: request.bundleID) {
-            let device = try DeviceHandle(udid: udid)
-            let app = try lookUp(request.bundleID, on: device)
+            let app = try withLockdown { device, lockdown in
+                try lookUp(request.bundleID, on: device, lockdown: lockdown)
+            }
             var run = LaunchRun(
                 client: GDBRemoteClient(
                     transport: try LoopbackTCPTransport(port: port, udid: udid, forwarder: forwarder), udid: udid),
@@ -88,12 +88,9 @@ extension DeviceSession {
     }
 
     /// The app's executable path and data container: remembered from the last lookup, else from
-    /// installation_proxy (started on `lockdown`, or on a session of its own).
-    private func lookUp(
-        _ bundleID: String, on device: DeviceHandle, lockdown: LockdownClient? = nil
-    ) throws -> AppLocation {
+    /// installation_proxy (started on `lockdown`).
+    private func lookUp(_ bundleID: String, on device: DeviceHandle, lockdown: LockdownClient) throws -> AppLocation {
         if let known = appLocations[bundleID] { return known }
-        let lockdown = try lockdown ?? LockdownClient(device: device, handshake: true)
         let installer = try InstallationProxyClient(
             device: device, service: try lockdown.startService(InstallationProxyClient.service))
         let attributes = try installer.lookup(

@@ -15,11 +15,9 @@ extension DeviceSession {
         return try detectingLoss(during: "reinstall of \(app.bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
-            let device = try DeviceHandle(udid: udid)
-            // One installation_proxy connection per command: a finished command's status thread may still
-            // be winding down (a second command on the same client would get OP_IN_PROGRESS).
-            let (name, _, services) = try startServices(
-                on: device, [InstallationProxyClient.service, InstallationProxyClient.service, AFCClient.service])
+            // One installation_proxy connection per command, as installd serves one command at a time.
+            let (device, name, _, services) = try startServices(
+                [InstallationProxyClient.service, InstallationProxyClient.service, AFCClient.service])
             let uninstaller = try InstallationProxyClient(device: device, service: services[0])
             let installer = try InstallationProxyClient(device: device, service: services[1])
             let afc = try AFCClient(device: device, service: services[2])

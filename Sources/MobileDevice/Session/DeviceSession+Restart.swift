@@ -14,6 +14,7 @@ extension DeviceSession {
         _ = waitFor(deadline: min(deadline, .now + .seconds(3)), cancellation: cancellation) {
             events.contains(.attached(udid: udid))
         }
+        forgetLockdown()  // the phone comes back with new connections
         try detectingLoss(during: "restart") {
             let device = try DeviceHandle(udid: udid)
             let relay = try DiagnosticsRelayClient(device: device, service: try startDiagnosticsRelay(on: device))

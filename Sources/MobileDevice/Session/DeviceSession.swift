@@ -9,7 +9,8 @@ struct AppLocation {
 
 /// Everything done to one device, one operation at a time, on that device's own serial queue:
 /// libimobiledevice blocks (for seconds on a real iPhone), so its calls never run on Swift's
-/// cooperative thread pool. Handles are created and freed inside each operation.
+/// cooperative thread pool. Service connections are made and freed inside each operation; the device
+/// handle and the lockdown session are kept across operations (`withLockdown`).
 actor DeviceSession {
     let udid: String
     private let executor: DeviceQueueExecutor
@@ -17,6 +18,9 @@ actor DeviceSession {
     /// cold one needs no second lookup (one service connection and a round trip less per launch).
     /// Forgotten whenever the app may have moved: any install, uninstall or reinstall, and a failed launch.
     var appLocations: [String: AppLocation] = [:]
+    /// The device handle and lockdown session kept across this device's operations: a new session costs a
+    /// usbmuxd lookup, the pair record, a TLS handshake and six connections, three times an iteration.
+    private var kept: (device: DeviceHandle, lockdown: LockdownClient)?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -65,15 +69,40 @@ actor DeviceSession {
         return false
     }
 
-    /// Lockdown session values and service ports for one operation; the session is closed
-    /// (StopSession) when this returns, before the services are used, as libimobiledevice's own
-    /// `*_client_start_service` helpers do.
-    func startServices(
-        on device: DeviceHandle, _ services: [String]
-    ) throws -> (deviceName: String, osVersion: String, services: [ServiceDescriptor]) {
+    /// Runs `body` on the kept device handle and lockdown session, opening them first when there are none.
+    /// `body` must be safe to run twice (lockdown requests, lookups): a kept session that fails with a
+    /// transport symptom (the phone rebooted or was replugged, lockdownd closed it) is dropped and `body`
+    /// runs once more on a new one. Any other failure leaves the session kept.
+    func withLockdown<Result>(_ body: (DeviceHandle, LockdownClient) throws -> Result) throws -> Result {
+        if let kept {
+            do {
+                return try body(kept.device, kept.lockdown)
+            } catch let error as DeviceError where Self.mayBeLoss(error) {
+                self.kept = nil
+            }
+        }
+        let device = try DeviceHandle(udid: udid)
         let lockdown = try LockdownClient(device: device, handshake: true)
-        let name = try lockdown.string(forKey: "DeviceName")
-        let version = try lockdown.string(forKey: "ProductVersion")
-        return (name, version, try services.map { try lockdown.startService($0) })
+        kept = (device, lockdown)
+        do {
+            return try body(device, lockdown)
+        } catch let error as DeviceError where Self.mayBeLoss(error) {
+            kept = nil
+            throw error
+        }
+    }
+
+    /// Drops the kept session (before a restart: the phone comes back with new connections).
+    func forgetLockdown() { kept = nil }
+
+    /// The device, its name and version, and service ports for one operation, from the kept lockdown session.
+    func startServices(
+        _ services: [String]
+    ) throws -> (device: DeviceHandle, deviceName: String, osVersion: String, services: [ServiceDescriptor]) {
+        try withLockdown { device, lockdown in
+            let name = try lockdown.string(forKey: "DeviceName")
+            let version = try lockdown.string(forKey: "ProductVersion")
+            return (device, name, version, try services.map { try lockdown.startService($0) })
+        }
     }
 }
