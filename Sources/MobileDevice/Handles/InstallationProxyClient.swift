@@ -78,18 +78,16 @@ final class InstallationProxyClient {
     }
 
     /// Sends `command`, then hands every status message to `progress` from the connection's queue until the
-    /// outcome arrives, the connection fails (a failed outcome naming the library's error) or it is closed.
+    /// outcome arrives, the connection fails or it is closed.
     private func start(_ command: PropertyListValue, operation: String, progress: InstallProgress) throws {
         try check(connection.send(command), operation: operation, udid: udid)
         connection.loop { [connection] in
             while progress.outcome == nil && !connection.isClosing {
                 let (code, message) = connection.receive()
                 if code == INSTPROXY_E_RECEIVE_TIMEOUT { continue }
-                guard code == INSTPROXY_E_SUCCESS else {
-                    let call = LibraryCall.instproxy(code.rawValue, operation: operation)
-                    progress.receive(["Error": .string(call.text)])
-                    return
-                }
+                // A broken connection ends the loop without an outcome, as libimobiledevice's loop does: the
+                // waiter then tells a detach (device lost) from a stall (its timeout) as before.
+                guard code == INSTPROXY_E_SUCCESS else { return }
                 if let message { progress.receive(message.value) }
             }
         }
