@@ -169,14 +169,12 @@ extension RealPymobiledevice3Tests {
     /// `launchbench demo` as a newcomer runs it (with pymobiledevice3, two phones go through its tunnel;
     /// `LAUNCHBENCH_TUNNEL_TRACE` puts the emulator's TCP anomalies in the stderr a failure quotes).
     @Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
-        @Test(arguments: [false, true])
-        func demoMeasuresFourEmulatedDevices(embeddedApp: Bool) async throws {
+        @Test func demoMeasuresFourEmulatedDevices() async throws {
             let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
             let output = EndToEnd.temporaryFolder("demo").appendingPathComponent("results")
             let child = try ChildProcess(
                 executable: executable,
-                arguments: ["demo", "--iterations", "2", "--output", output.path]
-                    + (embeddedApp ? ["--embedded-app"] : []),
+                arguments: ["demo", "--iterations", "2", "--output", output.path],
                 environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")

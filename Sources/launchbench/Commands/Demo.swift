@@ -46,10 +46,6 @@ struct Demo: AsyncParsableCommand {
             valueName: "n"))
     var build: String?
 
-    /// Measure the app written from the embedded description even when the fixture is there (tests).
-    @Flag(help: .hidden)
-    var embeddedApp = false
-
     func validate() throws {
         guard (1...1_000).contains(iterations) else {
             throw ValidationError(
@@ -64,7 +60,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var sample = try embeddedApp ? DemoApp.writeEmbedded() : DemoApp.locate()
+        var sample = try DemoApp.write()
         if let build { sample = try sample.withBuild(build) }
         defer { sample.cleanUp() }
         let app = try AppBundle(contentsOf: sample.url)
@@ -177,82 +173,28 @@ struct DemoLab {
     }
 }
 
-/// The app the demo measures: the package's fixture, or an equivalent written to a temp folder.
+/// The app the demo measures: `SampleApp` (the bytes of `Fixtures/SampleApp/Sample.app`) written to a temp
+/// folder, so an installed launchbench measures the same app as a checkout.
 struct DemoApp {
     let url: URL
-    /// A temp folder to remove afterwards, when the app was written from the embedded description.
+    /// The temp folder to remove afterwards.
     let temporaryFolder: URL?
 
-    static let fixturePath = "Fixtures/SampleApp/Sample.app"
-
-    /// The fixture next to the current directory or this source file's package, else a written copy.
-    static func locate() throws -> DemoApp {
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let candidates = [
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(fixturePath),
-            packageRoot.appendingPathComponent(fixturePath),
-        ]
-        if let found = candidates.first(where: {
-            FileManager.default.fileExists(atPath: $0.appendingPathComponent("Info.plist").path)
-        }) {
-            return DemoApp(url: found, temporaryFolder: nil)
+    /// Writes the sample app into a new temp folder.
+    static func write() throws -> DemoApp {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "launchbench-demo-app-\(UUID().uuidString.prefix(8))")
+        do {
+            return DemoApp(url: try SampleApp.write(into: folder), temporaryFolder: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
         }
-        return try writeEmbedded()
     }
 
     func cleanUp() {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
-
-    /// Writes `Sample.app` (Info.plist, a stand-in executable, two embedded frameworks and the emulator
-    /// profile) into a new temp folder.
-    static func writeEmbedded() throws -> DemoApp {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-demo-app-\(UUID().uuidString.prefix(8))")
-        let app = folder.appendingPathComponent("Sample.app")
-        do {
-            let fileManager = FileManager.default
-            try fileManager.createDirectory(
-                at: app.appendingPathComponent("Frameworks/SampleKit.framework"), withIntermediateDirectories: true)
-            let info: [String: String] = [
-                "CFBundleIdentifier": "com.example.launchbench.sample", "CFBundleExecutable": "Sample",
-                "CFBundleName": "Sample", "CFBundleShortVersionString": "1.0", "CFBundleVersion": "1",
-                "CFBundlePackageType": "APPL",
-            ]
-            try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
-                .write(to: app.appendingPathComponent("Info.plist"))
-            try Data("emulated executable\n".utf8).write(to: app.appendingPathComponent("Sample"))
-            try Data("emulated framework\n".utf8).write(
-                to: app.appendingPathComponent("Frameworks/SampleKit.framework/SampleKit"))
-            try Data("emulated dylib\n".utf8).write(
-                to: app.appendingPathComponent("Frameworks/libSampleAnalytics.dylib"))
-            _ = try AppProfile.decode(Data(embeddedProfile.utf8))  // the emulator must accept what we write
-            try Data(embeddedProfile.utf8).write(to: app.appendingPathComponent(AppProfile.fileName))
-        } catch {
-            throw LaunchBenchError.cannotWrite(
-                path: app.path, reason: "the demo's sample app cannot be written (\(error.localizedDescription))")
-        }
-        return DemoApp(url: app, temporaryFolder: folder)
-    }
-
-    /// What the written sample app does in the emulator (launchbench-emulator.json, schema 1): an older
-    /// phone is slower, a cold launch slower than a warm one; the app prints its markers and exits after `done`.
-    static let embeddedProfile = """
-        {
-          "schemaVersion": 1, "noise": 0.05, "exitAfterDone": true, "developmentSigned": true,
-          "models": {
-            "iPhone5,2": { "cold": { "dylibLoadingMs": 600, "rebaseBindingMs": 90, "objcSetupMs": 60, "initializerMs": 150,
-                                     "mainMs": 930, "didFinishLaunchingMs": 1300, "firstFrameMs": 1500 } },
-            "A7": { "cold": { "dylibLoadingMs": 170, "rebaseBindingMs": 27, "objcSetupMs": 19, "initializerMs": 46,
-                              "mainMs": 270, "didFinishLaunchingMs": 490, "firstFrameMs": 610 } },
-            "default": { "cold": { "dylibLoadingMs": 75, "rebaseBindingMs": 12, "objcSetupMs": 9, "initializerMs": 21,
-                                   "mainMs": 120, "didFinishLaunchingMs": 215, "firstFrameMs": 265 } }
-          },
-          "changes": [{ "fromBuild": "35", "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
-                        "dylibLoadingMs": 70, "initializers": [{ "image": "Analytics", "ms": 40 }] }]
-        }
-        """
 
     /// A copy of the app in a temp folder with `CFBundleVersion` set to `build` (the emulated app's
     /// `changes` apply from a build on, so `--build 35` measures a slower build of the same app).

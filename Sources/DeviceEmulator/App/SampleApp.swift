@@ -1,0 +1,204 @@
+import Foundation
+import LaunchBench
+
+/// The sample app the emulated lab measures by default (`launchbench demo`, the tests, the benchmarks): the
+/// bytes of `Fixtures/SampleApp/Sample.app`, kept here so an installed launchbench writes the very app a
+/// checkout measures (`SampleAppTests` proves them byte-equal). The executable and frameworks are
+/// placeholders: the emulator never runs them; `launchbench-emulator.json` says what the app does in it.
+public enum SampleApp {
+    /// The app's `CFBundleIdentifier`.
+    public static let bundleID = "com.example.launchbench.sample"
+
+    /// Every file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break).
+    public static let files: [(path: String, text: String)] = [
+        (
+            "Frameworks/SampleKit.framework/Info.plist",
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            	<key>CFBundleExecutable</key>
+            	<string>SampleKit</string>
+            	<key>CFBundleIdentifier</key>
+            	<string>com.example.launchbench.samplekit</string>
+            	<key>CFBundlePackageType</key>
+            	<string>FMWK</string>
+            	<key>CFBundleVersion</key>
+            	<string>1</string>
+            </dict>
+            </plist>
+
+            """
+        ),
+        (
+            "Frameworks/SampleKit.framework/SampleKit",
+            """
+            placeholder framework binary
+
+            """
+        ),
+        (
+            "Frameworks/SampleNetworking.framework/Info.plist",
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            	<key>CFBundleExecutable</key>
+            	<string>SampleNetworking</string>
+            	<key>CFBundleIdentifier</key>
+            	<string>com.example.launchbench.samplenetworking</string>
+            	<key>CFBundlePackageType</key>
+            	<string>FMWK</string>
+            	<key>CFBundleVersion</key>
+            	<string>1</string>
+            </dict>
+            </plist>
+
+            """
+        ),
+        (
+            "Frameworks/SampleNetworking.framework/SampleNetworking",
+            """
+            placeholder framework binary
+
+            """
+        ),
+        (
+            "Frameworks/libSampleAnalytics.dylib",
+            """
+            placeholder dylib
+
+            """
+        ),
+        (
+            "Info.plist",
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            	<key>CFBundleDevelopmentRegion</key>
+            	<string>en</string>
+            	<key>CFBundleDisplayName</key>
+            	<string>Sample</string>
+            	<key>CFBundleExecutable</key>
+            	<string>Sample</string>
+            	<key>CFBundleIdentifier</key>
+            	<string>com.example.launchbench.sample</string>
+            	<key>CFBundleInfoDictionaryVersion</key>
+            	<string>6.0</string>
+            	<key>CFBundleName</key>
+            	<string>Sample</string>
+            	<key>CFBundlePackageType</key>
+            	<string>APPL</string>
+            	<key>CFBundleShortVersionString</key>
+            	<string>1.2</string>
+            	<key>CFBundleVersion</key>
+            	<string>34</string>
+            	<key>LSRequiresIPhoneOS</key>
+            	<true/>
+            	<key>MinimumOSVersion</key>
+            	<string>9.0</string>
+            	<key>UIDeviceFamily</key>
+            	<array>
+            		<integer>1</integer>
+            	</array>
+            </dict>
+            </plist>
+
+            """
+        ),
+        (
+            "Sample",
+            """
+            placeholder Mach-O executable of the launchbench sample app (the emulator never runs it)
+
+            """
+        ),
+        (
+            "launchbench-emulator.json",
+            """
+            {
+              "schemaVersion": 1,
+              "noise": 0.05,
+              "exitAfterDone": true,
+              "developmentSigned": true,
+              "models": {
+                "iPhone5,2": {
+                  "cold": {
+                    "dylibLoadingMs": 610, "rebaseBindingMs": 95, "objcSetupMs": 60, "initializerMs": 155,
+                    "slowestInitializers": [
+                      { "image": "libSystem.B.dylib", "ms": 14 },
+                      { "image": "SampleNetworking", "ms": 48 },
+                      { "image": "Sample", "ms": 31 }
+                    ],
+                    "mainMs": 945, "didFinishLaunchingMs": 1330, "firstFrameMs": 1520
+                  }
+                },
+                "A7": {
+                  "cold": {
+                    "dylibLoadingMs": 168, "rebaseBindingMs": 27, "objcSetupMs": 19, "initializerMs": 46,
+                    "slowestInitializers": [
+                      { "image": "libSystem.B.dylib", "ms": 4.1 },
+                      { "image": "SampleNetworking", "ms": 14.5 },
+                      { "image": "Sample", "ms": 9.2 }
+                    ],
+                    "mainMs": 270, "didFinishLaunchingMs": 490, "firstFrameMs": 610
+                  },
+                  "warm": {
+                    "dylibLoadingMs": 66, "rebaseBindingMs": 16, "objcSetupMs": 13, "initializerMs": 27,
+                    "slowestInitializers": [
+                      { "image": "libSystem.B.dylib", "ms": 2.6 },
+                      { "image": "SampleNetworking", "ms": 8.7 }
+                    ],
+                    "mainMs": 128, "didFinishLaunchingMs": 280, "firstFrameMs": 360
+                  }
+                },
+                "default": {
+                  "cold": {
+                    "dylibLoadingMs": 74, "rebaseBindingMs": 12, "objcSetupMs": 9, "initializerMs": 21,
+                    "slowestInitializers": [
+                      { "image": "libSystem.B.dylib", "ms": 1.9 },
+                      { "image": "SampleNetworking", "ms": 6.5 },
+                      { "image": "Sample", "ms": 4.1 }
+                    ],
+                    "mainMs": 120, "didFinishLaunchingMs": 215, "firstFrameMs": 265
+                  }
+                }
+              },
+              "faults": {},
+              "install": { "delayMs": 0 },
+              "changes": [
+                {
+                  "fromBuild": "35",
+                  "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
+                  "dylibLoadingMs": 70,
+                  "initializers": [{ "image": "Analytics", "ms": 40 }]
+                }
+              ]
+            }
+
+            """
+        ),
+    ]
+
+    /// Writes `Sample.app` into `folder` (created when missing) and returns the app's URL.
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    public static func write(into folder: URL) throws -> URL {
+        let app = folder.appendingPathComponent("Sample.app", isDirectory: true)
+        do {
+            for file in files {
+                let url = app.appendingPathComponent(file.path)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(file.text.utf8).write(to: url)
+            }
+        } catch {
+            throw LaunchBenchError.cannotWrite(
+                path: app.path, reason: "the sample app cannot be written (\(error.localizedDescription))")
+        }
+        return app
+    }
+}
