@@ -63,6 +63,8 @@ let package = Package(
             name: "LaunchBenchTests",
             dependencies: [
                 "LaunchBench", "TestSupport",
+                // The marker format's contract: LaunchProbe prints what the parser reads.
+                "LaunchProbe",
                 // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),

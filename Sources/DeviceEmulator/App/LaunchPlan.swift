@@ -145,12 +145,12 @@ public struct LaunchPlanner: Sendable {
             outputs.append(
                 .init(
                     atMs: marker.ms,
-                    bytes: Array("[launchbench] mark=\(marker.name) t=\(Self.format(marker.ms))\n".utf8)))
+                    bytes: Array(LaunchMarkerFormat.markerLine(name: marker.name, milliseconds: marker.ms).utf8)))
             points.append(marker)
         }
         let doneAt = (markers.last?.ms ?? preMain) + 0.2
         if profile.printsDone ?? true {
-            outputs.append(.init(atMs: doneAt, bytes: Array("[launchbench] done\n".utf8)))
+            outputs.append(.init(atMs: doneAt, bytes: Array(LaunchMarkerFormat.doneLine.utf8)))
             points.append(("done", doneAt))
         }
         var ending: LaunchPlan.Ending = (profile.exitAfterDone ?? true) ? .exit(status: 0) : .running
@@ -232,8 +232,6 @@ public struct LaunchPlanner: Sendable {
     }
 
     /// Markers' `t=` value: milliseconds with one decimal, as LaunchProbe prints them.
-    static func format(_ ms: Double) -> String { String(format: "%.1f", ms) }
-
     func matches(_ selector: LaunchSelector, kind: LaunchKindName, launchNumber: Int, random: SeededRandom) -> Bool {
         if let wantedKind = selector.kind, wantedKind != kind.rawValue { return false }
         if selector.launches?.contains(launchNumber) == true { return true }

@@ -61,7 +61,9 @@ enum LineClassifier {
             if byte == UInt8(ascii: "d") {
                 if line.hasPrefix("dyld", at: i), let event = dyldLine(line, at: i) { return event }
             } else if byte == UInt8(ascii: "[") {
-                if line.hasPrefix("[launchbench] ", at: i) { return marker(line, at: i + 14) }
+                if line.hasPrefix(LaunchMarkerFormat.prefix, at: i) {
+                    return marker(line, at: i + LaunchMarkerFormat.prefix.utf8CodeUnitCount)
+                }
             }
             i += 1
         }
@@ -169,12 +171,14 @@ enum LineClassifier {
             let number = DyldNumbers.decimal(in: line, at: valueStart + 2),
             line.skipBlanks(from: number.end) == line.count
         else {
-            return .unreadableMarker(line.string(from: offset - 14, to: line.count))
+            return .unreadableMarker(
+                line.string(from: offset - LaunchMarkerFormat.prefix.utf8CodeUnitCount, to: line.count))
         }
         // Markers are rare: exactness matters more than speed, so go through the decimal text.
         let text = line.string(from: valueStart + 2, to: number.end)
         guard let ms = Double(text), ms.isFinite else {
-            return .unreadableMarker(line.string(from: offset - 14, to: line.count))
+            return .unreadableMarker(
+                line.string(from: offset - LaunchMarkerFormat.prefix.utf8CodeUnitCount, to: line.count))
         }
         return .marker(name, ms)
     }
