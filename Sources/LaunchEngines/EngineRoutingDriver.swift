@@ -30,8 +30,6 @@ public final class EngineRoutingDriver: DeviceDriver {
         return decision
     }
 
-    public func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
-
     // Forwarded explicitly: the protocol's defaults would read every device strictly and reinstall in
     // two sessions, losing `base`'s tolerant listing and its lean reinstall.
     public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
@@ -47,8 +45,6 @@ public final class EngineRoutingDriver: DeviceDriver {
         }
         return try await base.reinstall(app, on: udid, timeout: timeout)
     }
-
-    public func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
 
     public func uninstall(bundleID: String, on udid: String) async throws {
         if case .devicectl = try await engine(of: udid).1.engine, let devicectl {

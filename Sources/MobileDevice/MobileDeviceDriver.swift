@@ -18,13 +18,6 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
 
     public init() {}
 
-    /// The devices attached now, in usbmuxd's order, with their lockdown values. A device that leaves
-    /// while it is being read is left out.
-    /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
-    public func listDevices() async throws -> [DeviceInfo] {
-        try await usbmux.listing(reading: nil).devices
-    }
-
     /// The attached devices, reading only `udids` (all when `nil`). A device whose values fail with a
     /// library error (restarting, unplugged mid-read) is retried briefly, then listed as unreadable.
     /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.

@@ -162,8 +162,9 @@ import Testing
         let devices: [DeviceInfo]
         init(_ devices: [DeviceInfo]) { self.devices = devices }
         struct Unexpected: Error {}
-        func listDevices() async throws -> [DeviceInfo] { devices }
-        func deviceEvents() async throws -> AsyncStream<DeviceEvent> { throw Unexpected() }
+        func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+            DeviceListing(devices: devices)
+        }
         func uninstall(bundleID: String, on udid: String) async throws { throw Unexpected() }
         func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws { throw Unexpected() }
         func restart(_ udid: String, timeout: Duration) async throws { throw Unexpected() }

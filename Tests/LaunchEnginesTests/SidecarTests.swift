@@ -71,8 +71,9 @@ import Testing
     /// A base driver whose forwarded launch connects to the sidecar's port and fails as the real loop
     /// does when the forwarder closes the connection.
     final class ClosingBase: ForwardedDebugserverLaunching, Sendable {
-        func listDevices() async throws -> [DeviceInfo] { [] }
-        func deviceEvents() async throws -> AsyncStream<DeviceEvent> { AsyncStream { $0.finish() } }
+        func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+            DeviceListing(devices: [])
+        }
         func uninstall(bundleID: String, on udid: String) async throws {}
         func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {}
         func restart(_ udid: String, timeout: Duration) async throws {}

@@ -16,7 +16,7 @@ import Testing
         }
         defer { for device in devices { Task { await SharedTestLab.removeDevice(device) } } }
 
-        let listed = try await MobileDeviceDriver().listDevices()
+        let listed = try await MobileDeviceDriver().listDevices(reading: nil).devices
         for device in devices {
             let info = try #require(listed.first { $0.udid == device.udid })
             #expect(info.name == device.spec.name)
@@ -46,7 +46,7 @@ import Testing
         let only = try await driver.listDevices(reading: [ready.udid])
         #expect(only.devices.map(\.udid) == [ready.udid] && only.unreadable.isEmpty)
         // Listing everything goes on without it; once it has started it is read again.
-        let all = try await driver.listDevices()
+        let all = try await driver.listDevices(reading: nil).devices
         #expect(all.contains { $0.udid == ready.udid } && !all.contains { $0.udid == booting.udid })
         booting.isStartingUp = false
         #expect(try await driver.listDevices(reading: [booting.udid]).devices.map(\.udid) == [booting.udid])
@@ -103,10 +103,10 @@ import Testing
         try await SharedTestLab.withDevice { device in
             let lab = try await SharedTestLab.lab()
             try lab.detach(udid: device.udid)
-            let listed = try await MobileDeviceDriver().listDevices()
+            let listed = try await MobileDeviceDriver().listDevices(reading: nil).devices
             #expect(!listed.contains { $0.udid == device.udid })
             try lab.attach(udid: device.udid)
-            let again = try await MobileDeviceDriver().listDevices()
+            let again = try await MobileDeviceDriver().listDevices(reading: nil).devices
             #expect(again.contains { $0.udid == device.udid })
         }
     }

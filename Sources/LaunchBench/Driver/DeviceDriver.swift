@@ -5,15 +5,9 @@
 /// the cooperative thread pool. Failures are thrown as errors conforming to `DriverError`, so
 /// the runner can record the right sample status without knowing the implementation.
 public protocol DeviceDriver: Sendable {
-    /// The devices attached now.
-    func listDevices() async throws -> [DeviceInfo]
-
     /// The devices attached now, reading the values of `udids` only (every device when `nil`); a device
     /// whose values cannot be read is listed as unreadable instead of failing the listing.
     func listDevices(reading udids: [String]?) async throws -> DeviceListing
-
-    /// Attach and detach events from now on, until the stream's consumer stops iterating.
-    func deviceEvents() async throws -> AsyncStream<DeviceEvent>
 
     /// Removes the app; succeeds when it was not installed.
     func uninstall(bundleID: String, on udid: String) async throws

@@ -38,16 +38,3 @@ public struct UnreadableDevice: Sendable, Hashable {
             + "unplugged; run again once it is back (`launchbench devices` lists it)."
     }
 }
-
-extension DeviceDriver {
-    /// Drivers that cannot fail per device read them all.
-    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
-        let devices = try await listDevices()
-        guard let udids else { return DeviceListing(devices: devices) }
-        return DeviceListing(
-            devices: devices.filter { device in
-                udids.contains { $0.caseInsensitiveCompare(device.udid) == .orderedSame }
-            },
-            attached: devices.map(\.udid))
-    }
-}

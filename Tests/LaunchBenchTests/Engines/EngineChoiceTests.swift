@@ -112,8 +112,9 @@ import Testing
         func engineDecision(for device: DeviceInfo) async -> EngineDecision {
             EngineChoice.decide(for: device, selection: .auto, host: host)
         }
-        func listDevices() async throws -> [DeviceInfo] { try await fake.listDevices() }
-        func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await fake.deviceEvents() }
+        func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+            try await fake.listDevices(reading: udids)
+        }
         func uninstall(bundleID: String, on udid: String) async throws {
             try await fake.uninstall(bundleID: bundleID, on: udid)
         }

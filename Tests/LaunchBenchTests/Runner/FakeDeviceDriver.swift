@@ -105,8 +105,6 @@ final class FakeDeviceDriver: DeviceDriver, Sendable {
 
     // MARK: DeviceDriver
 
-    func listDevices() async throws -> [DeviceInfo] { try await listDevices(reading: nil).devices }
-
     func listDevices(reading udids: [String]?) async throws -> DeviceListing {
         state.withLock { state in
             let read = state.devices.filter { device in
@@ -122,8 +120,6 @@ final class FakeDeviceDriver: DeviceDriver, Sendable {
                 attached: state.devices.map(\.udid))
         }
     }
-
-    func deviceEvents() async throws -> AsyncStream<DeviceEvent> { AsyncStream { $0.finish() } }
 
     func uninstall(bundleID: String, on udid: String) async throws {
         try checkAttached(udid)

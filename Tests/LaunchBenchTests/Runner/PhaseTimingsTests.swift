@@ -86,8 +86,9 @@ import Testing
 private struct SteppedReinstallDriver: DeviceDriver {
     let base: FakeDeviceDriver
 
-    func listDevices() async throws -> [DeviceInfo] { try await base.listDevices() }
-    func deviceEvents() async throws -> AsyncStream<DeviceEvent> { try await base.deviceEvents() }
+    func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+        try await base.listDevices(reading: udids)
+    }
     func uninstall(bundleID: String, on udid: String) async throws {
         try await base.uninstall(bundleID: bundleID, on: udid)
     }
