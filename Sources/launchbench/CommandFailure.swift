@@ -28,7 +28,7 @@ struct CommandFailure: Error, LocalizedError {
         case let error as GateError:
             switch error {
             case .baselineNotFound: status = .baselineNotFound
-            case .noLaunches(_, let role, _): status = role == "baseline" ? .baselineNotFound : .incomplete
+            case .noLaunches(_, let role, _): status = role == .baseline ? .baselineNotFound : .incomplete
             }
             message = error.localizedDescription
         default:

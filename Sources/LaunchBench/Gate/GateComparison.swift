@@ -68,6 +68,9 @@ public struct GateEntry: Sendable, Hashable {
     public var reason: String
     /// Launches per side that would detect a change of twice the threshold (see `LaunchesNeeded`).
     public var launchesNeeded: Int?
+    /// An unchanged verdict whose interval still reaches past ±threshold: about `launchesNeeded` launches per
+    /// side would tell (the reason says so; the reports list such entries with the changes).
+    public var moreLaunchesWouldTell = false
     /// Which phases and images moved on this device × kind; `nil` only for entries made by hand.
     public var explanation: GateExplanation? = nil
     /// What differs between the two sides of this entry (model, iOS version, app), in words; empty when
@@ -204,7 +207,7 @@ extension GateComparison {
         if let design = settings.sequential, failureReason(entry) == nil {
             judgeSequentially(&entry, design: design, settings: settings)
         } else {
-            (entry.verdict, entry.reason) = judge(entry, settings: settings)
+            (entry.verdict, entry.reason, entry.moreLaunchesWouldTell) = judge(entry, settings: settings)
         }
         return entry
     }
@@ -257,48 +260,52 @@ extension GateComparison {
         }
     }
 
-    static func judge(_ entry: GateEntry, settings: GateSettings) -> (GateVerdict, String) {
+    /// The fixed-sample verdict, its reason, and whether more launches would tell (see `moreLaunchesWouldTell`).
+    static func judge(_ entry: GateEntry, settings: GateSettings) -> (GateVerdict, String, Bool) {
         let minimum = settings.minimumLaunches
         let needed = max(minimum, entry.launchesNeeded ?? minimum)
-        if let reason = failureReason(entry) { return (.insufficientData, reason) }
+        if let reason = failureReason(entry) { return (.insufficientData, reason, false) }
         for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)]
         where side.values.count < minimum {
             return (
                 .insufficientData,
                 "Only \(side.values.count) measured launches in the \(name) (\(side.launches) made); "
                     + "about \(needed) per side are needed to see a \(DecimalText.fixed(settings.thresholdPercent, maxFractionDigits: 2)) % change "
-                    + "(--iterations \(needed))."
+                    + "(--iterations \(needed)).", false
             )
         }
         guard let test = entry.test, let shift = entry.shiftPercent else {
-            return (.insufficientData, "No values to compare.")
+            return (.insufficientData, "No values to compare.", false)
         }
         let threshold = settings.thresholdPercent
         let p = GateText.pPhrase(test.pValue)
         let shiftText = Self.signedPercent(shift)
         let significant = test.pValue < settings.alpha
         if significant && shift > threshold {
-            return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), \(p).")
+            return (.regression, "Slower by \(shiftText) (threshold \(Self.plainPercent(threshold))), \(p).", false)
         }
         if significant && shift < -threshold {
             return (
                 .improvement,
-                "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), \(p)."
+                "Faster by \(Self.plainPercent(-shift)) (threshold \(Self.plainPercent(threshold))), \(p).", false
             )
         }
         if !significant {
             var text = "No significant change (\(shiftText), \(p))."
+            var open = false
             if let low = entry.shiftLowPercent, let high = entry.shiftHighPercent, high > threshold || low < -threshold,
                 let n = entry.launchesNeeded, n > min(entry.baseline.values.count, entry.current.values.count)
             {
                 text +=
                     " The interval still reaches past ±\(Self.plainPercent(threshold)); about \(n) launches per side would tell."
+                open = true
             }
-            return (.unchanged, text)
+            return (.unchanged, text, open)
         }
         return (
             .unchanged,
-            "Change of \(shiftText) is significant (\(p)) but within the threshold of ±\(Self.plainPercent(threshold))."
+            "Change of \(shiftText) is significant (\(p)) but within the threshold of ±\(Self.plainPercent(threshold)).",
+            false
         )
     }
 

@@ -5,7 +5,15 @@ public enum GateError: Error, Sendable, Equatable {
     /// The baseline path does not exist (exit 5: CI scripts tell "no baseline yet" from a failure).
     case baselineNotFound(path: String)
     /// A results folder (or a summary.json) without the launches the tests need.
-    case noLaunches(path: String, role: String, reason: String)
+    case noLaunches(path: String, role: GateRole, reason: String)
+}
+
+/// Which side of a comparison a folder is.
+public enum GateRole: String, Sendable, Equatable {
+    /// What the current run is compared against.
+    case baseline
+    /// The run being judged.
+    case current
 }
 
 extension GateError: LocalizedError {
@@ -17,7 +25,7 @@ extension GateError: LocalizedError {
                 + "against, e.g. one kept from the main branch; on the first build record one with "
                 + "`launchbench run APP --output \(path)`."
         case .noLaunches(let path, let role, let reason):
-            return "The \(role) at \(path) cannot be compared: \(reason)"
+            return "The \(role.rawValue) at \(path) cannot be compared: \(reason)"
         }
     }
 }
@@ -41,12 +49,12 @@ public struct GateInput: Sendable {
     ///   - role: `baseline` or `current`, for messages.
     /// - Throws: `GateError.baselineNotFound` for a missing baseline, `GateError.noLaunches` for a
     ///   folder without launches, `LaunchBenchError` for a missing current folder or unreadable files.
-    public static func load(path: String, role: String) throws -> GateInput {
+    public static func load(path: String, role: GateRole) throws -> GateInput {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            if role == "baseline" { throw GateError.baselineNotFound(path: path) }
-            throw LaunchBenchError.fileNotFound(path: path, what: "Results folder of the \(role) run")
+            if role == .baseline { throw GateError.baselineNotFound(path: path) }
+            throw LaunchBenchError.fileNotFound(path: path, what: "Results folder of the \(role.rawValue) run")
         }
         let folderURL = isDirectory.boolValue ? url : url.deletingLastPathComponent()
         if !isDirectory.boolValue, url.pathExtension.lowercased() != "json" {

@@ -28,7 +28,7 @@ public enum GateTableReport {
             }
             lines.append(comparison.entries.isEmpty ? "No device × launch kind to compare." : table.render())
             let explained = comparison.entries.filter {
-                $0.verdict != .unchanged || $0.reason.contains("would tell") || $0.sequential != nil
+                $0.verdict != .unchanged || $0.moreLaunchesWouldTell || $0.sequential != nil
                     || !$0.changes.isEmpty
             }
             if !explained.isEmpty {

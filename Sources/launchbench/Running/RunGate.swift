@@ -18,7 +18,7 @@ struct RunGate {
     init(options: GateOptions, app: AppBundle) throws {
         self.options = options
         self.app = app
-        baseline = try options.baseline.map { try GateInput.load(path: $0, role: "baseline") }
+        baseline = try options.baseline.map { try GateInput.load(path: $0, role: .baseline) }
         referenceApp = try options.referenceApp.map { try AppBundle(contentsOf: URL(fileURLWithPath: $0)) }
         if let referenceApp, referenceApp.bundleID == app.bundleID {
             throw ValidationError(
@@ -90,7 +90,7 @@ struct RunGate {
 
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
         if let baseline {
-            let current = try GateInput.load(path: result.folder.path, role: "current")
+            let current = try GateInput.load(path: result.folder.path, role: .current)
             report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
             report.referenceGaps = gaps

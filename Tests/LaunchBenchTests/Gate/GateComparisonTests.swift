@@ -49,6 +49,24 @@ import Testing
         #expect(GateReport(comparison: comparison).outcome == .passed)
     }
 
+    /// Wide spread, no significant change: unchanged, and the entry says (as a flag, not only in words) that
+    /// more launches would tell; the table lists it under the comparison.
+    @Test func anOpenUnchangedVerdictIsFlaggedAndListed() throws {
+        let baseline = GateSamples.cold([400, 520, 380, 610, 450, 390, 560, 420])
+        let current = GateSamples.cold([430, 600, 390, 580, 500, 410, 590, 470])
+        let comparison = GateComparison(baseline: baseline, current: current)
+        let entry = try #require(comparison.entries.first)
+        #expect(entry.verdict == .unchanged)
+        #expect(entry.moreLaunchesWouldTell)
+        #expect(entry.reason.hasSuffix("launches per side would tell."))
+        #expect(GateTableReport.render(GateReport(comparison: comparison)).contains(entry.reason))
+
+        let settled = GateComparison(
+            baseline: GateSamples.cold((0..<20).map { 400 + Double($0 % 5) }),
+            current: GateSamples.cold((0..<20).map { 401 + Double($0 % 5) }))
+        #expect(settled.entries.first?.moreLaunchesWouldTell == false)
+    }
+
     @Test func tooFewLaunchesIsInsufficientDataAndSaysHowMany() throws {
         let comparison = GateComparison(
             baseline: GateSamples.cold([400, 410, 405]), current: GateSamples.cold([450, 460, 455]))
