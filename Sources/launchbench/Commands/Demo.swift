@@ -72,7 +72,9 @@ struct Demo: AsyncParsableCommand {
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
-            code = try await RunExecution.execute(plan, driver: lab.driver, output: output, overwrite: overwrite)
+            code = try await RunExecution.execute(
+                plan, driver: lab.driver, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress), output: output,
+                overwrite: overwrite)
         } catch {
             await lab.stop()
             throw error

@@ -21,9 +21,9 @@ struct Devices: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        connection.apply()
+        let usbmuxd = connection.apply()
         let base = MobileDeviceDriver()
-        let driver = engines.makeDriver(base: base)
+        let driver = engines.makeDriver(base: base, usbmuxd: usbmuxd)
         let listing = try await base.listDevices(reading: nil)
         let devices = listing.devices
         for device in listing.unreadable { Terminal.note(device.message) }

@@ -151,12 +151,12 @@ struct Run: AsyncParsableCommand {
                 environment: environment.compactMap(EnvironmentVariable.init(assignment:)),
                 timeout: Self.duration(timeout),
                 grace: Self.duration(grace), settle: Self.duration(settle)))
-        connection.apply()
-        let driver = engines.makeDriver(base: MobileDeviceDriver())
+        let usbmuxd = connection.apply()
+        let driver = engines.makeDriver(base: MobileDeviceDriver(), usbmuxd: usbmuxd)
         let code: ExitCode
         do {
             code = try await RunExecution.execute(
-                plan, driver: driver, output: output, overwrite: overwrite, gate: runGate)
+                plan, driver: driver, usbmuxd: usbmuxd, output: output, overwrite: overwrite, gate: runGate)
         } catch {
             await driver.shutdown()
             throw error

@@ -35,9 +35,11 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// Points libimobiledevice at the chosen usbmuxd: `--usbmuxd` wins over the environment's
-    /// USBMUXD_SOCKET_ADDRESS, which wins over the system daemon. Call before the first device call.
-    func apply() {
+    /// Points libimobiledevice at the chosen usbmuxd and returns it: `--usbmuxd` wins over the environment's
+    /// USBMUXD_SOCKET_ADDRESS, which wins over the system daemon (`nil`). Call before the first device call;
+    /// everything else that needs the address (device locks, sidecars) gets this value, not the environment.
+    func apply() -> USBMuxAddress? {
         if let address { USBMuxAddress.use(address) }
+        return USBMuxAddress.configured
     }
 }

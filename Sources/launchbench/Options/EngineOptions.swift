@@ -47,14 +47,17 @@ struct EngineOptions: ParsableArguments {
         return true
     }
 
-    /// The driver for a run or a listing: every device routed to its engine. Call after `ConnectionOptions.apply()`.
-    func makeDriver(base: MobileDeviceDriver, host: EngineHost = .detect()) -> EngineRoutingDriver {
+    /// The driver for a run or a listing: every device routed to its engine; `usbmuxd` is what
+    /// `ConnectionOptions.apply()` returned (the sidecars reach the same usbmuxd).
+    func makeDriver(
+        base: MobileDeviceDriver, usbmuxd: USBMuxAddress?, host: EngineHost = .detect()
+    ) -> EngineRoutingDriver {
         var pymobiledevice3: Pymobiledevice3Engine?
         if let executable = host.pymobiledevice3 {
             // The sidecar gets the usbmuxd address in pymobiledevice3's own form (Pymobiledevice3USBMux).
             var environment: [String: String] = [:]
             do {
-                environment = try Pymobiledevice3USBMux.environment(for: USBMuxAddress.configured)
+                environment = try Pymobiledevice3USBMux.environment(for: usbmuxd)
             } catch {
                 Terminal.note("note: \(error.description)")
             }

@@ -14,14 +14,15 @@ enum RunExecution {
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
-        _ plan: RunPlan, driver: EngineRoutingDriver, output: String?, overwrite: Bool = false, gate: RunGate? = nil
+        _ plan: RunPlan, driver: EngineRoutingDriver, usbmuxd: USBMuxAddress?, output: String?, overwrite: Bool = false,
+        gate: RunGate? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let selection = try await runner.selectDevices(for: plan)
         let devices = selection.devices
-        let locks = try DeviceLocks.acquire(devices)
+        let locks = try DeviceLocks.acquire(devices, usbmuxd: usbmuxd)
         defer { locks.release() }
         let folder = try OutputFolder.prepare(
             output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory, overwrite: overwrite,
