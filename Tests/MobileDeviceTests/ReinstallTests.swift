@@ -28,7 +28,8 @@ import Testing
             let reinstalled = try #require(device.services.app(app.bundleID))
             #expect(reinstalled.path != firstPath)  // a new install, not the old one left in place
             let steps = device.services.activityHistory.dropFirst(before).filter { $0.kind == .installer }
-            #expect(steps.map(\.name) == ["Lookup", "Uninstall", "Install"])
+            // The last Lookup finds where the app landed, for the cold launch that follows.
+            #expect(steps.map(\.name) == ["Lookup", "Uninstall", "Install", "Lookup"])
             let uninstall = try #require(steps.first { $0.name == "Uninstall" })
             let install = try #require(steps.first { $0.name == "Install" })
             #expect(uninstall.startedAt.addingTimeInterval(uninstall.seconds) <= install.startedAt)
@@ -38,13 +39,28 @@ import Testing
         }
     }
 
+    /// The reinstall looks the app up on its own installd connection, so the cold launch after it asks nothing.
+    @Test func theColdLaunchAfterAReinstallNeedsNoLookupOfItsOwn() async throws {
+        let app = try TestApps.app()
+        defer { TestApps.remove(app) }
+        try await SharedTestLab.withDevice { device in
+            let driver = MobileDeviceDriver()
+            _ = try await driver.reinstall(app, on: device.udid, timeout: .seconds(60))
+            let before = device.services.activityHistory.count
+            let end = try await driver.launch(
+                LaunchRequest(bundleID: app.bundleID), on: device.udid, observer: RecordingObserver())
+            #expect(end == .exited(status: 0))
+            #expect(device.services.activityHistory.dropFirst(before).map(\.name) == ["cold"])
+        }
+    }
+
     @Test func anAppThatIsNotInstalledIsOnlyInstalled() async throws {
         let app = try TestApps.app()
         defer { TestApps.remove(app) }
         try await SharedTestLab.withDevice { device in
             _ = try await MobileDeviceDriver().reinstall(app, on: device.udid, timeout: .seconds(60))
             #expect(device.services.app(app.bundleID) != nil)
-            #expect(device.services.activityHistory.map(\.name) == ["Lookup", "Install"])
+            #expect(device.services.activityHistory.map(\.name) == ["Lookup", "Install", "Lookup"])
         }
     }
 

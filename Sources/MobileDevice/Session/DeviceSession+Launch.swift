@@ -93,6 +93,11 @@ extension DeviceSession {
         if let known = appLocations[bundleID] { return known }
         let installer = try InstallationProxyClient(
             device: device, service: try lockdown.startService(InstallationProxyClient.service))
+        return try lookUp(bundleID, with: installer)
+    }
+
+    /// Asks installd where the app is on `installer`'s connection, and remembers it.
+    func lookUp(_ bundleID: String, with installer: InstallationProxyClient) throws -> AppLocation {
         let attributes = try installer.lookup(
             bundleID: bundleID, attributes: ["CFBundleIdentifier", "CFBundleExecutable", "Path", "Container"])
         guard let attributes, let path = attributes["Path"]?.stringValue,

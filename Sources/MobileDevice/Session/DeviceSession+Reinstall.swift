@@ -63,6 +63,9 @@ extension DeviceSession {
                 for: progress, step: .install, bundleID: app.bundleID, deviceName: name, deadline: installDeadline,
                 timeout: installTimeout, events: events, cancellation: cancellation)
             let install = (progress.finishedAt ?? clock.now) - installStart
+            // Where the app landed, on the connection at hand: the cold launch needs no service of its own for
+            // it. A failed lookup is left to the launch, which asks again.
+            _ = try? lookUp(app.bundleID, with: installer)
             return ReinstallTimings(uninstall: uninstall, upload: upload, install: install)
         }
     }
