@@ -32,6 +32,13 @@ public struct LaunchPlan: Sendable {
     public var endsAtMs: Double
     /// The figures after noise (what dyld and the markers report).
     public var counters: DyldCounters
+    /// The same pre-main phases as dyld times them for the kernel trace (kdebug), before dyld's printing
+    /// bookkeeping: they equal what the statistics lines print.
+    public var phases: PreMainPhases
+    /// The images dyld loads: the executable, then the app bundle's images, then system images.
+    public var images: [LoadedImage]
+    /// How many of `images` come from the app (the executable and its bundle's images).
+    public var appImageCount: Int
     public var markers: [(name: String, ms: Double)]
 
     /// All output as one byte string (tests, logs).
@@ -98,6 +105,9 @@ public struct LaunchPlanner: Sendable {
             initializers: list, bundleImageCount: bundleImages.count, legacy: osVersion.major <= 9,
             wrapRebaseBinding: wrap, random: &bookkeeping)
         let preMain = Double(counters.preMainUs) / 1000
+        let phases = PreMainPhases(
+            dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
+            initializers: list)
 
         // After-main: the nominal gaps, noised, stacked on the noised pre-main so the order always holds.
         let filled = nominal.withDerivedMarkers()
@@ -202,7 +212,8 @@ public struct LaunchPlanner: Sendable {
             \.element)
         return LaunchPlan(
             kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
-            counters: counters, markers: markers)
+            counters: counters, phases: phases, images: images, appImageCount: 1 + bundleImages.count,
+            markers: markers)
     }
 
     /// The images dyld reports for this app: the executable, bundle images, then system images;
@@ -240,5 +251,32 @@ public struct LaunchPlanner: Sendable {
             return rng.unit() < probability
         }
         return false
+    }
+}
+
+/// One launch's pre-main phases in microseconds, rounded as dyld's counters are.
+public struct PreMainPhases: Sendable, Hashable {
+    public var dylibLoadingUs: UInt64
+    public var rebaseBindingUs: UInt64
+    public var objcSetupUs: UInt64
+    public var initializerUs: UInt64
+    /// The initializers dyld prints by image (short name), ObjC setup not included.
+    public var initializers: [Initializer]
+
+    public struct Initializer: Sendable, Hashable {
+        public var image: String
+        public var us: UInt64
+    }
+
+    init(
+        dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
+        initializers: [(String, Double)]
+    ) {
+        func us(_ ms: Double) -> UInt64 { UInt64(max(0, ms * 1000).rounded()) }
+        dylibLoadingUs = us(dylibLoadingMs)
+        rebaseBindingUs = us(rebaseBindingMs)
+        objcSetupUs = us(objcSetupMs)
+        initializerUs = us(initializerMs)
+        self.initializers = initializers.map { Initializer(image: $0.0, us: us($0.1)) }
     }
 }

@@ -1,7 +1,8 @@
 /// The services every new lab registers unless told otherwise (`EmulatedLab.start(…, services:)`).
 /// Add a service here once it is implemented.
 public enum BuiltInServices {
-    /// The default service set: installation_proxy, AFC, debugserver, diagnostics_relay, and the iOS 17.4+
+    /// The default service set: installation_proxy, AFC, debugserver, diagnostics_relay, the
+    /// instruments server (DVT), and the iOS 17.4+
     /// CoreDeviceProxy tunnel.
     public static var all: [any EmulatedService] { all(seed: 0) }
 
@@ -10,7 +11,7 @@ public enum BuiltInServices {
     public static func all(seed: UInt64) -> [any EmulatedService] {
         [
             InstallationProxyService(), AFCService(), DebugServerService(seed: seed), DiagnosticsRelayService(),
-            CoreDeviceProxyService(seed: seed),
+            InstrumentsService(seed: seed), CoreDeviceProxyService(seed: seed),
         ]
     }
 }

@@ -4,13 +4,16 @@ import NIOCore
 /// `com.apple.internal.devicecompute.CoreDeviceProxy`: the iOS 17.4+ tunnel that replaces lockdown's
 /// debugserver. Over TLS (the pair record's host certificate as client certificate), a CDTunnel
 /// handshake, then raw IPv6 packets to a small TCP server serving RemoteServiceDiscovery and
-/// debugproxy, which reaches the same debugserver emulation as `com.apple.debugserver` on iOS ≤ 16.
+/// debugproxy, which reaches the same debugserver emulation as `com.apple.debugserver` on iOS ≤ 16, and
+/// the instruments server (DVT) as on lockdown.
 /// Before 17.4 a real phone has no such service (`InvalidService`).
 public struct CoreDeviceProxyService: EmulatedService {
     public static let name = "com.apple.internal.devicecompute.CoreDeviceProxy"
     /// The debugproxy's port inside the tunnel (a real phone picks one per boot; this is the iOS 17.0.3
     /// capture's).
     public static let debugProxyPort: UInt16 = 50369
+    /// The instruments server's port inside the tunnel (`com.apple.instruments.dtservicehub`; picked here).
+    public static let instrumentsPort: UInt16 = 50371
 
     public let serviceNames: Set<String> = [name]
     /// Seed of noise and faults for apps whose profile sets none (as `DebugServerService`'s).
@@ -37,12 +40,17 @@ public struct CoreDeviceProxyService: EmulatedService {
             guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }  // detached meanwhile
             try channel.pipeline.syncOperations.addHandler(DebugServerHandler(device: device, lab: lab, labSeed: seed))
         }
+        let instruments: TunnelSocketBridge.ServiceInitializer = { channel in
+            guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
+            try InstrumentsService.serve(channel, device: device, lab: lab, seed: seed)
+        }
         let discovery: TunnelSocketBridge.ServiceInitializer = { channel in
             guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
             try channel.pipeline.syncOperations.addHandlers(
                 ByteToMessageHandler(HTTP2FrameDecoder()),
                 RemoteServiceDiscoveryHandler {
-                    RemoteServiceDiscoveryInfo(device: device, debugProxyPort: Self.debugProxyPort)
+                    RemoteServiceDiscoveryInfo(
+                        device: device, debugProxyPort: Self.debugProxyPort, instrumentsPort: Self.instrumentsPort)
                 })
         }
         let eventLoop = connection.channel.eventLoop
@@ -51,6 +59,7 @@ public struct CoreDeviceProxyService: EmulatedService {
                 TunnelSocketBridge.attach($0, on: eventLoop, service: discovery)
             },
             Self.debugProxyPort: { TunnelSocketBridge.attach($0, on: eventLoop, service: debugServer) },
+            Self.instrumentsPort: { TunnelSocketBridge.attach($0, on: eventLoop, service: instruments) },
         ]
         try connection.addHandlers(
             ByteToMessageHandler(CDTunnelDecoder()), CoreDeviceTunnelHandler(udid: device.udid, listeners: listeners))

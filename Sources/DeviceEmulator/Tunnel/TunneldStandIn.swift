@@ -18,6 +18,7 @@ public final class TunneldStandIn: Sendable {
     private struct Endpoints {
         var discovery: any Channel
         var debugProxy: any Channel
+        var instruments: any Channel
     }
 
     private let lab: EmulatedLab
@@ -53,7 +54,7 @@ public final class TunneldStandIn: Sendable {
     public func stop() async {
         let open = endpoints.withLock { state in
             defer { state.removeAll() }
-            return state.values.flatMap { [$0.discovery, $0.debugProxy] }
+            return state.values.flatMap { [$0.discovery, $0.debugProxy, $0.instruments] }
         }
         for channel in open + [server] { try? await channel.close() }
     }
@@ -93,6 +94,15 @@ public final class TunneldStandIn: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         let debugProxyPort = UInt16(debugProxy.localAddress?.port ?? 0)
+        let instruments = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
+                    try InstrumentsService.serve(channel, device: device, lab: lab, seed: seed)
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let instrumentsPort = UInt16(instruments.localAddress?.port ?? 0)
         let discovery = try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -100,7 +110,8 @@ public final class TunneldStandIn: Sendable {
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(HTTP2FrameDecoder()),
                         RemoteServiceDiscoveryHandler {
-                            RemoteServiceDiscoveryInfo(device: device, debugProxyPort: debugProxyPort)
+                            RemoteServiceDiscoveryInfo(
+                                device: device, debugProxyPort: debugProxyPort, instrumentsPort: instrumentsPort)
                         })
                 }
             }
@@ -108,12 +119,13 @@ public final class TunneldStandIn: Sendable {
         // Two requests may have raced to start them: the first to register wins, the other closes its own.
         let kept = endpoints.withLock { state -> Endpoints in
             if let existing = state[device.udid], existing.discovery.isActive { return existing }
-            state[device.udid] = Endpoints(discovery: discovery, debugProxy: debugProxy)
+            state[device.udid] = Endpoints(discovery: discovery, debugProxy: debugProxy, instruments: instruments)
             return state[device.udid]!
         }
         if kept.discovery !== discovery {
             discovery.close(promise: nil)
             debugProxy.close(promise: nil)
+            instruments.close(promise: nil)
         }
         return kept.discovery.localAddress?.port ?? 0
     }

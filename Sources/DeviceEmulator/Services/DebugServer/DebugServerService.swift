@@ -151,6 +151,8 @@ final class DebugServerHandler: ChannelInboundHandler {
             productType: device.spec.productType, osVersion: version, udid: device.udid,
             labSeed: services.seed ?? labSeed)
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
+        KdebugTaps.publishLaunch(
+            plan: plan, device: device, lab: lab, buildsClosure: kind == .cold, eventLoop: context.eventLoop)
 
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         for output in plan.outputs {

@@ -13,15 +13,18 @@ struct RemoteServiceDiscoveryInfo: Equatable {
     /// Service name → port inside the tunnel.
     var services: [String: UInt16]
 
-    /// The device's identity, with debugproxy on `debugProxyPort` unless its Developer Disk Image is not
-    /// mounted (a real phone then lists no debugproxy: unverified, see the README).
-    init(device: EmulatedDevice, debugProxyPort: UInt16) {
+    /// The device's identity, with debugproxy on `debugProxyPort` and the instruments server on
+    /// `instrumentsPort` unless its Developer Disk Image is not mounted (a real phone then lists neither:
+    /// unverified, see the README).
+    init(device: EmulatedDevice, debugProxyPort: UInt16, instrumentsPort: UInt16) {
         udid = device.udid
         productType = device.spec.productType
         osVersion = device.spec.osVersion
         buildVersion = device.spec.buildVersion
         uniqueChipID = (device.lockdownValue(domain: nil, key: "UniqueChipID") as? Int).map { UInt64($0) } ?? 0
-        services = device.services.developerDiskImageMounted ? [Self.debugProxyName: debugProxyPort] : [:]
+        services =
+            device.services.developerDiskImageMounted
+            ? [Self.debugProxyName: debugProxyPort, InstrumentsService.remoteName: instrumentsPort] : [:]
     }
 
     init(
@@ -48,7 +51,12 @@ struct RemoteServiceDiscoveryInfo: Equatable {
                     (
                         "Properties",
                         .dictionary([
-                            ("Features", .array([.string("com.apple.coredevice.feature.debugserverproxy")])),
+                            (
+                                "Features",
+                                .array(
+                                    name == Self.debugProxyName
+                                        ? [.string("com.apple.coredevice.feature.debugserverproxy")] : [])
+                            ),
                             ("ServiceVersion", .int64(1)),
                             ("UsesRemoteXPC", .bool(true)),
                         ])

@@ -1,0 +1,246 @@
+import Foundation
+import LaunchBench
+
+/// The kernel trace events of one launch, as xnu and dyld4 emit them (MODERN-LAUNCH-METRICS.md §1,
+/// DVT-KDEBUG.md §3): the parent's new thread, exec with the process name, dyld's BOOTSTRAP_START, the
+/// LAUNCH_EXECUTABLE interval holding one MAP_IMAGE per app image (the executable's as
+/// ATTACH_CODESIGNATURE), APPLY_FIXUPS, OBJC_MAP and one STATIC_INITIALIZER per image, each image's path
+/// string and UUID map. The phases are the launch plan's, so they equal the dyld statistics the same launch
+/// prints on iOS ≤ 14 (to the microsecond).
+///
+/// Modelled, not observed (see the README's iOS table): the process-creation time, the gaps between phases,
+/// BUILD_CLOSURE on the first launch after an install, and dyld-940…960's (iOS 15) zero-length fixup and
+/// initializer intervals.
+struct KdebugLaunchEvents {
+    /// 24 MHz: the tick of arm64 iPhones (timebase 125/3).
+    static let ticksPerMicrosecond: UInt64 = 24
+    /// launchd, which spawns apps: the parent thread of every new process.
+    static let launchdThread: UInt64 = 101
+
+    let plan: LaunchPlan
+    let osVersion: OSVersion
+    /// Whether dyld builds the launch closure this launch (the first after an install).
+    let buildsClosure: Bool
+
+    /// The main thread of the launched process.
+    var threadID: UInt64 { 0x10_0000 + UInt64(plan.pid) * 16 }
+
+    /// Where exec happens relative to the plan's clock (its 0 is the process start); dyld's work follows.
+    struct Timeline {
+        var records: [KdebugRecord]
+        /// Emulated ms after exec of the last event (LAUNCH_EXECUTABLE's end, or where a fault cut it).
+        var endMs: Double
+    }
+
+    /// The records with timestamps counted from `execTick`. Events after the process ended early (a crash
+    /// before main) are left out, as the process never emitted them.
+    func timeline(execTick: UInt64) -> Timeline {
+        var builder = Builder(execTick: execTick, thread: threadID)
+        let phases = plan.phases
+        let executable = plan.images.first?.path ?? "/private/var/containers/Bundle/Application/App.app/App"
+        let processName = String(executable.split(separator: "/").last ?? "App")
+        var random = SeededRandom(seed: 0xD1_1D, parts: [String(plan.pid), String(plan.launchNumber)])
+
+        builder.point(
+            .traceDataNewThread, atUs: 0, args: (threadID, UInt64(plan.pid), 0, 0), thread: Self.launchdThread)
+        builder.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
+        builder.name(processName, atUs: 0)
+        var clock = 600 + UInt64(random.unit() * 900)  // exec → dyld's first instruction (modelled)
+        builder.point(.dyldBootstrapStart, atUs: clock, args: (0, 0, 0, 0))
+        clock += 40
+        if buildsClosure {
+            let closure = 900 + UInt64(random.unit() * 1500)
+            builder.interval(.dyldBuildClosure, from: clock, durationUs: closure, args: (0, 0, 0, 1))
+            clock += closure + 20
+        }
+        let mainHeader = loadAddress(0)
+        let launch = builder.begin(.dyldLaunchExecutable, atUs: clock, arg2: mainHeader)
+        builder.uuidMap(plan.images.first, loadAddress: mainHeader, atUs: clock)
+        // Shared-cache images are not mapped, but their UUID maps name their initializers.
+        let initializers = initializers()
+        var named = Set<UInt64>()
+        for initializer in initializers where initializer.header >= Self.sharedCacheBase {
+            if named.insert(initializer.header).inserted {
+                builder.uuidMap(initializer.image, loadAddress: initializer.header, atUs: clock)
+            }
+        }
+        clock += 10
+
+        // Dylib loading: the app's own images (the shared cache's are not mapped one by one).
+        let appImages = Array(plan.images.prefix(plan.appImageCount))
+        let shares = Self.split(phases.dylibLoadingUs, into: appImages.count)
+        for (index, image) in appImages.enumerated() {
+            let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
+            if index == 0 {
+                builder.interval(.dyldAttachCodeSignature, from: clock, durationUs: shares[index], args: (0, 0, 0, 0))
+            } else {
+                builder.interval(.dyldMapImage, from: clock, durationUs: shares[index], args: (0, path, 0, 0))
+                builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + shares[index], path: path)
+            }
+            clock += shares[index] + 5
+        }
+        let quirk = osVersion.major == 15  // dyld-940…960: fixups and initializers end as they start
+        builder.interval(
+            .dyldApplyFixups, from: clock, durationUs: quirk ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
+        clock += phases.rebaseBindingUs + 5
+        builder.interval(.dyldObjCMap, from: clock, durationUs: phases.objcSetupUs, args: (0, 0, 0, 0))
+        clock += phases.objcSetupUs + 5
+        for initializer in initializers {
+            builder.interval(
+                .dyldStaticInitializer, from: clock, durationUs: quirk ? 0 : initializer.us,
+                args: (0, initializer.header, initializer.header + 0x4000, 0))
+            clock += initializer.us + 2
+        }
+        builder.end(launch, atUs: clock)
+
+        // A process that died before main emitted only what came before its end.
+        switch plan.ending {
+        case .signal, .stop:
+            guard plan.endsAtMs * 1000 < Double(clock) else { break }
+            let cutUs = UInt64(max(0, plan.endsAtMs * 1000))
+            let lastTick = execTick &+ cutUs * Self.ticksPerMicrosecond
+            return Timeline(records: builder.records.filter { $0.timestamp <= lastTick }, endMs: Double(cutUs) / 1000)
+        case .exit, .running: break
+        }
+        return Timeline(records: builder.records, endMs: Double(clock) / 1000)
+    }
+
+    /// Each printed initializer in its image, then the rest of the phase in libSystem, so the intervals add
+    /// up to the phase dyld prints.
+    private func initializers() -> [(image: LoadedImage, header: UInt64, us: UInt64)] {
+        func located(_ name: String) -> (image: LoadedImage, header: UInt64) {
+            if let index = plan.images.firstIndex(where: { $0.path.hasSuffix("/" + name) }) {
+                return (plan.images[index], loadAddress(index))
+            }
+            let slot = name.utf8.reduce(UInt64(0)) { ($0 &* 31 &+ UInt64($1)) % 4093 }  // stable per name
+            return (LoadedImage(path: "/usr/lib/" + name), Self.sharedCacheBase + (64 + slot) * 0x10_0000)
+        }
+        var out = plan.phases.initializers.map { initializer in
+            let (image, header) = located(initializer.image)
+            return (image, header, initializer.us)
+        }
+        let listed = out.reduce(0) { $0 + $1.2 }
+        if plan.phases.initializerUs > listed {
+            let (image, header) = located("libSystem.B.dylib")
+            out.append((image, header, plan.phases.initializerUs - listed))
+        }
+        return out
+    }
+
+    /// Where image `index` of the plan is loaded: the app's images below the shared cache, system images in
+    /// it (fixed addresses: the emulator has no ASLR slide).
+    func loadAddress(_ index: Int) -> UInt64 {
+        index < plan.appImageCount
+            ? 0x1_0000_0000 + UInt64(index) * 0x10_0000 : Self.sharedCacheBase + UInt64(index) * 0x10_0000
+    }
+
+    /// Where the dyld shared cache starts in the emulated address space.
+    static let sharedCacheBase: UInt64 = 0x1_8000_0000
+
+    /// `total` split into `count` near-equal parts that add up to it exactly.
+    static func split(_ total: UInt64, into count: Int) -> [UInt64] {
+        guard count > 0 else { return [] }
+        let part = total / UInt64(count)
+        return (0..<count).map { $0 == count - 1 ? total - part * UInt64(count - 1) : part }
+    }
+}
+
+/// Accumulates records on one thread, with dyld's trace-pair ids and the kernel's string ids.
+private struct Builder {
+    let execTick: UInt64
+    let thread: UInt64
+    var records: [KdebugRecord] = []
+    private var pairID: UInt64 = 0x40
+    private var stringID: UInt64 = 0x100
+
+    init(execTick: UInt64, thread: UInt64) {
+        self.execTick = execTick
+        self.thread = thread
+    }
+
+    private func tick(_ us: UInt64) -> UInt64 { execTick &+ us &* KdebugLaunchEvents.ticksPerMicrosecond }
+
+    mutating func point(
+        _ id: KdebugDebugID, atUs us: UInt64, args: (UInt64, UInt64, UInt64, UInt64), thread: UInt64? = nil
+    ) {
+        records.append(record(id, at: us, args: args, thread: thread ?? self.thread))
+    }
+
+    mutating func begin(_ id: KdebugDebugID, atUs us: UInt64, arg2: UInt64) -> (KdebugDebugID, UInt64) {
+        pairID += 1
+        records.append(record(with(id, .start), at: us, args: (pairID, arg2, 0, 0)))
+        return (id, pairID)
+    }
+
+    mutating func end(_ interval: (KdebugDebugID, UInt64), atUs us: UInt64) {
+        records.append(record(with(interval.0, .end), at: us, args: (interval.1, 0, 0, 0)))
+    }
+
+    mutating func interval(
+        _ id: KdebugDebugID, from us: UInt64, durationUs: UInt64, args: (UInt64, UInt64, UInt64, UInt64)
+    ) {
+        pairID += 1
+        records.append(record(with(id, .start), at: us, args: (pairID, args.1, args.2, args.3)))
+        records.append(record(with(id, .end), at: us + durationUs, args: (pairID, 0, 0, 0)))
+    }
+
+    /// The process name as exec records it (TRACE_STRING_EXEC: up to 32 bytes).
+    mutating func name(_ name: String, atUs us: UInt64) {
+        let words = Self.words(Array(name.utf8.prefix(31)), count: 4)
+        records.append(record(.traceStringExec, at: us, args: (words[0], words[1], words[2], words[3])))
+    }
+
+    /// A TRACE_STRING_GLOBAL string for event `id`: 16 bytes in the first record, 32 in each next one.
+    /// Returns its string id.
+    mutating func string(_ text: String, for id: KdebugDebugID, atUs us: UInt64) -> UInt64 {
+        stringID += 1
+        let bytes = Array(text.utf8)
+        let first = Self.words(Array(bytes.prefix(16)), count: 2)
+        let rest = Array(bytes.dropFirst(16))
+        let global = KdebugDebugID.traceStringGlobal
+        records.append(
+            record(
+                with(global, rest.isEmpty ? .startAndEnd : .start), at: us,
+                args: (UInt64(id.rawValue), stringID, first[0], first[1])))
+        var offset = 0
+        while offset < rest.count {
+            let words = Self.words(Array(rest[offset..<min(offset + 32, rest.count)]), count: 4)
+            offset += 32
+            records.append(
+                record(
+                    with(global, offset >= rest.count ? .end : .none), at: us,
+                    args: (words[0], words[1], words[2], words[3])))
+        }
+        return stringID
+    }
+
+    /// UUID_MAP_A (UUID, load address, fsid) and UUID_MAP_B (file id, path string id) for `image`.
+    mutating func uuidMap(_ image: LoadedImage?, loadAddress: UInt64, atUs us: UInt64, path: UInt64? = nil) {
+        guard let image else { return }
+        let uuid = UUID(uuidString: image.uuid ?? "")?.uuid
+        let bytes = uuid.map { withUnsafeBytes(of: $0) { Array($0) } } ?? [UInt8](repeating: 0, count: 16)
+        let words = Self.words(bytes, count: 2)
+        let pathID = path ?? string(image.path, for: .dyldUUIDMapB, atUs: us)
+        records.append(record(.dyldUUIDMapA, at: us, args: (words[0], words[1], loadAddress, 0x100_0011)))
+        records.append(record(.dyldUUIDMapB, at: us, args: (0x1_0000_4242, pathID, 0, 0)))
+    }
+
+    private func with(_ id: KdebugDebugID, _ function: KdebugFunction) -> KdebugDebugID {
+        KdebugDebugID(rawValue: id.eventID.rawValue | function.rawValue)
+    }
+
+    private func record(
+        _ id: KdebugDebugID, at us: UInt64, args: (UInt64, UInt64, UInt64, UInt64), thread: UInt64? = nil
+    ) -> KdebugRecord {
+        KdebugRecord(
+            timestamp: tick(us), debugID: id, args: [args.0, args.1, args.2, args.3], threadID: thread ?? self.thread)
+    }
+
+    /// `bytes` zero-padded into `count` little-endian 64-bit words.
+    private static func words(_ bytes: [UInt8], count: Int) -> [UInt64] {
+        let padded = bytes + [UInt8](repeating: 0, count: max(0, count * 8 - bytes.count))
+        return (0..<count).map { word in
+            (0..<8).reduce(UInt64(0)) { $0 | UInt64(padded[word * 8 + $1]) << (8 * UInt64($1)) }
+        }
+    }
+}

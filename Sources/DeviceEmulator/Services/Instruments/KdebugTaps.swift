@@ -1,0 +1,111 @@
+import Foundation
+import LaunchBench
+import NIOCore
+
+/// The device's running core profile sessions: every launch's kdebug events go to each of them, filtered
+/// as the kernel filters them (`kdf2`). One per device (``EmulatedDevice/serviceState(_:create:)``).
+final class KdebugTaps: Sendable {
+    struct Tap: Sendable {
+        var filter: KdebugFilter
+        /// Sends one DATA message on the tap's channel.
+        var send: @Sendable ([UInt8]) -> Void
+    }
+
+    /// The most records one DATA message carries (whole records only, never split across messages).
+    static let recordsPerChunk = 2048
+
+    private let taps = Locked<[Int: Tap]>([:])
+    private let nextID = Locked(0)
+
+    /// Adds a running session; returns its key for ``remove(_:)``.
+    func add(_ tap: Tap) -> Int {
+        let id = nextID.withLock { value in
+            value += 1
+            return value
+        }
+        taps.withLock { $0[id] = tap }
+        return id
+    }
+
+    func remove(_ id: Int) {
+        _ = taps.withLock { $0.removeValue(forKey: id) }
+    }
+
+    var isEmpty: Bool { taps.withLock { $0.isEmpty } }
+
+    /// Sends `records` to every running session, in chunks of whole records.
+    func publish(_ records: [KdebugRecord]) {
+        for tap in taps.withLock({ Array($0.values) }) {
+            let wanted = records.filter { tap.filter.passes($0.debugID) }
+            var start = 0
+            while start < wanted.count {
+                let chunk = wanted[start..<min(start + Self.recordsPerChunk, wanted.count)]
+                tap.send(chunk.flatMap(\.bytes))
+                start += Self.recordsPerChunk
+            }
+        }
+    }
+
+    /// Schedules one launch's events (whoever launched it: debugserver or processcontrol) for every session
+    /// running when they are due: all of them at once
+    /// when the launch's pre-main ends (a real device flushes every 100 ms; the consumer sees the same
+    /// events, a little earlier).
+    static func publishLaunch(
+        plan: LaunchPlan, device: EmulatedDevice, lab: EmulatedLab, buildsClosure: Bool, eventLoop: any EventLoop
+    ) {
+        let taps = device.serviceState(KdebugTaps.self) { KdebugTaps() }
+        // A session that starts after exec misses this launch, as the kernel's would.
+        guard let version = device.osVersion, !taps.isEmpty else { return }
+        let events = KdebugLaunchEvents(plan: plan, osVersion: version, buildsClosure: buildsClosure)
+        let timeline = events.timeline(execTick: MachClock.now(lab: lab))
+        let delay = TimeAmount.nanoseconds(lab.realTime(ofEmulatedMs: timeline.endMs).nanoseconds)
+        eventLoop.scheduleTask(in: delay) { taps.publish(timeline.records) }
+    }
+}
+
+/// The kernel's event filter as a session configures it: `class<<24 | subclass<<16` values, a subclass of
+/// 0xFF meaning the whole class, and an empty set or 0xFFFFFFFF meaning everything.
+struct KdebugFilter: Sendable, Equatable {
+    var values: Set<UInt32>
+
+    func passes(_ id: KdebugDebugID) -> Bool {
+        if values.isEmpty || values.contains(0xFFFF_FFFF) { return true }
+        return values.contains(id.rawValue & 0xFFFF_0000) || values.contains(id.rawValue & 0xFF00_0000 | 0x00FF_0000)
+    }
+}
+
+/// The emulated device's `mach_absolute_time`: 24 MHz ticks that advance with emulated time (real time
+/// divided by the lab's time scale), so durations on this clock are the plan's.
+enum MachClock {
+    /// The timebase `machTimeInfo` reports: numer/denom = 125/3 ns per tick.
+    static let numerator = 125
+    static let denominator = 3
+
+    static func now(lab: EmulatedLab) -> UInt64 {
+        let nanoseconds = Double(DispatchTime.now().uptimeNanoseconds) / lab.timeScale
+        return UInt64(nanoseconds * Double(denominator) / Double(numerator))
+    }
+}
+
+/// The RAW_VERSION2 header chunk a session sends first: the magic, `kd_header_v2`, the thread map, zero
+/// padding to 4 KiB.
+enum KdebugHeaderChunk {
+    static func bytes(threads: [KdebugThread], date: Date = Date()) -> [UInt8] {
+        var out = KdebugHeader.rawVersion2Magic
+        out.appendLittleEndian(UInt32(threads.count))
+        let seconds = date.timeIntervalSince1970
+        out.appendLittleEndian(UInt64(seconds))
+        out.appendLittleEndian(UInt32((seconds - seconds.rounded(.down)) * 1_000_000))
+        out.appendLittleEndian(UInt32(1))  // KDBG_LP64
+        out.appendLittleEndian(KdebugLaunchEvents.ticksPerMicrosecond * 1_000_000)
+        out += [UInt8](repeating: 0, count: 256)
+        for thread in threads {
+            out.appendLittleEndian(thread.threadID)
+            out.appendLittleEndian(UInt32(thread.pid))
+            out +=
+                Array(thread.processName.utf8.prefix(19))
+                + [UInt8](repeating: 0, count: 20 - min(19, thread.processName.utf8.count))
+        }
+        return out + [UInt8](repeating: 0, count: (4096 - out.count % 4096) % 4096)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import LaunchBench
+import Testing
+
+@testable import DeviceEmulator
+
+/// The emulated launch's kdebug events, read back by the core's kdebug reader: the phases equal what the same
+/// launch prints as dyld statistics (the two sources of one launch must agree within 0.1 ms).
+@Suite struct KdebugLaunchEventsTests {
+    /// dyld 3 (iOS 13–14) prints statistics only when something forces dyld 2, such as an inserted library.
+    static let statistics = EmulatorParserAgreementTests.env
+
+    static func phases(_ plan: LaunchPlan, ios: OSVersion, closure: Bool = false) throws -> DyldLaunchPhases {
+        let events = KdebugLaunchEvents(plan: plan, osVersion: ios, buildsClosure: closure)
+        let records = events.timeline(execTick: 5_000_000_000).records
+        return try #require(DyldLaunchPhases(records: records, timebase: .iPhone, selection: .pid(plan.pid)))
+    }
+
+    @Test(arguments: 1...6)
+    func onIOS14BothSourcesAgreeOnEveryPhase(launch: Int) throws {
+        let ios = OSVersion(14, 8)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
+            app: LaunchPlanTests.app(), environment: Self.statistics, kind: launch == 1 ? .cold : .warm,
+            launchNumber: launch)
+        let printed = try #require(LaunchLogParser.parse(plan.allOutput).first)
+        let traced = try Self.phases(plan, ios: ios, closure: launch == 1)
+        for (kdebug, dyld) in [
+            (traced.dylibLoadingMs, printed.dylibLoadingMs), (traced.rebaseBindingMs, printed.rebaseBindingMs),
+            (traced.objcSetupMs, printed.objcSetupMs), (traced.initializerMs, printed.initializerMs),
+        ] {
+            let kdebug = try #require(kdebug)
+            let dyld = try #require(dyld)
+            #expect(abs(kdebug - dyld) < 0.1, "kdebug \(kdebug) ms, dyld statistics \(dyld) ms")
+        }
+        #expect(traced.pid == plan.pid)
+        #expect(traced.warnings.isEmpty, "\(traced.warnings)")
+        // exec → main holds process creation too, which dyld's own total does not count.
+        let creation = try #require(traced.processCreationMs)
+        #expect(creation > 0.5 && creation < 1.6)
+        let tracedTotal = try #require(traced.totalPremainMs)
+        let printedTotal = try #require(printed.totalPremainMs)
+        #expect(tracedTotal > printedTotal + creation)
+        #expect((traced.closureBuildMs != nil) == (launch == 1))
+    }
+
+    @Test func initializersAreNamedByTheirImages() throws {
+        let ios = OSVersion(16, 7)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone14,5").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        let traced = try Self.phases(plan, ios: ios)
+        #expect(traced.initializersByImage.keys.contains { $0.hasSuffix("/libSystem.B.dylib") })
+        let sum = traced.initializersByImage.values.reduce(0, +)
+        #expect(abs(sum - Double(plan.phases.initializerUs) / 1000) < 0.01)
+        let mapped = traced.timeline.filter { $0.kind == .mapImage }.compactMap(\.image)
+        #expect(
+            mapped.map { $0.split(separator: "/").suffix(2).joined(separator: "/") } == [
+                "SampleKit.framework/SampleKit", "Frameworks/libSampleAnalytics.dylib",
+            ])
+    }
+
+    /// dyld-940…960 (iOS 15) end its fixup and initializer timers as they start: empty, with a warning.
+    @Test func iOS15sZeroLengthTimersAreNotMeasured() throws {
+        let ios = OSVersion(15, 4)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone13,2").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .warm, launchNumber: 2)
+        let traced = try Self.phases(plan, ios: ios)
+        #expect(traced.rebaseBindingMs == nil)
+        #expect(traced.initializerMs == nil)
+        #expect(traced.dylibLoadingMs != nil && traced.objcSetupMs != nil)
+        #expect(!traced.warnings.isEmpty)
+    }
+
+    /// A crash before main: only what the process emitted before it died, so no main and no total.
+    @Test func aLaunchThatDiesBeforeMainHasNoTotal() throws {
+        let ios = OSVersion(16, 7)
+        let faults = Faults(crash: CrashFault(when: LaunchSelector(launches: [1]), after: "start", signal: 11))
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone14,5").plan(
+            app: LaunchPlanTests.app(AppProfile(faults: faults)), environment: [:], kind: .cold, launchNumber: 1)
+        let traced = try Self.phases(plan, ios: ios)
+        #expect(traced.totalPremainMs == nil)
+        #expect(traced.mainMs == nil)
+    }
+
+    @Test func everyRecordIsOnTheLaunchedThreadOrLaunchds() {
+        let plan = LaunchPlanTests.planner(OSVersion(18, 6), model: "iPhone17,3").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        let events = KdebugLaunchEvents(plan: plan, osVersion: OSVersion(18, 6), buildsClosure: true)
+        let records = events.timeline(execTick: 1000).records
+        #expect(Set(records.map(\.threadID)) == [events.threadID, KdebugLaunchEvents.launchdThread])
+        #expect(records.map(\.timestamp) == records.map(\.timestamp).sorted())
+    }
+}
