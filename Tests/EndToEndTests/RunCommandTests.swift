@@ -187,11 +187,23 @@ extension RealPymobiledevice3Tests {
             #expect(samples.count == versions.count * 4)
             #expect(samples.allSatisfy { $0.status == .ok })
             #expect(Set(samples.map(\.osVersion)) == versions)
-            // dyld printed pre-main up to iOS 14; from 16 on (dyld4) the markers measure the launch.
+            // dyld prints pre-main up to iOS 14; from 16 on (dyld4) its kdebug events give the phases, read
+            // through pymobiledevice3 (without it only the markers measure those launches).
             for sample in samples {
                 let printsStatistics = (OSVersion(sample.osVersion)?.major ?? 99) < 15
-                #expect((sample[.totalPremainMs] != nil) == printsStatistics)
+                let expected: PremainSource? = printsStatistics ? .dyldStatistics : modern ? .kdebug : nil
+                #expect(sample.premainSource == expected, "\(sample.osVersion)")
+                #expect((sample[.totalPremainMs] != nil) == (expected != nil), "\(sample.osVersion)")
                 #expect(sample[.firstFrameMs] != nil)
+            }
+            if modern {
+                let traces = output.appendingPathComponent("traces")
+                let devices = try FileManager.default.contentsOfDirectory(atPath: traces.path)
+                #expect(devices.count == 3)  // iOS 16.7, 17.5 and 18.6
+                // iOS 14.8 prints dyld's statistics and serves kdebug: the two sources agree.
+                #expect(
+                    child.standardOutput.contains("kdebug cross-check: 4 of 4 launches agree"),
+                    "stdout: \(child.standardOutput)")
             }
             let line = modern ? "userspace tunnel" : "Scripts/bootstrap --with-pymobiledevice3"
             #expect(child.standardError.contains(line), "stderr: \(child.standardError)")

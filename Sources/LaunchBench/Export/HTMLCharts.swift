@@ -11,6 +11,7 @@ enum HTMLCharts {
     static let phaseColors: [String: String] = [
         "dylib loading": "#0072B2", "rebase/binding": "#56B4E9", "ObjC setup": "#009E73", "initializers": "#E69F00",
         PhaseBreakdown.otherPreMain: "#9A9A9A", PhaseBreakdown.wholePreMain: "#9A9A9A",
+        PhaseBreakdown.processCreation: "#000000", PhaseBreakdown.closureBuild: "#F0E442",
         "main → didFinishLaunching": "#CC79A7", "didFinishLaunching → first frame": "#D55E00",
     ]
     static let kindColors: [LaunchKind: String] = [.cold: "#0072B2", .warm: "#D55E00"]

@@ -16,9 +16,15 @@ struct DeviceSection {
         return HTMLText.element("section", ["class": "device", "id": id], html) + "\n"
     }
 
-    /// `run.json`'s notes on the device, then its failed and unmeasured launches.
+    /// `run.json`'s notes on the device (its launch timelines folder as a link), then its failed and unmeasured
+    /// launches.
     private func remarks() -> String {
-        var html = device.remarks.map { HTMLText.text("p", ["class": "remark"], $0) }.joined()
+        let traces = ResultsFolder.tracesFolder(device.device.udid)
+        let link = HTMLText.text("a", ["href": traces], traces)
+        var html = device.remarks.map { remark in
+            let text = HTMLText.escape(remark).replacingOccurrences(of: HTMLText.escape(traces), with: link)
+            return HTMLText.element("p", ["class": "remark"], text)
+        }.joined()
         for remark in ReportText.launchRemarks(device) {
             html += HTMLText.text("p", ["class": remark.isFailure ? "remark bad" : "remark"], remark.text)
         }

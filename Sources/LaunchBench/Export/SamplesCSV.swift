@@ -7,7 +7,7 @@ public enum SamplesCSV {
         [
             "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
             "iteration", "launch_kind", "status",
-        ] + Metric.allCases.map(\.rawValue) + ["started_at"]
+        ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at"]
 
     /// The CSV of `samples`, in the order given. Unmeasured metrics are empty cells; values are
     /// written as measured (shortest exact form).
@@ -25,6 +25,7 @@ public enum SamplesCSV {
             .integer(sample.iteration), .text(sample.kind.rawValue), .text(sample.status.rawValue),
         ]
         fields += Metric.allCases.map { .number(sample[$0]) }
+        fields.append(.text(sample.premainSource?.rawValue ?? ""))
         fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
         return fields
     }

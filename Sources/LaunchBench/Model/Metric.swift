@@ -13,6 +13,10 @@ public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case firstFrameMs = "first_frame_ms"
     /// Harness wall time from `continue` to the launch's end signal (see README).
     case wallMs = "wall_ms"
+    /// kdebug: exec → dyld's first instruction (`BOOTSTRAP_START`): the kernel's share of the launch.
+    case processCreationMs = "process_creation_ms"
+    /// kdebug: dyld building the app's launch closure (`BUILD_CLOSURE`), on the first launch after an install.
+    case closureBuildMs = "closure_build_ms"
 
     /// The five pre-main metrics dyld prints.
     public static let preMain: [Metric] = [

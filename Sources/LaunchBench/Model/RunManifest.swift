@@ -74,6 +74,8 @@ public struct RunManifest: Sendable, Hashable, Codable {
         public var engine: String?
         /// Why that engine was chosen.
         public var engineReason: String?
+        /// Where the device's pre-main phases came from (`premain_source` in run.json; `nil` when none).
+        public var premainSource: PremainSource?
 
         /// An outcome, `running` until the device's loop ends.
         public init(

@@ -50,6 +50,8 @@ public struct Sample: Sendable, Hashable, Codable {
     public var logPath: String?
     /// How long the harness spent on each step of this launch (`phases` in samples.jsonl; not in the CSV).
     public var phases: PhaseTimings = PhaseTimings()
+    /// Where the pre-main phases came from; `nil` when none were measured.
+    public var premainSource: PremainSource?
 
     /// A sample with every field given; `metrics` holds only what was measured.
     public init(
@@ -103,6 +105,7 @@ public struct Sample: Sendable, Hashable, Codable {
         case signal
         case logPath = "log_path"
         case phases, initializers
+        case premainSource = "premain_source"
     }
 
     private struct MetricKey: CodingKey {
@@ -134,6 +137,7 @@ public struct Sample: Sendable, Hashable, Codable {
         signal = try c.decodeIfPresent(Int.self, forKey: .signal)
         logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
         phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
+        premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -193,6 +197,7 @@ public struct Sample: Sendable, Hashable, Codable {
         try c.encodeIfPresent(signal, forKey: .signal)
         try c.encodeIfPresent(logPath, forKey: .logPath)
         if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
+        try c.encodeIfPresent(premainSource, forKey: .premainSource)
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

@@ -68,9 +68,27 @@ public struct ResultsFolder: Sendable {
                 remarks[outcome.udid, default: []].append(
                     "Launch engine: \(engine)" + (outcome.engineReason.map { " (\($0))." } ?? "."))
             }
+            switch outcome.premainSource {
+            case .kdebug?:
+                remarks[outcome.udid, default: []].append(
+                    "Pre-main phases from kdebug: dyld's own timing events, read through the instruments service "
+                        + "(one timeline per launch in \(Self.tracesFolder(outcome.udid)), Chrome trace format: "
+                        + "Perfetto or chrome://tracing).")
+            case .dyldStatistics?:
+                remarks[outcome.udid, default: []].append(
+                    "Pre-main phases from dyld's printed statistics (DYLD_PRINT_STATISTICS).")
+            case nil:
+                break
+            }
             remarks[outcome.udid, default: []] += outcome.notes
         }
         summary = accumulator.summary(deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
+    }
+
+    /// Where a device's launch timelines are, relative to the results folder.
+    public static func tracesFolder(_ udid: String) -> String {
+        let log = ResultsStore.logPath(udid: udid, iteration: 1, kind: .cold, launchIndex: 0)
+        return "traces/" + log.dropFirst("logs/".count).prefix { $0 != "/" } + "/"
     }
 
     /// Reads `run.json` and `samples.jsonl` from `url`, summarising the samples without keeping them.

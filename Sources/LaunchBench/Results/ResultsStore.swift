@@ -144,6 +144,29 @@ public actor ResultsStore {
         return "logs/\(safeUDID)/\(number)-\(suffix).log"
     }
 
+    /// Writes one launch's timeline (Chrome trace-event JSON) as `traces/UDID/0001-cold.json`, beside its log.
+    /// - Returns: the path relative to the results folder.
+    public nonisolated func writeTrace(
+        _ data: Data, udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
+    ) throws -> String {
+        let relative = Self.tracePath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
+        let url = folder.appendingPathComponent(relative)
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+        return relative
+    }
+
+    /// A launch timeline's path relative to the results folder (`traces/UDID/0001-cold.json`).
+    public static func tracePath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
+        let log = logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
+        return "traces/" + log.dropFirst("logs/".count).dropLast(".log".count) + ".json"
+    }
+
     /// Closes `samples.jsonl` and frees the reserve.
     public func close() {
         try? samples.synchronize()

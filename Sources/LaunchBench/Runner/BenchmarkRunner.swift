@@ -7,11 +7,17 @@ public struct BenchmarkRunner: Sendable {
     public let driver: any DeviceDriver
     /// Who hears about progress (the terminal view, or nobody).
     public let reporter: any RunReporter
+    /// Who arms kernel-trace sessions for the devices whose pre-main source is kdebug (`nil`: no engine
+    /// can, and those devices say so).
+    public let kdebug: (any KdebugTracing)?
 
-    /// A runner over `driver`, reporting to `reporter`.
-    public init(driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter()) {
+    /// A runner over `driver`, reporting to `reporter`, reading kdebug through `kdebug`.
+    public init(
+        driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil
+    ) {
         self.driver = driver
         self.reporter = reporter
+        self.kdebug = kdebug
     }
 
     /// The devices the plan names (in its order), or every attached device when it names none, in
@@ -80,7 +86,7 @@ public struct BenchmarkRunner: Sendable {
                 reporter.report(.deviceSkipped(device, reason))
                 continue
             }
-            switch DeviceAdvice.advice(for: device, plan: plan, engine: engine) {
+            switch DeviceAdvice.advice(for: device, plan: plan, engine: engine, readsKdebug: kdebug != nil) {
             case .skip(let reason):
                 outcomes[index].outcome = .skipped
                 outcomes[index].notes = [reason]
@@ -99,17 +105,39 @@ public struct BenchmarkRunner: Sendable {
         var failure: (any Error)?
         await withTaskGroup(of: DeviceCompletion.self) { group in
             for index in measured {
-                let session = DeviceRun(
-                    driver: driver, device: devices[index], plan: plan, runID: runID, store: store, reporter: reporter,
-                    referenceStore: reference?.store)
-                group.addTask { await DeviceCompletion(index: index) { try await session.run() } }
+                let device = devices[index]
+                group.addTask { [driver, reporter, kdebug] in
+                    await DeviceCompletion(index: index) {
+                        let trace = await DeviceTrace.start(
+                            plan.premainSource(for: device), crossCheck: plan.crossChecksPremain(on: device),
+                            on: device, with: kdebug, reporter: reporter)
+                        let session = DeviceRun(
+                            driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
+                            referenceStore: reference?.store, kdebug: trace.recorder)
+                        do {
+                            var result = try await session.run()
+                            await trace.recorder?.stop()
+                            result.premainSource = trace.source
+                            if let note = trace.note { result.notes.insert(note, at: 0) }
+                            if trace.crossCheck, let note = await trace.recorder?.crossCheckSummary() {
+                                result.notes.append(note)
+                            }
+                            return result
+                        } catch {
+                            await trace.recorder?.stop()
+                            throw error
+                        }
+                    }
+                }
             }
             for await completion in group {
                 let index = completion.index
                 switch completion.result {
                 case .success(let deviceResult):
                     outcomes[index].outcome = deviceResult.outcome
+                    outcomes[index].notes += deviceResult.notes
                     if let note = deviceResult.note { outcomes[index].notes.append(note) }
+                    outcomes[index].premainSource = deviceResult.premainSource
                     samplesByDevice[index] = deviceResult.samples
                 case .failure(let error):
                     outcomes[index].outcome = .interrupted

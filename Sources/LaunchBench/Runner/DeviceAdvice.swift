@@ -6,10 +6,10 @@ public enum DeviceAdvice: Sendable, Hashable {
     case measure(notes: [String])
 
     /// The advice for `device` under `plan`, launched by the engine `engine` decided on (by default the
-    /// choice of a host with libimobiledevice only).
+    /// choice of a host with libimobiledevice only); `readsKdebug` says whether kdebug can be read here.
     public static func advice(
         for device: DeviceInfo, plan: RunPlan,
-        engine: EngineDecision? = nil
+        engine: EngineDecision? = nil, readsKdebug: Bool = false
     ) -> DeviceAdvice {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
         let engine = engine ?? EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
@@ -17,6 +17,20 @@ public enum DeviceAdvice: Sendable, Hashable {
         guard let version = device.version else {
             return .measure(notes: [
                 "\(label) reports iOS version \"\(device.osVersion)\", which cannot be read; measuring anyway."
+            ])
+        }
+        let wantsKdebug = plan.premainSource(for: device) == .kdebug
+        if wantsKdebug && readsKdebug {
+            let printsStatistics =
+                version.dyldStatistics == .always
+                || (version.dyldStatistics == .onlyWithOverride && plan.setsDyldOverride)
+            let why =
+                printsStatistics
+                ? "--premain kdebug (dyld's printed statistics are checked against it)"
+                : "dyld prints no pre-main statistics on iOS \(version)"
+            return .measure(notes: [
+                "\(label): \(why), so the pre-main phases come from dyld's own kdebug events (the instruments "
+                    + "service's core profile session); after-main comes from the app's [launchbench] markers."
             ])
         }
         switch version.dyldStatistics {
@@ -41,6 +55,9 @@ public enum DeviceAdvice: Sendable, Hashable {
                     + "available; the headline numbers are time to main (main_ms, pre-main counted from process "
                     + "start) and first frame (first_frame_ms), from the app's [launchbench] markers (add the "
                     + "LaunchProbe library to the app)."
+                    + (wantsKdebug
+                        ? " dyld's own kdebug events would give them: install pymobiledevice3 with "
+                            + EngineChoice.pymobiledevice3Install + "." : "")
             ])
         }
     }

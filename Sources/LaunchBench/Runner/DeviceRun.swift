@@ -17,6 +17,11 @@ struct DeviceRun: Sendable {
     var markerHistory = MarkerHistory()
     /// The same for the reference app, kept across its iterations.
     var referenceMarkerHistory = MarkerHistory()
+    /// The device's kernel-trace session when its pre-main phases come from kdebug.
+    var kdebug: KdebugLaunchRecorder? = nil
+    /// How long after a launch ends its kdebug events may still arrive (a phone flushes every 100 ms;
+    /// delivery bottoms out near 200 ms).
+    static let kdebugGrace: Duration = .seconds(3)
 
     /// Refused launches (or failed installs) in a row after which the device is given up: signing,
     /// a locked device or a full disk do not get better by themselves.
@@ -26,6 +31,10 @@ struct DeviceRun: Sendable {
         var outcome: RunManifest.DeviceOutcome.Outcome
         var note: String?
         var samples: [Sample]
+        /// Notes from before the device's loop (where its pre-main phases come from).
+        var notes: [String] = []
+        /// Where its pre-main phases came from.
+        var premainSource: PremainSource?
     }
 
     private enum Step {
@@ -265,6 +274,7 @@ struct DeviceRun: Sendable {
         var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
         sample.logPath = log.relativePath
         sample.phases = phases
+        await kdebug?.mark()
         do {
             let termination = try await withTaskCancellationHandler {
                 try await driver.launch(request, on: device.udid, observer: watcher)
@@ -283,6 +293,16 @@ struct DeviceRun: Sendable {
             sample.exitStatus = verdict.exitStatus
             sample.signal = verdict.signal
             if let wall = verdict.wallMs { sample.metrics[.wallMs] = wall }
+            if Metric.preMain.contains(where: { sample[$0] != nil }) { sample.premainSource = .dyldStatistics }
+            if let kdebug, sample.status != .launchRefused {
+                let capture = await kdebug.capture(executable: plan.app.executable, timeout: Self.kdebugGrace)
+                if sample.premainSource == .dyldStatistics && plan.crossChecksPremain(on: device) {
+                    let difference = KdebugSampling.crossCheck(capture, of: &sample)
+                    await kdebug.tally(difference)
+                } else {
+                    KdebugSampling.apply(capture, to: &sample, store: store)
+                }
+            }
         } catch {
             let observation = watcher.finish()
             if Task.isCancelled { return .cancelled }

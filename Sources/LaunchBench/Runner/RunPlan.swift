@@ -45,6 +45,8 @@ public struct RunPlan: Sendable {
     /// `--reference-app`: a second app (e.g. an empty project) launched the same way right after the
     /// main app in every iteration, on the same device; its samples go to `DIR/reference/`.
     public var referenceApp: AppBundle? = nil
+    /// Where pre-main phases come from on each device (`--premain`).
+    public var premain: PremainSelection = .auto
 
     /// The plan for the reference app's launches: same settings, its own app, a reinstall as its cold
     /// start (a reboot per app would double a reboot run's length), no adaptive stopping of its own.
@@ -67,8 +69,10 @@ public struct RunPlan: Sendable {
         app: AppBundle, deviceUDIDs: [String] = [], iterations: Int = 10, coldMode: ColdMode = .reinstall,
         warmLaunches: Int = 1, environment: [EnvironmentVariable] = [], arguments: [String] = [],
         timeout: Duration = .seconds(30), grace: Duration = .milliseconds(500), settle: Duration = .seconds(30),
-        installTimeout: Duration = .seconds(300), restartTimeout: Duration = .seconds(300)
+        installTimeout: Duration = .seconds(300), restartTimeout: Duration = .seconds(300),
+        premain: PremainSelection = .auto
     ) {
+        self.premain = premain
         self.app = app
         self.deviceUDIDs = deviceUDIDs
         self.iterations = iterations
@@ -92,6 +96,16 @@ public struct RunPlan: Sendable {
     /// last, so that it is set whatever the user passed (the last of repeated names wins on the device).
     public var launchEnvironment: [EnvironmentVariable] {
         [Self.harnessVariable] + environment + [Self.statisticsVariable]
+    }
+
+    /// The pre-main source for `device` under ``premain``; `nil` when none gives phases there.
+    public func premainSource(for device: DeviceInfo) -> PremainSource? {
+        premain.source(for: device.version, setsDyldOverride: setsDyldOverride)
+    }
+
+    /// Whether `device`'s launches are also read through kdebug to check dyld's statistics against it.
+    public func crossChecksPremain(on device: DeviceInfo) -> Bool {
+        premain.crossChecks(device.version, setsDyldOverride: setsDyldOverride)
     }
 
     /// Whether the user's environment forces dyld3 (iOS 13–14) onto the dyld2 path that prints statistics.

@@ -43,6 +43,8 @@ extension Metric {
         case .didFinishLaunchingMs: return 6
         case .firstFrameMs: return 7
         case .wallMs: return 8
+        case .processCreationMs: return 9
+        case .closureBuildMs: return 10
         }
     }
 }

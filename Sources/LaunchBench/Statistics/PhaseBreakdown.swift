@@ -1,6 +1,7 @@
 /// Where the time of a launch goes, phase by phase, as medians over a group of launches.
 ///
-/// Phases, in order: dyld's four pre-main phases (dylib loading, rebase/binding, ObjC setup,
+/// Phases, in order: from kdebug (iOS 14+), process creation (exec → dyld's start) and the launch closure
+/// build (first launch after an install: shown, never folded into another phase), then dyld's four pre-main phases (dylib loading, rebase/binding, ObjC setup,
 /// initializers), then from the app's markers: "other pre-main (not itemised)" (process start → `main`
 /// minus dyld's total: exec, dyld's own start, anything dyld does not itemise; "pre-main (start →
 /// main)" for launches without dyld statistics), `main` →
@@ -28,6 +29,8 @@ public struct PhaseBreakdown: Sendable, Hashable {
         // With dyld's phases, start → main minus them is the rest; without (iOS 15+), it is all of pre-main.
         let itemised = measured.contains { s in Metric.preMain.contains { s[$0] != nil } }
         let definitions: [(String, (LaunchPoint) -> Double?)] = [
+            (Self.processCreation, { $0[.processCreationMs] }),
+            (Self.closureBuild, { $0[.closureBuildMs] }),
             ("dylib loading", { $0[.dylibLoadingMs] }),
             ("rebase/binding", { $0[.rebaseBindingMs] }),
             ("ObjC setup", { $0[.objcSetupMs] }),
@@ -59,9 +62,15 @@ public struct PhaseBreakdown: Sendable, Hashable {
     /// Process start → `main`, when dyld printed no phases (iOS 15+).
     public static let wholePreMain = "pre-main (start → main)"
 
+    /// exec → dyld's first instruction (kdebug only).
+    public static let processCreation = "process creation"
+    /// dyld building the launch closure, on the first launch after an install (kdebug only).
+    public static let closureBuild = "launch closure build"
+
     /// Every phase name in launch order (for legends).
     public static let names = [
-        "dylib loading", "rebase/binding", "ObjC setup", "initializers", otherPreMain, wholePreMain,
+        processCreation, closureBuild, "dylib loading", "rebase/binding", "ObjC setup", "initializers", otherPreMain,
+        wholePreMain,
         "main → didFinishLaunching", "didFinishLaunching → first frame",
     ]
 

@@ -251,6 +251,8 @@ extension Metric {
         case .didFinishLaunchingMs: return "didFinishLaunching"
         case .firstFrameMs: return "first frame"
         case .wallMs: return "wall time"
+        case .processCreationMs: return "process creation"
+        case .closureBuildMs: return "launch closure build"
         }
     }
 }

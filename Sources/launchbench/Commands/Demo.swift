@@ -73,8 +73,8 @@ struct Demo: AsyncParsableCommand {
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
             code = try await RunExecution.execute(
-                plan, driver: lab.driver, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress), output: output,
-                overwrite: overwrite)
+                plan, driver: lab.driver, kdebug: lab.kdebug, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
+                output: output, overwrite: overwrite)
         } catch {
             await lab.stop()
             throw error
@@ -115,6 +115,15 @@ struct DemoLab {
     let driver: EngineRoutingDriver
     /// The pymobiledevice3 that measures the iOS 17+ phones; `nil` leaves them out (with a line saying how).
     let pymobiledevice3: String?
+    /// Reads dyld's kdebug events on the iOS 16+ phones (through the same pymobiledevice3).
+    var kdebug: Pymobiledevice3KdebugTracer? {
+        pymobiledevice3.map {
+            Pymobiledevice3KdebugTracer(
+                executable: $0,
+                environment: (try? Pymobiledevice3USBMux.environment(for: USBMuxAddress(lab.usbmuxdSocketAddress)))
+                    ?? [:])
+        }
+    }
 
     /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
     static func start(seed: UInt64) async throws -> DemoLab {

@@ -150,13 +150,14 @@ struct Run: AsyncParsableCommand {
                 app: bundle, deviceUDIDs: devices, iterations: iterations ?? 10, coldMode: cold, warmLaunches: warm,
                 environment: environment.compactMap(EnvironmentVariable.init(assignment:)),
                 timeout: Self.duration(timeout),
-                grace: Self.duration(grace), settle: Self.duration(settle)))
+                grace: Self.duration(grace), settle: Self.duration(settle), premain: engines.premainSelection))
         let usbmuxd = connection.apply()
         let driver = engines.makeDriver(base: MobileDeviceDriver(), usbmuxd: usbmuxd)
         let code: ExitCode
         do {
             code = try await RunExecution.execute(
-                plan, driver: driver, usbmuxd: usbmuxd, output: output, overwrite: overwrite, gate: runGate)
+                plan, driver: driver, kdebug: engines.makeKdebugTracer(usbmuxd: usbmuxd), usbmuxd: usbmuxd,
+                output: output, overwrite: overwrite, gate: runGate)
         } catch {
             await driver.shutdown()
             throw error

@@ -24,6 +24,20 @@ struct EngineOptions: ParsableArguments {
             valueName: "port"))
     var tunneld: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Where pre-main phases come from: auto, dyld-statistics or kdebug.",
+            discussion: """
+                auto: dyld's printed statistics where they print (iOS ≤ 12; 13–14 with an override variable such \
+                as DYLD_INSERT_LIBRARIES), else dyld's own kdebug events from iOS 14 on, read through \
+                pymobiledevice3's core profile session (no change to the app). kdebug where dyld also prints \
+                checks the two sources against each other.
+                """,
+            valueName: "source"))
+    var premain: String = "auto"
+
+    var premainSelection: PremainSelection { PremainSelection(rawValue: premain) ?? .auto }
+
     var selection: EngineSelection { EngineSelection(engine) ?? .auto }
 
     func validate() throws {
@@ -35,6 +49,11 @@ struct EngineOptions: ParsableArguments {
                 )
             }
         }
+        guard PremainSelection(rawValue: premain) != nil else {
+            throw ValidationError(
+                "--premain \(premain) is not a source. Use one of: "
+                    + PremainSelection.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+        }
         guard EngineSelection(engine) != nil else {
             throw ValidationError(
                 "--engine \(engine) is not an engine. Use one of: \(EngineSelection.spellings.joined(separator: ", "))."
@@ -45,6 +64,16 @@ struct EngineOptions: ParsableArguments {
     private static func isHostAndPort(_ text: String) -> Bool {
         guard case .tcp? = USBMuxAddress(text) else { return false }
         return true
+    }
+
+    /// The kdebug reader for devices whose pre-main phases come from kdebug, when pymobiledevice3 is
+    /// installed; it reaches the same usbmuxd and tunneld as the launch sidecars.
+    func makeKdebugTracer(usbmuxd: USBMuxAddress?, host: EngineHost = .detect()) -> Pymobiledevice3KdebugTracer? {
+        guard let executable = host.pymobiledevice3 else { return nil }
+        var tracer = Pymobiledevice3KdebugTracer(
+            executable: executable, environment: (try? Pymobiledevice3USBMux.environment(for: usbmuxd)) ?? [:])
+        tracer.tunneld = tunneld
+        return tracer
     }
 
     /// The driver for a run or a listing: every device routed to its engine; `usbmuxd` is what

@@ -14,10 +14,11 @@ enum RunExecution {
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
-        _ plan: RunPlan, driver: EngineRoutingDriver, usbmuxd: USBMuxAddress?, output: String?, overwrite: Bool = false,
-        gate: RunGate? = nil
+        _ plan: RunPlan, driver: EngineRoutingDriver, kdebug: Pymobiledevice3KdebugTracer?, usbmuxd: USBMuxAddress?,
+        output: String?, overwrite: Bool = false, gate: RunGate? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
+        var tracer = kdebug
         let runner = BenchmarkRunner(driver: driver, reporter: progress)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let selection = try await runner.selectDevices(for: plan)
@@ -28,11 +29,13 @@ enum RunExecution {
             output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory, overwrite: overwrite,
             protected: gate?.baselineFolder.map { [$0] } ?? [])
         let store = try ResultsStore(folder: folder)
-        // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log.
+        // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log (and kdebug-tap.log).
         await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
+        tracer?.logFolder = folder.appendingPathComponent("logs")
+        let measuring = BenchmarkRunner(driver: driver, reporter: progress, kdebug: tracer)
         Terminal.note(introduction(plan, devices: devices, folder: folder))
 
-        let run = Task { try await runner.run(plan, devices: devices, store: store, busy: locks.busy) }
+        let run = Task { try await measuring.run(plan, devices: devices, store: store, busy: locks.busy) }
         let interruption = Interruption { run.cancel() }
         let result: RunResult
         do {

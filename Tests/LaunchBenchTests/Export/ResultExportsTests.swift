@@ -84,14 +84,14 @@ import Testing
         let samples = CSVWriterTests.parse(try #require(String(data: samplesData.dropFirst(3), encoding: .utf8)))
         #expect(
             samples[0].joined(separator: ",")
-                == "run_id,device_udid,device_name,product_type,os_version,app_bundle_id,app_version,iteration,launch_kind,status,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms,wall_ms,started_at"
+                == "run_id,device_udid,device_name,product_type,os_version,app_bundle_id,app_version,iteration,launch_kind,status,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms,wall_ms,process_creation_ms,closure_build_ms,premain_source,started_at"
         )
         #expect(samples.count == 32)
         let timeout = try #require(samples.first { $0[9] == "timeout" })
         #expect(timeout[10..<18].allSatisfy { $0.isEmpty }, "a failed launch has empty cells, not zeros")
         #expect(timeout[18] == "30000")
         let first = samples[1]
-        #expect(first[2] == "Ana's iPhone" && first[10] == "357.89" && first[19] == "2026-11-20T10:00:01.037Z")
+        #expect(first[2] == "Ana's iPhone" && first[10] == "357.89" && first[22] == "2026-11-20T10:00:01.037Z")
 
         let summaryText = try String(contentsOf: dir.appendingPathComponent("summary.csv"), encoding: .utf8)
         let summary = CSVWriterTests.parse(String(summaryText.drop { $0 == "\u{FEFF}" }))

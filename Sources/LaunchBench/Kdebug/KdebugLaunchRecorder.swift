@@ -1,0 +1,158 @@
+import Foundation
+
+/// One device's kernel-trace session for a whole run (armed once, not per launch), cut into launches:
+/// ``mark()`` before each launch drops what came before, ``capture(executable:timeout:)`` after it waits for
+/// that launch's exec and dyld's `LAUNCH_EXECUTABLE` end, then measures it. Only the current launch's records
+/// are held, so memory stays flat however long the run.
+public actor KdebugLaunchRecorder {
+    /// What the trace gave for one launch.
+    public struct Capture: Sendable {
+        /// The launch's phases; `nil` when no exec of the app appeared in time.
+        public var phases: DyldLaunchPhases?
+        /// The launch's records (for its timeline file).
+        public var records: [KdebugRecord]
+        /// Events the device reported dropping during the launch (`TRACE_LOST_EVENTS`).
+        public var lostEvents: Int
+        /// Why there are no phases, or what is doubtful about them, in words.
+        public var warnings: [String]
+    }
+
+    /// The device's mach timebase.
+    public nonisolated let timebase: MachTimebase
+    private let stopFeed: @Sendable () async -> Void
+    private var decoder = KdebugChunkDecoder()
+    private var records: [KdebugRecord] = []
+    private var lostEvents = 0
+    private var failure: String?
+    private var ended = false
+
+    /// Starts reading `feed`.
+    public init(feed: KdebugFeed) {
+        timebase = feed.timebase
+        stopFeed = feed.stop
+        let chunks = feed.chunks
+        Task { await self.read(chunks) }
+    }
+
+    private func read(_ chunks: AsyncThrowingStream<[UInt8], any Error>) async {
+        do {
+            for try await chunk in chunks { take(chunk) }
+            ended = true
+        } catch {
+            failure = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+            ended = true
+        }
+    }
+
+    private func take(_ chunk: [UInt8]) {
+        guard let decoded = try? decoder.decode(chunk: chunk) else {
+            failure = "the device sent a malformed kdebug header"
+            return
+        }
+        for record in decoded where record.debugID.eventID == .traceLostEvents { lostEvents += 1 }
+        records.append(contentsOf: decoded)
+    }
+
+    /// Forgets everything before the launch about to start.
+    public func mark() {
+        records.removeAll(keepingCapacity: true)
+        lostEvents = 0
+    }
+
+    /// The launch of `executable` since the last ``mark()``: waits until dyld's `LAUNCH_EXECUTABLE` ends in a
+    /// process exec'd under that name, or `timeout` passes, or the session ends.
+    public func capture(executable: String, timeout: Duration) async -> Capture {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let pid = completedLaunch(of: executable) { return measure(pid: pid) }
+            if ended || ContinuousClock.now >= deadline { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        var warnings: [String] = []
+        if let failure {
+            warnings.append("kdebug: the trace session ended: \(failure)")
+        } else if let pid = exec(of: executable) {
+            var capture = measure(pid: pid)
+            capture.warnings.append(
+                "kdebug: no LAUNCH_EXECUTABLE end within \(DecimalText.fixed(timeout.totalSeconds, maxFractionDigits: 1)) s of the launch (it died before main, "
+                    + "or events were lost)")
+            return capture
+        } else {
+            warnings.append(
+                "kdebug: no exec of \(executable) in the trace within \(DecimalText.fixed(timeout.totalSeconds, maxFractionDigits: 1)) s of the launch"
+            )
+        }
+        return Capture(phases: nil, records: records, lostEvents: lostEvents, warnings: warnings)
+    }
+
+    /// Counts one launch checked against dyld's statistics: the largest difference over its four phases in ms,
+    /// `nil` when kdebug gave no phases for it.
+    public func tally(_ largestDifferenceMs: Double?) {
+        checked += 1
+        if let largestDifferenceMs {
+            compared += 1
+            if largestDifferenceMs <= 0.1 { agreed += 1 }
+            largest = max(largest, largestDifferenceMs)
+        }
+    }
+
+    /// The device's note on the check, `nil` before any launch was checked.
+    public func crossCheckSummary() -> String? {
+        guard checked > 0 else { return nil }
+        return "kdebug cross-check: \(agreed) of \(checked) launches agree with dyld's printed statistics within "
+            + "0.1 ms on every phase (largest difference \(DecimalText.fixed(largest, maxFractionDigits: 3)) ms"
+            + (compared < checked ? "; \(checked - compared) without kdebug phases" : "") + ")."
+    }
+
+    private var checked = 0
+    private var compared = 0
+    private var agreed = 0
+    private var largest = 0.0
+
+    /// Ends the session.
+    public func stop() async {
+        await stopFeed()
+    }
+
+    private func measure(pid: Int) -> Capture {
+        let phases = DyldLaunchPhases(
+            records: records, timebase: timebase, selection: .pid(pid), threads: decoder.header?.threads ?? [])
+        var warnings: [String] = []
+        if lostEvents > 0 {
+            warnings.append("kdebug: the device dropped events \(lostEvents) time(s) during this launch")
+        }
+        return Capture(
+            phases: lostEvents > 0 ? nil : phases, records: records, lostEvents: lostEvents,
+            warnings: warnings + (phases?.warnings.map { "kdebug: " + $0 } ?? []))
+    }
+
+    /// The pid of the newest exec of `executable` (exec records the name under which it ran, cut to 31 bytes
+    /// or fewer, so a prefix of the executable's name matches).
+    private func exec(of executable: String) -> Int? {
+        var pidsByThread: [UInt64: Int] = [:]
+        var found: Int?
+        for record in records {
+            switch record.debugID.eventID {
+            case .traceDataExec:
+                pidsByThread[record.threadID] = Int(truncatingIfNeeded: record.arg1)
+            case .traceStringExec:
+                let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
+                let matches = name == executable || (name.utf8.count >= 15 && executable.hasPrefix(name))
+                if matches, let pid = pidsByThread[record.threadID] { found = pid }
+            default:
+                break
+            }
+        }
+        return found
+    }
+
+    private func completedLaunch(of executable: String) -> Int? {
+        guard let pid = exec(of: executable) else { return nil }
+        let threads = Set(
+            records.filter { $0.debugID.eventID == .traceDataExec && Int($0.arg1) == pid }.map(\.threadID))
+        let ends = records.contains {
+            $0.debugID.eventID == .dyldLaunchExecutable && $0.debugID.function == .end && threads.contains($0.threadID)
+        }
+        return ends ? pid : nil
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import LaunchBench
+
+/// Why a device's kernel-trace session could not start or went away, with the fix.
+public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
+    /// kperf is owned by another session: Instruments or Xcode is recording on the phone.
+    case kperfLocked(udid: String, notice: String)
+    /// pymobiledevice3 is missing from the helper's Python, or is not the pinned version.
+    case version(message: String)
+    /// The instruments service could not be reached.
+    case connect(udid: String, message: String)
+    /// The session ended during the run.
+    case lost(udid: String, message: String)
+    /// The helper exited before the session ran; `log` is what it printed.
+    case exited(udid: String, status: Int32, log: String, logPath: String)
+    /// The session did not start in time; the helper was stopped.
+    case hung(udid: String, seconds: Double, logPath: String)
+    /// No Python found to run pymobiledevice3's API.
+    case noPython(executable: String)
+    /// The helper script could not be written.
+    case cannotWriteScript(path: String, reason: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .kperfLocked(let udid, let notice):
+            return "\(udid) would not start a kernel trace (\"\(notice)\"): kperf belongs to another session, such as "
+                + "an Instruments or Xcode recording on the phone. Stop that recording, then run again."
+        case .version(let message):
+            return "The kdebug tap cannot use pymobiledevice3: \(message). Install the pinned version with "
+                + EngineChoice.pymobiledevice3Install + "."
+        case .connect(let udid, let message):
+            return "The instruments service of \(udid) could not be reached: \(message). It needs the Developer Disk "
+                + "Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what the phone lacks."
+        case .lost(let udid, let message):
+            return "The kernel trace of \(udid) ended: \(message)."
+        case .exited(let udid, let status, let log, let logPath):
+            return "The kdebug tap for \(udid) exited with status \(status) before its session ran"
+                + (log.isEmpty ? "" : ": \(log)") + ". Full log: \(logPath)."
+        case .hung(let udid, let seconds, let logPath):
+            return "The kdebug tap for \(udid) did not start its session within \(String(format: "%g", seconds)) s "
+                + "and was stopped. Full log: \(logPath)."
+        case .noPython(let executable):
+            return "No Python found beside \(executable) to run the kdebug tap; install pymobiledevice3 with "
+                + EngineChoice.pymobiledevice3Install + "."
+        case .cannotWriteScript(let path, let reason):
+            return "The kdebug tap's script could not be written to \(path): \(reason). Free space in the temporary "
+                + "folder (TMPDIR)."
+        }
+    }
+
+    /// The error a helper's `{"type": "error"}` line describes.
+    static func reported(kind: String, message: String, udid: String) -> KdebugTapError {
+        switch kind {
+        case "kperf-locked": return .kperfLocked(udid: udid, notice: message)
+        case "version": return .version(message: message)
+        case "connect": return .connect(udid: udid, message: message)
+        default: return .lost(udid: udid, message: message)
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+import TestSupport
+import Testing
+
+extension RealPymobiledevice3Tests {
+    /// Pre-main phases from dyld4's kdebug events, end to end: launchbench's helper drives the real, pinned
+    /// pymobiledevice3's core profile session against the emulated phones' instruments service (lockdown with
+    /// TLS on iOS 14–16, the userspace tunnel on 17.4+), and the core measures each launch from the raw
+    /// records. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
+    @Suite(.timeLimit(.minutes(5)), installed) struct KdebugEndToEndTests {
+        typealias E = EndToEnd
+        typealias P = Pymobiledevice3EndToEnd
+
+        static func tracer(logFolder: URL) async throws -> Pymobiledevice3KdebugTracer {
+            let address = try await SharedTestLab.address()
+            let environment = try Pymobiledevice3USBMux.environment(
+                for: .unix(path: String(address.dropFirst("UNIX:".count))))
+            return Pymobiledevice3KdebugTracer(
+                executable: try #require(P.executable), environment: environment, logFolder: logFolder,
+                startTimeout: .seconds(90))
+        }
+
+        static func run(_ plan: RunPlan, driver: EngineRoutingDriver) async throws -> RunResult {
+            let folder = E.temporaryFolder("kdebug")
+            let logs = folder.appendingPathComponent("logs")
+            await driver.pymobiledevice3?.useLogFolder(logs)
+            let runner = BenchmarkRunner(driver: driver, kdebug: try await tracer(logFolder: logs))
+            do {
+                let devices = try await runner.selectDevices(for: plan).devices
+                let result = try await runner.run(plan, devices: devices, store: try ResultsStore(folder: folder))
+                await driver.shutdown()
+                return result
+            } catch {
+                await driver.shutdown()
+                throw error
+            }
+        }
+
+        @Test func phasesComeFromKdebugAndAgreeWithDyldsStatisticsOnIOS14() async throws {
+            try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) {
+                devices in
+                let app = try E.makeApp("Traced", profile: E.profile())
+                // The override makes iOS 14's dyld print its statistics too, to check kdebug against.
+                var plan = E.plan(
+                    app, devices: devices, iterations: 2,
+                    environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
+                plan.premain = .kdebug
+                let result = try await Self.run(plan, driver: try await P.driver(selection: .auto))
+                #expect(result.samples.count == 12)
+                for sample in result.samples {
+                    let label = "\(sample.osVersion) #\(sample.iteration) \(sample.kind): \(sample.warnings)"
+                    #expect(sample.status == .ok, "\(label) \(sample.message ?? "")")
+                    #expect(sample.premainSource == .kdebug, "\(label)")
+                    for metric in [
+                        Metric.totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
+                    ] {
+                        #expect(sample[metric] != nil, "\(metric) \(label)")
+                    }
+                    #expect(sample[.processCreationMs] != nil, "\(label)")
+                    // The first launch after the reinstall builds dyld's launch closure; the warm one does not.
+                    #expect((sample[.closureBuildMs] != nil) == (sample.kind == .cold), "\(label)")
+                    #expect(!sample.warnings.contains { $0.contains("disagree") }, "\(label)")
+                    #expect(sample.initializers?.contains { $0.image == "libSystem.B.dylib" } == true, "\(label)")
+                    let trace = result.folder.appendingPathComponent(
+                        ResultsStore.tracePath(
+                            udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
+                            launchIndex: sample.launchIndex))
+                    try Self.expectChromeTrace(trace)
+                }
+                // iOS 14: the same launches as printed by dyld, within 0.1 ms per phase.
+                for sample in result.samples where sample.osVersion == "14.8" {
+                    let printed = try #require(try E.parsedLog(of: sample, in: result.folder).first)
+                    for (metric, value) in [
+                        (Metric.dylibLoadingMs, printed.dylibLoadingMs), (.rebaseBindingMs, printed.rebaseBindingMs),
+                        (.objcSetupMs, printed.objcSetupMs), (.initializerMs, printed.initializerMs),
+                    ] {
+                        let kdebug = try #require(sample[metric])
+                        let dyld = try #require(value)
+                        #expect(abs(kdebug - dyld) < 0.1, "\(metric): kdebug \(kdebug), dyld \(dyld)")
+                    }
+                }
+                for device in devices {
+                    #expect(result.manifest.outcome(of: device.udid)?.premainSource == .kdebug)
+                    let log = result.folder.appendingPathComponent("logs/\(device.udid)/kdebug-tap.log")
+                    // One session per device for the whole run.
+                    let text = try String(contentsOf: log, encoding: .utf8)
+                    #expect(text.components(separatedBy: "kdebug_tap.py --udid").count - 1 == 1)
+                }
+            }
+        }
+
+        /// `auto` on iOS 14 with an override variable takes dyld's printed statistics and checks them against
+        /// kdebug on every launch.
+        @Test func autoChecksDyldsStatisticsAgainstKdebugOnIOS14() async throws {
+            try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
+                let app = try E.makeApp("CrossChecked", profile: E.profile())
+                let plan = E.plan(
+                    app, devices: devices, iterations: 2,
+                    environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
+                let result = try await Self.run(plan, driver: try await P.driver(selection: .auto))
+                #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
+                #expect(result.samples.allSatisfy { $0[.processCreationMs] == nil })
+                let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
+                #expect(outcome.premainSource == .dyldStatistics)
+                #expect(
+                    outcome.notes.contains { $0.hasPrefix("kdebug cross-check: 4 of 4 launches agree") },
+                    "\(outcome.notes)")
+            }
+        }
+
+        /// Instruments or Xcode recording on the phone owns kperf: the device is measured without phases, and
+        /// its note names the cause.
+        @Test func aSessionAlreadyRecordingIsNamedAndTheRestIsMeasured() async throws {
+            try await E.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let other = try await Self.tracer(logFolder: E.temporaryFolder("kdebug-other"))
+                let recording = try await other.startTrace(on: devices[0].info)
+                do {
+                    let app = try E.makeApp("TracedLocked", profile: E.profile())
+                    let result = try await Self.run(
+                        E.plan(app, devices: devices, iterations: 1), driver: try await P.driver(selection: .auto))
+                    await recording.stop()
+                    #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == nil })
+                    #expect(result.samples.allSatisfy { $0[.mainMs] != nil })
+                    let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
+                    #expect(outcome.premainSource == nil)
+                    #expect(
+                        outcome.notes.contains { $0.contains("kperf belongs to another session") }, "\(outcome.notes)")
+                } catch {
+                    await recording.stop()
+                    throw error
+                }
+            }
+        }
+
+        /// The fields the Chrome trace-event format documents for complete ("X") and instant ("i") events.
+        static func expectChromeTrace(_ url: URL) throws {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+            let events = try #require(object?["traceEvents"] as? [[String: Any]])
+            #expect(events.count > 5)
+            for event in events {
+                #expect(event["name"] is String && event["pid"] is Int && event["tid"] is Int)
+                #expect(event["ts"] is Double || event["ts"] is Int)
+                switch event["ph"] as? String {
+                case "X": #expect(event["dur"] is Double || event["dur"] is Int)
+                case "i": #expect(event["s"] is String)
+                default: Issue.record("unexpected phase \(event["ph"] ?? "none")")
+                }
+            }
+            #expect(events.contains { $0["name"] as? String == "main" })
+        }
+    }
+}

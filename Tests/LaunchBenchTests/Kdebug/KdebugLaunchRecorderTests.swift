@@ -1,0 +1,111 @@
+import Foundation
+import LaunchBench
+import Testing
+
+extension KdebugTests {
+    /// A device's trace session cut into launches: the recorder finds each launch's exec by the app's name and
+    /// measures it, and says why when it cannot.
+    @Suite struct KdebugLaunchRecorderTests {
+        typealias F = KdebugFixtures
+
+        /// A feed that yields `chunks`, then ends (or fails with `failure`).
+        static func feed(_ chunks: [[UInt8]], failure: (any Error)? = nil) -> (KdebugFeed, StopCount) {
+            let stops = StopCount()
+            let stream = AsyncThrowingStream<[UInt8], any Error> { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish(throwing: failure)
+            }
+            return (KdebugFeed(timebase: .iPhone, chunks: stream) { stops.add() }, stops)
+        }
+
+        final class StopCount: Sendable {
+            private let count = Locked(0)
+            func add() { count.withLock { $0 += 1 } }
+            var value: Int { count.current }
+        }
+
+        /// One record of `id` on thread 1 (a lost-events report, say).
+        static func record(_ id: KdebugDebugID) -> [UInt8] {
+            KdebugRecord(timestamp: F.synthExec + 10, debugID: id, threadID: 1).bytes
+        }
+
+        @Test func measuresTheLaunchOfTheNamedExecutable() async throws {
+            let (feed, stops) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))
+            let phases = try #require(capture.phases)
+            #expect(phases.pid == 4243)
+            #expect(phases.totalPremainMs == 28.0)
+            #expect(phases.processCreationMs == 2.0)
+            #expect(phases.rebaseBindingMs == 4.0)
+            #expect(capture.warnings.isEmpty, "\(capture.warnings)")
+            #expect(capture.lostEvents == 0)
+            await recorder.stop()
+            #expect(stops.value == 1)
+        }
+
+        @Test func anotherAppsExecIsNotThisLaunch() async throws {
+            let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            let capture = await recorder.capture(executable: "DemoWidget", timeout: .milliseconds(300))
+            #expect(capture.phases == nil)
+            #expect(capture.warnings == ["kdebug: no exec of DemoWidget in the trace within 0.3 s of the launch"])
+        }
+
+        @Test func markForgetsTheLaunchesBefore() async throws {
+            let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            _ = await recorder.capture(executable: "Demo", timeout: .seconds(5))
+            await recorder.mark()
+            let capture = await recorder.capture(executable: "Demo", timeout: .milliseconds(100))
+            #expect(capture.phases == nil)
+            #expect(capture.records.isEmpty)
+        }
+
+        /// Events the device dropped make the launch's phases unknowable: none are given, and the count is said.
+        @Test func lostEventsLeaveThePhasesEmpty() async throws {
+            let chunks = [try F.bytes("synth-launch.kdebug"), Self.record(.traceLostEvents)]
+            let (feed, _) = Self.feed(chunks)
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))
+            #expect(capture.phases == nil)
+            #expect(capture.lostEvents == 1)
+            #expect(capture.warnings.contains("kdebug: the device dropped events 1 time(s) during this launch"))
+        }
+
+        @Test func aSessionThatFailedSaysWhy() async throws {
+            struct Gone: Error, LocalizedError {
+                var errorDescription: String? { "the device closed the instruments connection" }
+            }
+            let (feed, _) = Self.feed([], failure: Gone())
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))
+            #expect(capture.phases == nil)
+            #expect(
+                capture.warnings == [
+                    "kdebug: the trace session ended: the device closed the instruments connection"
+                ])
+        }
+    }
+
+    @Suite struct PremainSelectionTests {
+        @Test(arguments: [
+            ("10.3", false, PremainSource?.some(.dyldStatistics)), ("12.5", false, .dyldStatistics),
+            ("13.7", false, nil), ("13.7", true, .dyldStatistics), ("14.8", false, .kdebug),
+            ("14.8", true, .dyldStatistics), ("15.4", true, .kdebug), ("16.7", false, .kdebug),
+            ("26.1", false, .kdebug),
+        ])
+        func autoTakesDyldsStatisticsWhereTheyPrintAndKdebugElsewhere(
+            ios: String, override: Bool, expected: PremainSource?
+        ) {
+            #expect(PremainSelection.auto.source(for: OSVersion(ios), setsDyldOverride: override) == expected)
+        }
+
+        @Test func anExplicitChoiceIsKeptEverywhere() {
+            #expect(PremainSelection.kdebug.source(for: OSVersion(12, 5), setsDyldOverride: false) == .kdebug)
+            #expect(
+                PremainSelection.dyldStatistics.source(for: OSVersion(18, 6), setsDyldOverride: false)
+                    == .dyldStatistics)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import LaunchBench
+import Testing
+
+@testable import LaunchEngines
+
+/// The kdebug tap helper as launchbench runs it, without a device: its script, the Python it picks, and what
+/// its failures say.
+@Suite struct KdebugTapTests {
+    /// A `pymobiledevice3` in a fresh folder with a `python3` beside it that runs `body` (a shell script).
+    static func installation(python body: String) throws -> String {
+        let folder = EngineFixtures.temporaryFolder()
+        let program = folder.appendingPathComponent("pymobiledevice3")
+        let python = folder.appendingPathComponent("python3")
+        try "#!/bin/sh\nexit 9\n".write(to: program, atomically: true, encoding: .utf8)
+        try ("#!/bin/sh\n" + body + "\n").write(to: python, atomically: true, encoding: .utf8)
+        for url in [program, python] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        return program.path
+    }
+
+    @Test func theHelperIsValidPython() throws {
+        let script = try Pymobiledevice3KdebugTracer.scriptFile()
+        let python = try #require(
+            Pymobiledevice3Locator.onPath("python3", environment: ProcessInfo.processInfo.environment))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", script.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func thePythonBesidePymobiledevice3RunsTheHelper() throws {
+        let program = try Self.installation(python: "exit 0")
+        #expect(
+            try Pymobiledevice3KdebugTracer.python(for: program)
+                == program.replacingOccurrences(of: "pymobiledevice3", with: "python3"))
+    }
+
+    /// A Python without pymobiledevice3 (here: with its site-packages switched off) gets the install command.
+    @Test func aPythonWithoutPymobiledevice3IsToldHowToInstallIt() async throws {
+        let python = try #require(
+            Pymobiledevice3Locator.onPath("python3", environment: ProcessInfo.processInfo.environment))
+        let program = try Self.installation(python: "exec \(python) -S -E \"$@\"")
+        let tracer = Pymobiledevice3KdebugTracer(
+            executable: program, logFolder: EngineFixtures.temporaryFolder(), startTimeout: .seconds(30))
+        let error = await #expect(throws: KdebugTapError.self) {
+            try await tracer.startTrace(on: EngineFixtures.device(ios: "16.7"))
+        }
+        let text = error?.errorDescription ?? ""
+        #expect(text.contains("pymobiledevice3 is not importable"), "\(text)")
+        #expect(text.contains("python3 -m pip install pymobiledevice3==11.45.0"), "\(text)")
+    }
+
+    @Test func aHelperThatDiesAtOnceQuotesWhatItSaid() async throws {
+        let program = try Self.installation(python: "echo 'Traceback: something broke' >&2; exit 4")
+        let logs = EngineFixtures.temporaryFolder()
+        let tracer = Pymobiledevice3KdebugTracer(executable: program, logFolder: logs, startTimeout: .seconds(30))
+        let udid = "00008120-001A2B3C4D5E6F70"
+        let error = await #expect(throws: KdebugTapError.self) {
+            try await tracer.startTrace(on: EngineFixtures.device(ios: "17.5", udid: udid))
+        }
+        guard case .exited(let who, let status, let log, let path)? = error else {
+            Issue.record("not an early exit: \(String(describing: error))")
+            return
+        }
+        #expect(who == udid && status == 4)
+        #expect(log.contains("Traceback: something broke"))
+        #expect(path == logs.appendingPathComponent("\(udid)/kdebug-tap.log").path)
+        // iOS 17.4+: the helper was asked for the userspace tunnel.
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("--transport userspace"))
+    }
+
+    @Test func kperfOwnedElsewhereNamesTheRecordingToStop() {
+        let text = KdebugTapError.kperfLocked(udid: "U", notice: "could not lock kperf").errorDescription ?? ""
+        #expect(text.contains("Instruments or Xcode recording") && text.contains("Stop that recording"))
+    }
+}
