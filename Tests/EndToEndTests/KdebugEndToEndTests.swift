@@ -136,6 +136,39 @@ extension RealPymobiledevice3Tests {
             }
         }
 
+        /// The emulated phone's processcontrol through the real CLI: `developer dvt launch BUNDLE --env K=V`
+        /// gets a pid and the phone receives the environment; `developer dvt kill PID` is answered.
+        @Test func theRealCLILaunchesAndKillsThroughProcessControl() async throws {
+            try await E.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let device = devices[0]
+                let app = try E.makeApp("DvtLaunched", profile: E.profile())
+                try await MobileDeviceDriver().install(app, on: device.udid, timeout: .seconds(60))
+                let address = try await SharedTestLab.address()
+                var environment = try Pymobiledevice3USBMux.environment(
+                    for: .unix(path: String(address.dropFirst("UNIX:".count))))
+                environment["NO_COLOR"] = "1"
+                let executable = try #require(P.executable)
+                let launch = try ChildProcess(
+                    executable: executable,
+                    arguments: [
+                        "developer", "dvt", "launch", app.bundleID, "--env", "GREETING=hello world", "--udid",
+                        device.udid,
+                    ],
+                    environment: environment)
+                #expect(try await launch.waitForExit(timeout: .seconds(60)) == 0, "\(launch.standardError)")
+                let line = try #require(
+                    launch.standardOutput.split(separator: "\n").first { $0.contains("Process launched with pid ") },
+                    "stdout: \(launch.standardOutput)")
+                let pid = try #require(line.split(separator: " ").last.map(String.init))
+                let received = try #require(device.services.launchHistory.last { $0.bundleID == app.bundleID })
+                #expect(received.environment.contains(EnvironmentVariable(name: "GREETING", value: "hello world")))
+                let kill = try ChildProcess(
+                    executable: executable, arguments: ["developer", "dvt", "kill", pid, "--udid", device.udid],
+                    environment: environment)
+                #expect(try await kill.waitForExit(timeout: .seconds(60)) == 0, "\(kill.standardError)")
+            }
+        }
+
         /// The fields the Chrome trace-event format documents for complete ("X") and instant ("i") events.
         static func expectChromeTrace(_ url: URL) throws {
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
@@ -151,6 +184,7 @@ extension RealPymobiledevice3Tests {
                 }
             }
             #expect(events.contains { $0["name"] as? String == "main" })
+            #expect(events.contains { $0["name"] as? String == "first frame" })
         }
     }
 }

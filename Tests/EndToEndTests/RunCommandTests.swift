@@ -156,6 +156,7 @@ import Testing
     @Test(arguments: [
         (["--iterations", "0"], "--iterations 0"), (["--env", "NOVALUE"], "--env NOVALUE"),
         (["--timeout=-1"], "--timeout -1"), (["--warm=-2"], "--warm -2"), (["--cold", "sometimes"], "sometimes"),
+        (["--premain", "ktrace"], "--premain ktrace is not a source. Use one of: auto, dyld-statistics, kdebug."),
     ])
     func badValuesExit64NamingTheValue(arguments: [String], named: String) async throws {
         let child = try ChildProcess(executable: try launchbench(), arguments: ["run", "X.app"] + arguments)

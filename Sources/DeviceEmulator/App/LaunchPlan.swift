@@ -40,6 +40,9 @@ public struct LaunchPlan: Sendable {
     /// How many of `images` come from the app (the executable and its bundle's images).
     public var appImageCount: Int
     public var markers: [(name: String, ms: Double)]
+    /// When the app draws its first frame (emulated ms after process start), whether or not it prints a
+    /// marker for it; `nil` when a fault ends or stops the launch before.
+    public var firstFrameMs: Double?
 
     /// All output as one byte string (tests, logs).
     public var allOutput: [UInt8] { outputs.flatMap(\.bytes) }
@@ -122,6 +125,7 @@ public struct LaunchPlanner: Sendable {
             clock += noise.jitter(max(gap, 0.1), sd: sd)
             markers.append((name, clock))
         }
+        let renderedAt = markers.first { $0.name == "firstFrame" }?.ms
         let wanted = profile.markers ?? ["main", "didFinishLaunching", "firstFrame"]
         markers = wanted.map { name in
             markers.first { $0.name == name } ?? (name, (markers.last?.ms ?? preMain) + 1)
@@ -207,13 +211,17 @@ public struct LaunchPlanner: Sendable {
                 outputs.append(.init(atMs: rng.unit() * lastAt, bytes: bytes))
             }
         }
+        // A fault that strikes before the first frame means it is never drawn.
+        var firstFrame = renderedAt
+        if let cut, let frame = renderedAt, frame > cut { firstFrame = nil }
         // Stable order: by time, dyld's and the app's writes keep their sequence at equal times.
         outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(
             \.element)
         return LaunchPlan(
             kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
             counters: counters, phases: phases, images: images, appImageCount: 1 + bundleImages.count,
-            markers: markers)
+            markers: markers,
+            firstFrameMs: firstFrame)
     }
 
     /// The images dyld reports for this app: the executable, bundle images, then system images;

@@ -5,7 +5,7 @@ import LaunchBench
 /// DVT-KDEBUG.md §3): the parent's new thread, exec with the process name, dyld's BOOTSTRAP_START, the
 /// LAUNCH_EXECUTABLE interval holding one MAP_IMAGE per app image (the executable's as
 /// ATTACH_CODESIGNATURE), APPLY_FIXUPS, OBJC_MAP and one STATIC_INITIALIZER per image, each image's path
-/// string and UUID map. The phases are the launch plan's, so they equal the dyld statistics the same launch
+/// string and UUID map, then the end of UIKit's Initial Frame Rendering at the first frame. The phases are the launch plan's, so they equal the dyld statistics the same launch
 /// prints on iOS ≤ 14 (to the microsecond).
 ///
 /// Modelled, not observed (see the README's iOS table): the process-creation time, the gaps between phases,
@@ -92,6 +92,13 @@ struct KdebugLaunchEvents {
             clock += initializer.us + 2
         }
         builder.end(launch, atUs: clock)
+        // UIKit's Initial Frame Rendering ends with the first frame (the code is unverified on iOS 17–26).
+        if let frame = plan.firstFrameMs {
+            clock = max(clock + 10, UInt64(frame * 1000))
+            builder.point(
+                KdebugDebugID(rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue),
+                atUs: clock, args: (0, 0, 0, 0))
+        }
 
         // A process that died before main emitted only what came before its end.
         switch plan.ending {

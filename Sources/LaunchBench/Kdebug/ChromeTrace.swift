@@ -105,6 +105,12 @@ public enum ChromeTrace {
                     dur: microseconds(ticks: interval.ticks), pid: pid,
                     tid: interval.threadID, cat: "dyld", args: args))
         }
+        if let frame = phases.firstFrameTimestamp {
+            events.append(
+                Event(
+                    name: "first frame", ph: "i", ts: microseconds(frame), pid: pid, tid: thread, cat: "uikit", s: "p",
+                    args: ["kind": "Initial Frame Rendering END (0x31CA0006)"]))
+        }
         if let main = phases.mainTimestamp {
             events.append(
                 Event(

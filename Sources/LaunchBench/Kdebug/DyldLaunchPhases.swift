@@ -54,6 +54,11 @@ public struct DyldLaunchPhases: Sendable {
     public var bootstrapMs: Double?
     /// `LAUNCH_EXECUTABLE` END (main) in ms from the origin.
     public var mainMs: Double?
+    /// The end of UIKit's Initial Frame Rendering (0x31CA0006) on the process's threads after main: the first
+    /// frame, in ms from the exec; nil without an exec or when the trace does not carry it.
+    public var firstFrameMs: Double?
+    /// Its timestamp (ticks).
+    public var firstFrameTimestamp: UInt64?
     /// Every paired interval that starts before main, by START time, with times from the origin.
     public var timeline: [DyldInterval]
     /// Why values are nil or doubtful, in words, in the order found.
@@ -233,6 +238,13 @@ public struct DyldLaunchPhases: Sendable {
         mainMs = main.map(ms)
         processCreationMs = exec == nil ? nil : bootstrapMs
         totalPremainMs = exec == nil ? nil : mainMs
+        if let main, exec != nil {
+            firstFrameTimestamp =
+                own.first {
+                    $0.debugID.eventID == .initialFrameRendering && $0.debugID.function == .end && $0.timestamp >= main
+                }?.timestamp
+            firstFrameMs = firstFrameTimestamp.map(ms)
+        }
         timeline = intervals
         self.warnings = warnings
     }

@@ -86,4 +86,7 @@ extension KdebugDebugID {
     public static let dyldObjCMap = KdebugDebugID(rawValue: 0x1F07_0024)
     /// `DBG_DYLD_TIMING_BOOTSTRAP_START`: a point event at dyld's `start`, the first code of the new process.
     public static let dyldBootstrapStart = KdebugDebugID(rawValue: 0x1F07_0034)
+    /// UIKit's Initial Frame Rendering (class `DBG_IMG` 49, subclass 0xCA, code 1): its END (0x31CA0006) is
+    /// the app's first frame. From py-ios-device's lifecycle codes; unverified on iOS 17–26.
+    public static let initialFrameRendering = KdebugDebugID(rawValue: 0x31CA_0004)
 }

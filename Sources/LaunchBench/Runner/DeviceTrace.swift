@@ -86,6 +86,16 @@ enum KdebugSampling {
         guard let phases = capture.phases else { return }
         sample.warnings += disagreements(phases, sample)
         for (metric, value) in values(phases) { sample.metrics[metric] = value }
+        if let frame = phases.firstFrameMs {
+            // The same clock as the phases; LaunchProbe's marker (counted from the kernel's process start) is
+            // the fallback, and where both exist it checks this one.
+            if let marker = sample[.firstFrameMs], abs(frame - marker) > max(1, 0.02 * marker) {
+                sample.warnings.append(
+                    "kdebug's first frame (\(DecimalText.fixed(frame, maxFractionDigits: 3)) ms) and LaunchProbe's "
+                        + "(\(DecimalText.fixed(marker, maxFractionDigits: 3)) ms) disagree")
+            }
+            sample.metrics[.firstFrameMs] = frame
+        }
         sample.premainSource = .kdebug
         if !phases.initializersByImage.isEmpty {
             sample.initializers = phases.initializersByImage.map { path, ms in

@@ -26,8 +26,9 @@ enum KdebugTapScript {
         import threading
 
         PINNED = "11.45.0"
-        # (class << 24) | (subclass << 16): dyld timing and UUID maps; exec, new thread, strings, lost events.
-        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000}
+        # (class << 24) | (subclass << 16): dyld timing and UUID maps; exec, new thread, strings, lost events;
+        # UIKit's Initial Frame Rendering (first frame).
+        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000}
         START_TIMEOUT_SECONDS = 20
 
 

@@ -81,6 +81,31 @@ import Testing
         #expect(traced.mainMs == nil)
     }
 
+    /// The first frame is on the same clock as dyld's events and matches the time the app's marker prints.
+    @Test func theFirstFrameEndsUIKitsInitialFrameRendering() throws {
+        let ios = OSVersion(17, 5)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone15,4").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        let traced = try Self.phases(plan, ios: ios)
+        let frame = try #require(traced.firstFrameMs)
+        let marker = try #require(plan.markers.first { $0.name == "firstFrame" }?.ms)
+        #expect(abs(frame - marker) < 0.001)
+        #expect(frame > (traced.mainMs ?? .infinity))
+    }
+
+    /// An app that hangs after main never draws, and an app without LaunchProbe still does.
+    @Test func noFrameAfterAHangButOneWithoutMarkers() throws {
+        let ios = OSVersion(16, 7)
+        let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
+        let hung = LaunchPlanTests.planner(ios, model: "iPhone14,5").plan(
+            app: LaunchPlanTests.app(AppProfile(faults: hang)), environment: [:], kind: .cold, launchNumber: 1)
+        #expect(try Self.phases(hung, ios: ios).firstFrameMs == nil)
+        let silent = LaunchPlanTests.planner(ios, model: "iPhone14,5").plan(
+            app: LaunchPlanTests.app(AppProfile(markers: [])), environment: [:], kind: .cold, launchNumber: 1)
+        #expect(silent.markers.isEmpty)
+        #expect(try Self.phases(silent, ios: ios).firstFrameMs != nil)
+    }
+
     @Test func everyRecordIsOnTheLaunchedThreadOrLaunchds() {
         let plan = LaunchPlanTests.planner(OSVersion(18, 6), model: "iPhone17,3").plan(
             app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
