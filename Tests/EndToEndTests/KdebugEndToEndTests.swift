@@ -15,31 +15,6 @@ extension RealPymobiledevice3Tests {
         typealias E = EndToEnd
         typealias P = Pymobiledevice3EndToEnd
 
-        static func tracer(logFolder: URL) async throws -> Pymobiledevice3KdebugTracer {
-            let address = try await SharedTestLab.address()
-            let environment = try Pymobiledevice3USBMux.environment(
-                for: .unix(path: String(address.dropFirst("UNIX:".count))))
-            return Pymobiledevice3KdebugTracer(
-                executable: try #require(P.executable), environment: environment, logFolder: logFolder,
-                startTimeout: .seconds(90))
-        }
-
-        static func run(_ plan: RunPlan, driver: EngineRoutingDriver) async throws -> RunResult {
-            let folder = E.temporaryFolder("kdebug")
-            let logs = folder.appendingPathComponent("logs")
-            await driver.pymobiledevice3?.useLogFolder(logs)
-            let runner = BenchmarkRunner(driver: driver, kdebug: try await tracer(logFolder: logs))
-            do {
-                let devices = try await runner.selectDevices(for: plan).devices
-                let result = try await runner.run(plan, devices: devices, store: try ResultsStore(folder: folder))
-                await driver.shutdown()
-                return result
-            } catch {
-                await driver.shutdown()
-                throw error
-            }
-        }
-
         @Test func phasesComeFromKdebugAndAgreeWithDyldsStatisticsOnIOS14() async throws {
             try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) {
                 devices in
@@ -49,7 +24,7 @@ extension RealPymobiledevice3Tests {
                     app, devices: devices, iterations: 2,
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
                 plan.premain = .kdebug
-                let result = try await Self.run(plan, driver: try await P.driver(selection: .auto))
+                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
                 #expect(result.samples.count == 12)
                 for sample in result.samples {
                     let label = "\(sample.osVersion) #\(sample.iteration) \(sample.kind): \(sample.warnings)"
@@ -101,7 +76,7 @@ extension RealPymobiledevice3Tests {
                 let plan = E.plan(
                     app, devices: devices, iterations: 2,
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
-                let result = try await Self.run(plan, driver: try await P.driver(selection: .auto))
+                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
                 #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
                 #expect(result.samples.allSatisfy { $0[.processCreationMs] == nil })
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
@@ -116,12 +91,13 @@ extension RealPymobiledevice3Tests {
         /// its note names the cause.
         @Test func aSessionAlreadyRecordingIsNamedAndTheRestIsMeasured() async throws {
             try await E.withDevices([("iPhone14,5", "16.7")]) { devices in
-                let other = try await Self.tracer(logFolder: E.temporaryFolder("kdebug-other"))
+                let other = try await P.kdebugTracer(logFolder: E.temporaryFolder("kdebug-other"))
                 let recording = try await other.startTrace(on: devices[0].info)
                 do {
                     let app = try E.makeApp("TracedLocked", profile: E.profile())
-                    let result = try await Self.run(
-                        E.plan(app, devices: devices, iterations: 1), driver: try await P.driver(selection: .auto))
+                    let result = try await P.run(
+                        E.plan(app, devices: devices, iterations: 1), driver: try await P.driver(selection: .auto),
+                        readsKdebug: true)
                     await recording.stop()
                     #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == nil })
                     #expect(result.samples.allSatisfy { $0[.mainMs] != nil })

@@ -204,16 +204,34 @@ enum Pymobiledevice3EndToEnd {
             host: EngineHost(isMacOS: false, pymobiledevice3: executable), pymobiledevice3: engine)
     }
 
+    /// launchbench's kdebug helper on this pymobiledevice3, pointed at the shared lab.
+    static func kdebugTracer(logFolder: URL) async throws -> Pymobiledevice3KdebugTracer {
+        let address = try await SharedTestLab.address()
+        let environment = try Pymobiledevice3USBMux.environment(
+            for: .unix(path: String(address.dropFirst("UNIX:".count))))
+        return Pymobiledevice3KdebugTracer(
+            executable: try #require(executable), environment: environment, logFolder: logFolder,
+            startTimeout: .seconds(90))
+    }
+
     /// Runs `plan` with sidecar logs in the results folder, and stops the sidecars at the end.
     static func run(_ plan: RunPlan) async throws -> (RunResult, EngineRoutingDriver) {
         let driver = try await driver()
         return (try await run(plan, driver: driver), driver)
     }
 
-    static func run(_ plan: RunPlan, driver: EngineRoutingDriver) async throws -> RunResult {
+    /// - Parameters:
+    ///   - readsKdebug: whether the runner reads kdebug (`--premain`) through pymobiledevice3 too.
+    ///   - tunneld: the tunneld the kdebug helper uses for iOS 17.0–17.3 (as `--tunneld`).
+    static func run(
+        _ plan: RunPlan, driver: EngineRoutingDriver, readsKdebug: Bool = false, tunneld: String? = nil
+    ) async throws -> RunResult {
         let folder = EndToEnd.temporaryFolder("pmd3")
-        await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
-        let runner = BenchmarkRunner(driver: driver)
+        let logs = folder.appendingPathComponent("logs")
+        await driver.pymobiledevice3?.useLogFolder(logs)
+        var tracer = readsKdebug ? try await kdebugTracer(logFolder: logs) : nil
+        tracer?.tunneld = tunneld
+        let runner = BenchmarkRunner(driver: driver, kdebug: tracer)
         do {
             let devices = try await runner.selectDevices(for: plan).devices
             let result = try await runner.run(plan, devices: devices, store: try ResultsStore(folder: folder))

@@ -177,10 +177,14 @@ extension RealPymobiledevice3Tests {
             try await E.withDevices([("iPhone15,2", "17.2")]) { devices in
                 let app = try E.makeApp("ThroughTunneld", profile: E.profile())
                 let driver = try await P.driver(selection: .auto, tunneld: String(tunneld.port))
-                let result = try await P.run(E.plan(app, devices: devices, iterations: 2), driver: driver)
+                // The kdebug helper reaches the instruments service through the same tunneld.
+                let result = try await P.run(
+                    E.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true,
+                    tunneld: String(tunneld.port))
                 #expect(result.samples.count == 4)
                 #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
-                try E.expectValuesAsPrinted(result)
+                #expect(result.samples.allSatisfy { $0.premainSource == .kdebug && $0[.dylibLoadingMs] != nil })
+                #expect(result.manifest.outcome(of: devices[0].udid)?.premainSource == .kdebug)
                 let udid = devices[0].udid
                 let log = try String(
                     contentsOf: result.folder.appendingPathComponent("logs/\(udid)/pymobiledevice3.log"),

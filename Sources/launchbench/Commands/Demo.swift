@@ -16,8 +16,9 @@ struct Demo: AsyncParsableCommand {
             reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
             through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
             DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it) so that dyld3 prints its \
-            statistics; iOS 16+ devices are measured by the app's markers only. The emulated time runs \
-            \(Int(1 / DemoLab.timeScale))x faster; printed times are realistic. When the fixture is not found (an installed binary), an equivalent sample app is \
+            statistics, which are checked against dyld's kdebug events; on iOS 16+ the pre-main phases come \
+            from those events (through pymobiledevice3; without it, the app's markers only). The emulated \
+            time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are realistic. The sample app is \
             written to a temp folder.
             """
     )

@@ -30,8 +30,9 @@ struct EngineOptions: ParsableArguments {
             discussion: """
                 auto: dyld's printed statistics where they print (iOS ≤ 12; 13–14 with an override variable such \
                 as DYLD_INSERT_LIBRARIES), else dyld's own kdebug events from iOS 14 on, read through \
-                pymobiledevice3's core profile session (no change to the app). kdebug where dyld also prints \
-                checks the two sources against each other.
+                pymobiledevice3's core profile session (no change to the app). On iOS 14 with an override, \
+                auto keeps dyld's numbers and checks each launch against kdebug; kdebug there uses kdebug's and \
+                checks dyld's. Each launch's timeline goes to DIR/traces/.
                 """,
             valueName: "source"))
     var premain: String = "auto"
