@@ -87,6 +87,23 @@ extension RealPymobiledevice3Tests {
             }
         }
 
+        /// `--premain kdebug` on a phone without the instruments service launchbench reads (iOS 12): the note
+        /// says so, and dyld's printed statistics are the source, in the samples and in run.json.
+        @Test func withoutAnInstrumentsServiceDyldsStatisticsRemainTheSource() async throws {
+            try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+                let app = try E.makeApp("NoInstruments", profile: E.profile())
+                var plan = E.plan(app, devices: devices, iterations: 1)
+                plan.premain = .kdebug
+                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
+                let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
+                #expect(outcome.premainSource == .dyldStatistics)
+                #expect(
+                    outcome.notes.contains { $0.contains("does not offer the instruments service") }, "\(outcome.notes)"
+                )
+            }
+        }
+
         /// Instruments or Xcode recording on the phone owns kperf: the device is measured without phases, and
         /// its note names the cause.
         @Test func aSessionAlreadyRecordingIsNamedAndTheRestIsMeasured() async throws {

@@ -117,7 +117,11 @@ public struct BenchmarkRunner: Sendable {
                         do {
                             var result = try await session.run()
                             await trace.recorder?.stop()
-                            result.premainSource = trace.source
+                            // Without kdebug, what the launches printed (if anything) was the source.
+                            result.premainSource =
+                                trace.source
+                                ?? (result.samples.contains { $0.premainSource == .dyldStatistics }
+                                    ? .dyldStatistics : nil)
                             if let note = trace.note { result.notes.insert(note, at: 0) }
                             if trace.crossCheck, let note = await trace.recorder?.crossCheckSummary() {
                                 result.notes.append(note)

@@ -32,7 +32,8 @@ struct DeviceTrace: Sendable {
         } catch {
             let note =
                 source == .kdebug
-                ? "\(label): no pre-main phases: \(DeviceRun.describe(error)) Measuring the rest."
+                ? "\(label): dyld's kdebug events cannot be read: \(DeviceRun.describe(error)) Pre-main phases come "
+                    + "only from dyld's printed statistics, where it prints them; the rest is measured."
                 : "\(label): dyld's statistics are not checked against kdebug: \(DeviceRun.describe(error))"
             reporter.report(.deviceNote(device, note))
             return DeviceTrace(recorder: nil, source: source == .kdebug ? nil : source, note: note)

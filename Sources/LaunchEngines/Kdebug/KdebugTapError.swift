@@ -29,8 +29,9 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
             return "The kdebug tap cannot use pymobiledevice3: \(message). Install the pinned version with "
                 + EngineChoice.pymobiledevice3Install + "."
         case .connect(let udid, let message):
-            return "The instruments service of \(udid) could not be reached: \(message). It needs the Developer Disk "
-                + "Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what the phone lacks."
+            return "The instruments service of \(udid) could not be reached: \(message). kdebug needs iOS 14 or later "
+                + "and the Developer Disk Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what "
+                + "the phone lacks."
         case .lost(let udid, let message):
             return "The kernel trace of \(udid) ended: \(message)."
         case .exited(let udid, let status, let log, let logPath):

@@ -137,6 +137,9 @@ enum KdebugTapScript {
             except asyncio.TimeoutError:
                 fail("connect", "the device did not start the core profile session")
             except Exception as error:
+                if type(error).__name__ in ("InvalidServiceError", "StartServiceError"):
+                    # No instruments service: before iOS 14 (the old one is not used), or no Developer Disk Image.
+                    fail("connect", f"the device does not offer the instruments service ({type(error).__name__})")
                 fail("lost", f"the instruments connection to {args.udid} failed: {error!r}")
             finally:
                 if tunnel is not None:
