@@ -7,10 +7,8 @@ import Foundation
 public actor KdebugLaunchRecorder {
     /// What the trace gave for one launch.
     public struct Capture: Sendable {
-        /// The launch's phases; `nil` when no exec of the app appeared in time.
+        /// The launch's phases; `nil` when no exec of the app appeared in time, or events were lost.
         public var phases: DyldLaunchPhases?
-        /// The launch's records (for its timeline file).
-        public var records: [KdebugRecord]
         /// Events the device reported dropping during the launch (`TRACE_LOST_EVENTS`).
         public var lostEvents: Int
         /// Why there are no phases, or what is doubtful about them, in words.
@@ -82,7 +80,7 @@ public actor KdebugLaunchRecorder {
                 "kdebug: no exec of \(executable) in the trace within \(DecimalText.fixed(timeout.totalSeconds, maxFractionDigits: 1)) s of the launch"
             )
         }
-        return Capture(phases: nil, records: records, lostEvents: lostEvents, warnings: warnings)
+        return Capture(phases: nil, lostEvents: lostEvents, warnings: warnings)
     }
 
     /// Counts one launch checked against dyld's statistics: the largest difference over its four phases in ms,
@@ -117,13 +115,13 @@ public actor KdebugLaunchRecorder {
     private func measure(pid: Int) -> Capture {
         let phases = DyldLaunchPhases(
             records: records, timebase: timebase, selection: .pid(pid), threads: decoder.header?.threads ?? [])
-        var warnings: [String] = []
-        if lostEvents > 0 {
-            warnings.append("kdebug: the device dropped events \(lostEvents) time(s) during this launch")
+        // Lost events make every phase doubtful: none is given, and the one warning says why.
+        guard lostEvents == 0 else {
+            return Capture(
+                phases: nil, lostEvents: lostEvents,
+                warnings: ["kdebug: the device dropped events \(lostEvents) time(s) during this launch"])
         }
-        return Capture(
-            phases: lostEvents > 0 ? nil : phases, records: records, lostEvents: lostEvents,
-            warnings: warnings + (phases?.warnings.map { "kdebug: " + $0 } ?? []))
+        return Capture(phases: phases, lostEvents: 0, warnings: phases?.warnings.map { "kdebug: " + $0 } ?? [])
     }
 
     /// The pid of the newest exec of `executable` (exec records the name under which it ran, cut to 31 bytes

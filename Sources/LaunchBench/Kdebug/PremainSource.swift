@@ -21,7 +21,7 @@ public enum PremainSelection: String, Sendable, Hashable, Codable, CaseIterable 
     }
 
     /// The source for a device on `version`; `nil` when none gives pre-main phases there (iOS 13 without an
-    /// override variable under `auto`: its instruments service is the pre-14 one launchbench does not use).
+    /// override variable under `auto`: its instruments service is the pre-14 one, which is untested).
     /// - Parameter setsDyldOverride: whether the run's environment forces dyld3 onto the printing path.
     public func source(for version: OSVersion?, setsDyldOverride: Bool) -> PremainSource? {
         switch self {
@@ -29,11 +29,8 @@ public enum PremainSelection: String, Sendable, Hashable, Codable, CaseIterable 
         case .kdebug: return .kdebug
         case .auto:
             guard let version else { return .dyldStatistics }
-            switch version.dyldStatistics {
-            case .always: return .dyldStatistics
-            case .onlyWithOverride where setsDyldOverride: return .dyldStatistics
-            case .onlyWithOverride, .never: return version.major >= 14 ? .kdebug : nil
-            }
+            if version.dyldStatistics.prints(withOverride: setsDyldOverride) { return .dyldStatistics }
+            return version.major >= 14 ? .kdebug : nil
         }
     }
 }

@@ -58,6 +58,11 @@ public enum DyldStatisticsSupport: Sendable, Hashable {
     /// dyld4 (iOS 15+): never printed; timing comes from the app's own markers.
     case never
 
+    /// Whether dyld prints its statistics, given whether an override variable is set.
+    public func prints(withOverride override: Bool) -> Bool {
+        self == .always || (self == .onlyWithOverride && override)
+    }
+
     /// The environment variables that force dyld3 back onto the dyld2 path.
     public static let overrideVariables = [
         "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "DYLD_IMAGE_SUFFIX",

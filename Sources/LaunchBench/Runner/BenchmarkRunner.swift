@@ -123,7 +123,7 @@ public struct BenchmarkRunner: Sendable {
                                 ?? (result.samples.contains { $0.premainSource == .dyldStatistics }
                                     ? .dyldStatistics : nil)
                             if let note = trace.note { result.notes.insert(note, at: 0) }
-                            if trace.crossCheck, let note = await trace.recorder?.crossCheckSummary() {
+                            if let note = await trace.recorder?.crossCheckSummary() {
                                 result.notes.append(note)
                             }
                             return result

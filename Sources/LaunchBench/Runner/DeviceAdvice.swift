@@ -21,11 +21,8 @@ public enum DeviceAdvice: Sendable, Hashable {
         }
         let wantsKdebug = plan.premainSource(for: device) == .kdebug
         if wantsKdebug && readsKdebug {
-            let printsStatistics =
-                version.dyldStatistics == .always
-                || (version.dyldStatistics == .onlyWithOverride && plan.setsDyldOverride)
             let why =
-                printsStatistics
+                version.dyldStatistics.prints(withOverride: plan.setsDyldOverride)
                 ? "--premain kdebug (dyld's printed statistics are checked against it)"
                 : "dyld prints no pre-main statistics on iOS \(version)"
             return .measure(notes: [

@@ -7,8 +7,6 @@ struct DeviceTrace: Sendable {
     /// The source the device's launches use (`nil`: none gives phases there).
     var source: PremainSource?
     var note: String?
-    /// Whether the session only checks dyld's printed statistics (the source) against kdebug.
-    var crossCheck = false
 
     /// Starts the session when the device's source is kdebug and a tracer can read it (without one, the
     /// device's advice already says what to install). A session that cannot start (kperf owned by Instruments
@@ -26,9 +24,7 @@ struct DeviceTrace: Sendable {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
         do {
             let feed = try await tracer.startTrace(on: device)
-            return DeviceTrace(
-                recorder: KdebugLaunchRecorder(feed: feed), source: source, note: nil,
-                crossCheck: source != .kdebug)
+            return DeviceTrace(recorder: KdebugLaunchRecorder(feed: feed), source: source, note: nil)
         } catch {
             let note =
                 source == .kdebug
@@ -37,83 +33,6 @@ struct DeviceTrace: Sendable {
                 : "\(label): dyld's statistics are not checked against kdebug: \(DeviceRun.describe(error))"
             reporter.report(.deviceNote(device, note))
             return DeviceTrace(recorder: nil, source: source == .kdebug ? nil : source, note: note)
-        }
-    }
-}
-
-/// What a launch's kdebug capture adds to its sample.
-enum KdebugSampling {
-    /// The phases kdebug measures, by the column they fill.
-    static func values(_ phases: DyldLaunchPhases) -> [(Metric, Double?)] {
-        [
-            (.totalPremainMs, phases.totalPremainMs), (.dylibLoadingMs, phases.dylibLoadingMs),
-            (.rebaseBindingMs, phases.rebaseBindingMs), (.objcSetupMs, phases.objcSetupMs),
-            (.initializerMs, phases.initializerMs), (.processCreationMs, phases.processCreationMs),
-            (.closureBuildMs, phases.closureBuildMs),
-        ]
-    }
-
-    /// Checks the sample's printed phases against the capture's, phase by phase, and tells the recorder how
-    /// far apart they were (the device's note sums it up); a disagreement is also the launch's warning.
-    static func crossCheck(_ capture: KdebugLaunchRecorder.Capture, of sample: inout Sample) -> Double? {
-        guard let phases = capture.phases, sample.premainSource == .dyldStatistics else { return nil }
-        var largest: Double?
-        for (metric, value) in values(phases) where fourPhases.contains(metric) {
-            guard let value, let printed = sample[metric] else { continue }
-            largest = max(largest ?? 0, abs(value - printed))
-        }
-        sample.warnings += disagreements(phases, sample)
-        return largest
-    }
-
-    static let fourPhases: [Metric] = [.dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs]
-
-    /// A warning per phase on which kdebug and dyld's printed statistics differ by more than 0.1 ms and 1 %.
-    static func disagreements(_ phases: DyldLaunchPhases, _ sample: Sample) -> [String] {
-        values(phases).compactMap { metric, value in
-            guard fourPhases.contains(metric), let value, let printed = sample[metric],
-                abs(value - printed) > max(0.1, 0.01 * printed)
-            else { return nil }
-            return "kdebug and dyld's statistics disagree on \(metric.title): "
-                + "\(DecimalText.fixed(value, maxFractionDigits: 3)) vs \(DecimalText.fixed(printed, maxFractionDigits: 3)) ms"
-        }
-    }
-
-    /// Puts the capture's phases in the sample (kdebug's values replace dyld's printed ones, which are
-    /// compared first: a phase on which they disagree by more than 0.1 ms and 1 % gets a warning), names
-    /// the initializers by image, and writes the launch's timeline beside its log.
-    static func apply(_ capture: KdebugLaunchRecorder.Capture, to sample: inout Sample, store: ResultsStore) {
-        sample.warnings += capture.warnings
-        guard let phases = capture.phases else { return }
-        sample.warnings += disagreements(phases, sample)
-        for (metric, value) in values(phases) { sample.metrics[metric] = value }
-        if let frame = phases.firstFrameMs {
-            // The same clock as the phases; LaunchProbe's marker (counted from the kernel's process start) is
-            // the fallback, and where both exist it checks this one.
-            if let marker = sample[.firstFrameMs], abs(frame - marker) > max(1, 0.02 * marker) {
-                sample.warnings.append(
-                    "kdebug's first frame (\(DecimalText.fixed(frame, maxFractionDigits: 3)) ms) and LaunchProbe's "
-                        + "(\(DecimalText.fixed(marker, maxFractionDigits: 3)) ms) disagree")
-            }
-            sample.metrics[.firstFrameMs] = frame
-        }
-        sample.premainSource = .kdebug
-        if !phases.initializersByImage.isEmpty {
-            sample.initializers = phases.initializersByImage.map { path, ms in
-                InitializerTime(image: String(path.split(separator: "/").last ?? Substring(path)), ms: ms)
-            }.sorted { ($0.ms ?? 0, $1.image) > ($1.ms ?? 0, $0.image) }
-        }
-        if sample.bundleImages.isEmpty {
-            sample.bundleImages = phases.timeline.filter { $0.kind == .mapImage }.compactMap {
-                $0.image.flatMap { LoadedImage(path: $0).pathInsideAppBundle }
-            }
-        }
-        do {
-            _ = try store.writeTrace(
-                ChromeTrace.json(phases), udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
-                launchIndex: sample.launchIndex)
-        } catch {
-            sample.warnings.append("kdebug: the launch's timeline could not be written: \(DeviceRun.describe(error))")
         }
     }
 }

@@ -29,8 +29,8 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
             return "The kdebug tap cannot use pymobiledevice3: \(message). Install the pinned version with "
                 + EngineChoice.pymobiledevice3Install + "."
         case .connect(let udid, let message):
-            return "The instruments service of \(udid) could not be reached: \(message). kdebug needs iOS 14 or later "
-                + "and the Developer Disk Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what "
+            return "The instruments service of \(udid) could not be reached: \(message). kdebug is read from iOS 14 on "
+                + "(the older service is untested) with the Developer Disk Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what "
                 + "the phone lacks."
         case .lost(let udid, let message):
             return "The kernel trace of \(udid) ended: \(message)."

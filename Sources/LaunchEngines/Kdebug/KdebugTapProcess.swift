@@ -4,7 +4,7 @@ import LaunchBench
 /// One running kdebug tap helper: its stdout read on a thread of its own, line by line, into the session's
 /// chunk stream; its stderr in a log file; closing its stdin stops the session.
 final class KdebugTapProcess: @unchecked Sendable {
-    // @unchecked: `process` and `input` are set once; Process and FileHandle are safe to call across threads
+    // @unchecked: every stored property is a constant; Process and FileHandle are safe to call across threads
     // for what is done here (terminate, isRunning, close), and `state` is locked.
     private let process: Process
     private let input: FileHandle
@@ -18,7 +18,11 @@ final class KdebugTapProcess: @unchecked Sendable {
         var stopped = false
     }
 
+    private let chunks: AsyncThrowingStream<[UInt8], any Error>
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
     private init(process: Process, input: FileHandle, logURL: URL, udid: String) {
+        (chunks, continuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
         self.udid = udid
         self.process = process
         self.input = input
@@ -56,11 +60,8 @@ final class KdebugTapProcess: @unchecked Sendable {
             .reading(stdout.fileHandleForReading)
     }
 
-    private var continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation!
-    private var chunks: AsyncThrowingStream<[UInt8], any Error>!
-
+    /// Reads the helper's stdout on a thread of its own (its reads block).
     private func reading(_ output: FileHandle) -> KdebugTapProcess {
-        (chunks, continuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
         let thread = Thread { [self] in self.readLines(output) }
         thread.name = "launchbench kdebug tap"
         thread.start()

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// One argument of a DTX message's auxiliary "primitive dictionary" (every key is null, so it is a list).
 /// Objects travel as NSKeyedArchiver property lists, read and written by Foundation's own archiver, which
@@ -40,72 +41,79 @@ enum DTXArguments {
     /// The auxiliary bytes for `arguments` (empty for none, as pymobiledevice3 sends them).
     static func encode(_ arguments: [DTXArgument]) -> [UInt8] {
         guard !arguments.isEmpty else { return [] }
-        var body: [UInt8] = []
+        var body = ByteBuffer()
         for argument in arguments {
-            body.appendLittleEndian(nullKey)
+            body.writeInteger(nullKey, endianness: .little)
             switch argument {
             case .string(let string):
-                body.appendLittleEndian(UInt32(1))
-                body.appendLittleEndian(UInt32(string.utf8.count))
-                body += Array(string.utf8)
+                body.writeInteger(UInt32(1), endianness: .little)
+                body.writeInteger(UInt32(string.utf8.count), endianness: .little)
+                body.writeString(string)
             case .object(let object):
                 let archive = object.map { KeyedArchive.encode($0) } ?? []
-                body.appendLittleEndian(UInt32(2))
-                body.appendLittleEndian(UInt32(archive.count))
-                body += archive
+                body.writeInteger(UInt32(2), endianness: .little)
+                body.writeInteger(UInt32(archive.count), endianness: .little)
+                body.writeBytes(archive)
             case .int32(let int):
-                body.appendLittleEndian(UInt32(3))
-                body.appendLittleEndian(UInt32(bitPattern: int))
+                body.writeInteger(UInt32(3), endianness: .little)
+                body.writeInteger(int, endianness: .little)
             case .int64(let int):
-                body.appendLittleEndian(UInt32(6))
-                body.appendLittleEndian(UInt64(bitPattern: int))
+                body.writeInteger(UInt32(6), endianness: .little)
+                body.writeInteger(int, endianness: .little)
             case .double(let double):
-                body.appendLittleEndian(UInt32(9))
-                body.appendLittleEndian(double.bitPattern)
+                body.writeInteger(UInt32(9), endianness: .little)
+                body.writeInteger(double.bitPattern, endianness: .little)
             case .null:
-                body.appendLittleEndian(UInt32(10))
+                body.writeInteger(UInt32(10), endianness: .little)
             }
         }
-        var out: [UInt8] = []
-        out.appendLittleEndian(headerMagic)
-        out.appendLittleEndian(UInt32(0))
-        out.appendLittleEndian(UInt64(body.count))
-        return out + body
+        var out = ByteBuffer()
+        out.writeInteger(headerMagic, endianness: .little)
+        out.writeInteger(UInt32(0), endianness: .little)
+        out.writeInteger(UInt64(body.readableBytes), endianness: .little)
+        out.writeBuffer(&body)
+        return Array(out.readableBytesView)
     }
 
     static func decode(_ bytes: [UInt8]) throws -> [DTXArgument] {
         guard !bytes.isEmpty else { return [] }
-        var reader = LittleEndianReader(bytes)
-        guard let magic = reader.u32(), magic & 0xFF == 0xF0, reader.u32() != nil, let length = reader.u64(),
-            Int(length) <= reader.remaining
+        var buffer = ByteBuffer(bytes: bytes)
+        func u32() throws -> UInt32 {
+            guard let value = buffer.readInteger(endianness: .little, as: UInt32.self) else {
+                throw DTXArgumentError.truncated
+            }
+            return value
+        }
+        func u64() throws -> UInt64 {
+            guard let value = buffer.readInteger(endianness: .little, as: UInt64.self) else {
+                throw DTXArgumentError.truncated
+            }
+            return value
+        }
+        guard let magic = buffer.readInteger(endianness: .little, as: UInt32.self), magic & 0xFF == 0xF0,
+            buffer.readInteger(endianness: .little, as: UInt32.self) != nil,
+            let length = buffer.readInteger(endianness: .little, as: UInt64.self), length <= buffer.readableBytes
         else { throw DTXArgumentError.badHeader }
-        let end = reader.offset + Int(length)
+        var body = buffer.readSlice(length: Int(length))!
+        swap(&buffer, &body)
         var arguments: [DTXArgument] = []
-        while reader.offset < end {
-            guard reader.u32() != nil, let type = reader.u32() else { throw DTXArgumentError.truncated }
+        while buffer.readableBytes > 0 {
+            _ = try u32()  // the key: always null
+            let type = try u32()
             switch type {
             case 1, 2:
-                guard let count = reader.u32(), let data = reader.bytes(Int(count)) else {
-                    throw DTXArgumentError.truncated
-                }
+                let count = Int(try u32())
+                guard let data = buffer.readBytes(length: count) else { throw DTXArgumentError.truncated }
                 if type == 1 {
                     arguments.append(.string(String(decoding: data, as: UTF8.self)))
                 } else {
                     arguments.append(.object(data.isEmpty ? nil : try KeyedArchive.decode(data)))
                 }
-            case 3:
-                guard let value = reader.u32() else { throw DTXArgumentError.truncated }
-                arguments.append(.int32(Int32(bitPattern: value)))
-            case 4, 6:
-                guard let value = reader.u64() else { throw DTXArgumentError.truncated }
-                arguments.append(.int64(Int64(bitPattern: value)))
-            case 9:
-                guard let value = reader.u64() else { throw DTXArgumentError.truncated }
-                arguments.append(.double(Double(bitPattern: value)))
-            case 10:
-                arguments.append(.null)
-            default:
-                throw DTXArgumentError.unknownType(type)
+            case 3: arguments.append(.int32(Int32(bitPattern: try u32())))
+            case 4, 6: arguments.append(.int64(Int64(bitPattern: try u64())))
+            case 9: arguments.append(.double(Double(bitPattern: try u64())))
+            case 10: arguments.append(.null)
+            default: throw DTXArgumentError.unknownType(type)
             }
         }
         return arguments
@@ -131,38 +139,5 @@ enum KeyedArchive {
             throw DTXArgumentError.unreadableArchive
         }
         return object
-    }
-}
-
-extension [UInt8] {
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-}
-
-/// Reads little-endian integers and byte runs; every read returns `nil` past the end.
-struct LittleEndianReader {
-    private let bytes: [UInt8]
-    private(set) var offset = 0
-
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    var remaining: Int { bytes.count - offset }
-
-    mutating func u32() -> UInt32? { integer() }
-
-    mutating func u64() -> UInt64? { integer() }
-
-    mutating func bytes(_ count: Int) -> [UInt8]? {
-        guard count >= 0, count <= remaining else { return nil }
-        defer { offset += count }
-        return Array(bytes[offset..<offset + count])
-    }
-
-    private mutating func integer<T: FixedWidthInteger>() -> T? {
-        guard let raw = bytes(MemoryLayout<T>.size) else { return nil }
-        return raw.reversed().reduce(T.zero) { $0 << 8 | T($1) }
     }
 }

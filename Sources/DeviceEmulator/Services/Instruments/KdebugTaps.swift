@@ -91,21 +91,22 @@ enum MachClock {
 /// padding to 4 KiB.
 enum KdebugHeaderChunk {
     static func bytes(threads: [KdebugThread], date: Date = Date()) -> [UInt8] {
-        var out = KdebugHeader.rawVersion2Magic
-        out.appendLittleEndian(UInt32(threads.count))
+        var out = ByteBuffer(bytes: KdebugHeader.rawVersion2Magic)
+        out.writeInteger(UInt32(threads.count), endianness: .little)
         let seconds = date.timeIntervalSince1970
-        out.appendLittleEndian(UInt64(seconds))
-        out.appendLittleEndian(UInt32((seconds - seconds.rounded(.down)) * 1_000_000))
-        out.appendLittleEndian(UInt32(1))  // KDBG_LP64
-        out.appendLittleEndian(KdebugLaunchEvents.ticksPerMicrosecond * 1_000_000)
-        out += [UInt8](repeating: 0, count: 256)
+        out.writeInteger(UInt64(seconds), endianness: .little)
+        out.writeInteger(UInt32((seconds - seconds.rounded(.down)) * 1_000_000), endianness: .little)
+        out.writeInteger(UInt32(1), endianness: .little)  // KDBG_LP64
+        out.writeInteger(KdebugLaunchEvents.ticksPerMicrosecond * 1_000_000, endianness: .little)
+        out.writeRepeatingByte(0, count: 256)
         for thread in threads {
-            out.appendLittleEndian(thread.threadID)
-            out.appendLittleEndian(UInt32(thread.pid))
-            out +=
-                Array(thread.processName.utf8.prefix(19))
-                + [UInt8](repeating: 0, count: 20 - min(19, thread.processName.utf8.count))
+            out.writeInteger(thread.threadID, endianness: .little)
+            out.writeInteger(UInt32(thread.pid), endianness: .little)
+            let name = Array(thread.processName.utf8.prefix(19))
+            out.writeBytes(name)
+            out.writeRepeatingByte(0, count: 20 - name.count)
         }
-        return out + [UInt8](repeating: 0, count: (4096 - out.count % 4096) % 4096)
+        out.writeRepeatingByte(0, count: (4096 - out.readableBytes % 4096) % 4096)
+        return Array(out.readableBytesView)
     }
 }
