@@ -33,6 +33,28 @@ import Testing
         #expect(reader.pendingCount == 0)
     }
 
+    /// Over TLS the bytes come one at a time: the same packets as from one chunk, also past the reader's
+    /// compaction (4 KiB) and with a `#` split from its checksum.
+    @Test func readerGivesTheSamePacketsByteByByte() {
+        let long = "O" + String(repeating: "4A", count: 3000)
+        let stream = Array("+$OK#9a$\(long)#00junk$W00#b7+$T05;#0".utf8)
+        var whole = GDBPacketReader()
+        whole.append(stream)
+        var expected: [[UInt8]] = []
+        while let packet = whole.next() { expected.append(packet) }
+        #expect(expected == [Array("OK".utf8), Array(long.utf8), Array("W00".utf8)])
+
+        var bytewise = GDBPacketReader()
+        var received: [[UInt8]] = []
+        for byte in stream {
+            bytewise.append([byte])
+            while let packet = bytewise.next() { received.append(packet) }
+        }
+        #expect(received == expected)
+        bytewise.append(Array("0".utf8))
+        #expect(bytewise.next() == Array("T05;".utf8))
+    }
+
     @Test func repliesAreClassified() {
         func reply(_ text: String) -> GDBRemote.Reply { .init(payload: Array(text.utf8)) }
         #expect(reply("O48690a") == .output(Array("Hi\n".utf8)))

@@ -107,6 +107,9 @@ enum GDBRemote {
 struct GDBPacketReader {
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for the open packet's `#` goes on: over TLS bytes arrive one at a time, and
+    /// searching the whole packet again for each would make reading a packet quadratic in its length.
+    private var scanned = 0
 
     mutating func append<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         buffer.append(contentsOf: bytes)
@@ -117,15 +120,19 @@ struct GDBPacketReader {
         guard let dollar = buffer[start...].firstIndex(of: UInt8(ascii: "$")) else {
             buffer.removeAll(keepingCapacity: true)
             start = 0
+            scanned = 0
             return nil
         }
-        guard let hash = buffer[(dollar + 1)...].firstIndex(of: UInt8(ascii: "#")), hash + 2 < buffer.count else {
+        let hash = buffer[max(dollar + 1, scanned)...].firstIndex(of: UInt8(ascii: "#"))
+        guard let hash, hash + 2 < buffer.count else {
+            scanned = hash ?? buffer.count
             start = dollar
             compact()
             return nil
         }
         let payload = Array(buffer[(dollar + 1)..<hash])
         start = hash + 3
+        scanned = start
         compact()
         return payload
     }
@@ -135,6 +142,7 @@ struct GDBPacketReader {
         defer {
             buffer.removeAll(keepingCapacity: true)
             start = 0
+            scanned = 0
         }
         return Array(buffer[start...])
     }
@@ -145,6 +153,7 @@ struct GDBPacketReader {
     private mutating func compact() {
         if start > 4096 || start == buffer.count {
             buffer.removeFirst(start)
+            scanned -= start
             start = 0
         }
     }
