@@ -95,7 +95,7 @@ enum EndToEnd {
     static func expectValuesAsPrinted(
         _ result: RunResult, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        for sample in result.samples {
+        for sample in try result.samples {
             let printed = try parsedLog(of: sample, in: result.folder)
             var measured = sample.metrics
             measured[.wallMs] = nil

@@ -25,8 +25,9 @@ extension RealPymobiledevice3Tests {
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
                 plan.premain = .kdebug
                 let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
-                #expect(result.samples.count == 12)
-                for sample in result.samples {
+                let samples = try result.samples
+                #expect(samples.count == 12)
+                for sample in samples {
                     let label = "\(sample.osVersion) #\(sample.iteration) \(sample.kind): \(sample.warnings)"
                     #expect(sample.status == .ok, "\(label) \(sample.message ?? "")")
                     #expect(sample.premainSource == .kdebug, "\(label)")
@@ -47,7 +48,7 @@ extension RealPymobiledevice3Tests {
                     try Self.expectChromeTrace(trace)
                 }
                 // iOS 14: the same launches as printed by dyld, within 0.1 ms per phase.
-                for sample in result.samples where sample.osVersion == "14.8" {
+                for sample in samples where sample.osVersion == "14.8" {
                     let printed = try #require(try E.parsedLog(of: sample, in: result.folder).first)
                     for (metric, value) in [
                         (Metric.dylibLoadingMs, printed.dylibLoadingMs), (.rebaseBindingMs, printed.rebaseBindingMs),
@@ -77,8 +78,9 @@ extension RealPymobiledevice3Tests {
                     app, devices: devices, iterations: 2,
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
                 let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
-                #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
-                #expect(result.samples.allSatisfy { $0[.processCreationMs] == nil })
+                let samples = try result.samples
+                #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
+                #expect(samples.allSatisfy { $0[.processCreationMs] == nil })
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
                 #expect(outcome.premainSource == .dyldStatistics)
                 #expect(
@@ -95,7 +97,8 @@ extension RealPymobiledevice3Tests {
                 var plan = E.plan(app, devices: devices, iterations: 1)
                 plan.premain = .kdebug
                 let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
-                #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
+                let samples = try result.samples
+                #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
                 #expect(outcome.premainSource == .dyldStatistics)
                 #expect(
@@ -115,9 +118,10 @@ extension RealPymobiledevice3Tests {
                     let result = try await P.run(
                         E.plan(app, devices: devices, iterations: 1), driver: try await P.driver(selection: .auto),
                         readsKdebug: true)
+                    let samples = try result.samples
                     await recording.stop()
-                    #expect(result.samples.allSatisfy { $0.status == .ok && $0.premainSource == nil })
-                    #expect(result.samples.allSatisfy { $0[.mainMs] != nil })
+                    #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == nil })
+                    #expect(samples.allSatisfy { $0[.mainMs] != nil })
                     let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
                     #expect(outcome.premainSource == nil)
                     #expect(

@@ -37,10 +37,11 @@ extension RealPymobiledevice3Tests {
                 ]
                 let (result, driver) = try await P.run(
                     E.plan(app, devices: devices, iterations: 2, environment: environment))
-                #expect(result.samples.count == 8)
-                #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
+                let samples = try result.samples
+                #expect(samples.count == 8)
+                #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
                 try E.expectValuesAsPrinted(result)
-                #expect(result.samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
+                #expect(samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
                 for device in devices {
                     let received = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
                     #expect(received.count == 4)
@@ -64,18 +65,17 @@ extension RealPymobiledevice3Tests {
             try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
                 let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
                 let crashing = try E.makeApp("ForwardedCrash", profile: E.profile(faults: crash))
-                let (crashed, _) = try await P.run(E.plan(crashing, devices: devices, iterations: 2))
-                #expect(
-                    crashed.samples.map(\.status) == [.ok, .crashed, .ok, .ok],
-                    "\(crashed.samples.map { $0.message ?? "" })")
-                #expect(crashed.samples[1].signal == 11)
+                let crashed = try await P.run(E.plan(crashing, devices: devices, iterations: 2)).0.samples
+                #expect(crashed.map(\.status) == [.ok, .crashed, .ok, .ok], "\(crashed.map { $0.message ?? "" })")
+                #expect(crashed[1].signal == 11)
 
                 let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
                 let hanging = try E.makeApp("ForwardedHang", profile: E.profile(faults: hang))
                 let started = ContinuousClock.now
-                let (hung, _) = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
-                #expect(hung.samples.map(\.status) == [.timeout, .ok], "\(hung.samples.map { $0.message ?? "" })")
-                #expect(hung.samples[1][.firstFrameMs] != nil)
+                let hung = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
+                    .0.samples
+                #expect(hung.map(\.status) == [.timeout, .ok], "\(hung.map { $0.message ?? "" })")
+                #expect(hung[1][.firstFrameMs] != nil)
                 #expect(ContinuousClock.now - started < .seconds(120))
             }
         }
@@ -107,12 +107,13 @@ extension RealPymobiledevice3Tests {
                 let started = ContinuousClock.now
                 let result = try await P.run(
                     E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(60)), driver: driver)
+                let samples = try result.samples
                 let killed = try await killer.value
                 #expect(killed != 0)
                 #expect(ContinuousClock.now - started < .seconds(50), "the dead sidecar must not be waited out")
                 #expect(
-                    result.samples.map(\.status) == [.launchRefused, .ok], "\(result.samples.map { $0.message ?? "" })")
-                let message = result.samples[0].message ?? ""
+                    samples.map(\.status) == [.launchRefused, .ok], "\(samples.map { $0.message ?? "" })")
+                let message = samples[0].message ?? ""
                 #expect(message.contains("pymobiledevice3"))
                 #expect(message.contains("next launch starts a new one"))
                 #expect(kill(killed, 0) != 0)

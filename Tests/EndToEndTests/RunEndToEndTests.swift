@@ -13,12 +13,13 @@ import Testing
         try await E.withDevices([("iPhone6,1", "12.5.7"), ("iPhone5,2", "10.3.4")]) { devices in
             let app = try E.makeApp("Twelve", profile: E.profile())
             let result = try await E.run(E.plan(app, devices: devices, iterations: 3))
+            let samples = try result.samples
 
-            #expect(result.samples.count == 12)
-            #expect(result.samples.allSatisfy { $0.status == .ok })
+            #expect(samples.count == 12)
+            #expect(samples.allSatisfy { $0.status == .ok })
             #expect(try E.samplesOnDisk(result.folder).count == 12)
             for device in devices {
-                let samples = result.samples.filter { $0.deviceUDID == device.udid }
+                let samples = samples.filter { $0.deviceUDID == device.udid }
                 #expect(samples.map(\.kind) == [.cold, .warm, .cold, .warm, .cold, .warm])
                 for sample in samples {
                     // Every value is exactly what the emulated dyld and app printed (the raw log, parsed alone).
@@ -59,7 +60,8 @@ import Testing
             #expect(app.packaging == .ipa && app.bundleID == folderApp.bundleID)
 
             let result = try await E.run(E.plan(app, devices: devices, iterations: 2))
-            #expect(result.samples.map(\.status) == [.ok, .ok, .ok, .ok])
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.ok, .ok, .ok, .ok])
         }
     }
 
@@ -68,11 +70,12 @@ import Testing
             devices[0].services.bootSeconds = 2
             let app = try E.makeApp("Rebooted", profile: E.profile())
             let result = try await E.run(E.plan(app, devices: devices, iterations: 2, cold: .reboot))
-            #expect(result.samples.map(\.status) == [.ok, .ok, .ok, .ok])
-            #expect(result.samples.map(\.kind) == [.cold, .warm, .cold, .warm])
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.ok, .ok, .ok, .ok])
+            #expect(samples.map(\.kind) == [.cold, .warm, .cold, .warm])
             // The cold launch after each restart printed the cold figures.
-            let cold = result.samples.filter { $0.kind == .cold }.compactMap { $0[.totalPremainMs] }
-            let warm = result.samples.filter { $0.kind == .warm }.compactMap { $0[.totalPremainMs] }
+            let cold = samples.filter { $0.kind == .cold }.compactMap { $0[.totalPremainMs] }
+            let warm = samples.filter { $0.kind == .warm }.compactMap { $0[.totalPremainMs] }
             #expect(cold.count == 2 && cold.min()! > warm.max()!)
         }
     }
@@ -82,9 +85,10 @@ import Testing
             let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
             let app = try E.makeApp("Hanging", profile: E.profile(faults: hang))
             let result = try await E.run(E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(3)))
-            #expect(result.samples.map(\.status) == [.timeout, .ok])
-            #expect(result.samples[0].message?.contains("main") == true)
-            #expect(result.samples[1][.firstFrameMs] != nil)
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.timeout, .ok])
+            #expect(samples[0].message?.contains("main") == true)
+            #expect(samples[1][.firstFrameMs] != nil)
         }
     }
 
@@ -93,9 +97,10 @@ import Testing
             let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
             let app = try E.makeApp("Crashing", profile: E.profile(faults: crash))
             let result = try await E.run(E.plan(app, devices: devices, iterations: 2))
-            #expect(result.samples.map(\.status) == [.ok, .crashed, .ok, .ok])
-            #expect(result.samples[1].signal == 11)
-            #expect(result.samples[1].message?.contains("SIGSEGV") == true)
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.ok, .crashed, .ok, .ok])
+            #expect(samples[1].signal == 11)
+            #expect(samples[1].message?.contains("SIGSEGV") == true)
         }
     }
 
@@ -106,9 +111,10 @@ import Testing
                     error: "ApplicationVerificationFailed", description: "The signature is invalid (e2e)"))
             let app = try E.makeApp("Unsigned", profile: E.profile(install: failure))
             let result = try await E.run(E.plan(app, devices: devices, iterations: 5))
-            #expect(result.samples.map(\.status) == [.installFailed, .installFailed, .installFailed])
-            #expect(result.samples.allSatisfy { $0.kind == .cold && $0.metrics.isEmpty })
-            #expect(result.samples[0].message?.contains("ApplicationVerificationFailed") == true)
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.installFailed, .installFailed, .installFailed])
+            #expect(samples.allSatisfy { $0.kind == .cold && $0.metrics.isEmpty })
+            #expect(samples[0].message?.contains("ApplicationVerificationFailed") == true)
             #expect(result.manifest.deviceOutcomes?.first?.outcome == .stopped)
         }
     }
@@ -117,8 +123,9 @@ import Testing
         try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let app = try E.makeApp("Distribution", profile: E.profile(developmentSigned: false))
             let result = try await E.run(E.plan(app, devices: devices, iterations: 3))
-            #expect(result.samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
-            #expect(result.samples[0].message?.isEmpty == false)
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
+            #expect(samples[0].message?.isEmpty == false)
             #expect(result.manifest.deviceOutcomes?.first?.outcome == .stopped)
         }
     }
@@ -127,9 +134,10 @@ import Testing
         try await E.withDevices([("iPhone15,4", "17.5"), ("iPhone12,1", "16.7")]) { devices in
             let app = try E.makeApp("Modern", profile: E.profile())
             let result = try await E.run(E.plan(app, devices: devices, iterations: 1))
-            #expect(result.samples.map(\.deviceUDID) == [devices[1].udid, devices[1].udid])
+            let samples = try result.samples
+            #expect(samples.map(\.deviceUDID) == [devices[1].udid, devices[1].udid])
             #expect(
-                result.samples.allSatisfy { $0.status == .ok && $0[.totalPremainMs] == nil && $0[.firstFrameMs] != nil }
+                samples.allSatisfy { $0.status == .ok && $0[.totalPremainMs] == nil && $0[.firstFrameMs] != nil }
             )
             let skipped = try #require(result.manifest.outcome(of: devices[0].udid))
             #expect(skipped.outcome == .skipped && skipped.notes.first?.contains("iOS 17.5") == true)
@@ -148,9 +156,10 @@ import Testing
                 EnvironmentVariable(name: "EMPTY", value: ""),
             ]
             let result = try await E.run(E.plan(app, devices: devices, iterations: 1, environment: environment))
-            #expect(result.samples.map(\.status) == [.ok, .ok])
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.ok, .ok])
             // The override variable reached dyld3: it printed statistics on iOS 14.
-            #expect(result.samples.allSatisfy { $0[.totalPremainMs] != nil })
+            #expect(samples.allSatisfy { $0[.totalPremainMs] != nil })
             let received = devices[0].services.launchHistory.filter { $0.bundleID == app.bundleID }
             #expect(received.count == 2)
             for launch in received {
@@ -173,10 +182,11 @@ import Testing
                 }
             }
             let result = try await E.run(E.plan(app, devices: devices, iterations: 3), reporter: unplug)
-            let left = result.samples.filter { $0.deviceUDID == leaving }
+            let samples = try result.samples
+            let left = samples.filter { $0.deviceUDID == leaving }
             #expect(left.map(\.status) == [.ok, .ok, .deviceLost])
             #expect(result.manifest.outcome(of: leaving)?.outcome == .lost)
-            let stayed = result.samples.filter { $0.deviceUDID == devices[1].udid }
+            let stayed = samples.filter { $0.deviceUDID == devices[1].udid }
             #expect(stayed.count == 6 && stayed.allSatisfy { $0.status == .ok })
         }
     }
@@ -190,16 +200,17 @@ import Testing
             try await waitUntil("three launches finish") { counter.count >= 3 }
             run.cancel()
             let result = try await run.value
+            let samples = try result.samples
             #expect(result.interrupted)
-            #expect(result.samples.count >= 3 && result.samples.count < 100)
-            #expect(result.samples.allSatisfy { $0.status == .ok })
+            #expect(samples.count >= 3 && samples.count < 100)
+            #expect(samples.allSatisfy { $0.status == .ok })
             let onDisk = try E.samplesOnDisk(result.folder)
-            #expect(onDisk.count == result.samples.count)
+            #expect(onDisk.count == samples.count)
             let manifest = try RunManifest.read(from: result.folder.appendingPathComponent("run.json"))
             #expect(manifest.interrupted == true && manifest.endedAt != nil)
             // The device is usable at once: nothing was left running.
             let again = try await E.run(E.plan(app, devices: devices, iterations: 1, warm: 0, cold: .none))
-            #expect(again.samples.map(\.status) == [.ok])
+            #expect(try again.samples.map(\.status) == [.ok])
         }
     }
 }

@@ -20,10 +20,11 @@ extension RealPymobiledevice3Tests {
                 let app = try E.makeApp("Tunnelled", profile: E.profile())
                 let driver = try await P.driver(selection: .auto)
                 let result = try await P.run(E.plan(app, devices: devices, iterations: 3), driver: driver)
-                #expect(result.samples.count == 12)
-                #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
+                let samples = try result.samples
+                #expect(samples.count == 12)
+                #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
                 try E.expectValuesAsPrinted(result)
-                #expect(result.samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
+                #expect(samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
                 for device in devices {
                     #expect(device.services.launchHistory.filter { $0.bundleID == app.bundleID }.count == 6)
                     let outcome = try #require(result.manifest.outcome(of: device.udid))
@@ -48,11 +49,12 @@ extension RealPymobiledevice3Tests {
                 let driver = try await P.driver(selection: .auto)
                 let result = try await P.run(
                     E.plan(app, devices: devices, iterations: 2, timeout: .seconds(4)), driver: driver)
+                let samples = try result.samples
                 #expect(
-                    result.samples.map(\.status) == [.ok, .crashed, .timeout, .ok],
-                    "\(result.samples.map { $0.message ?? "" })")
-                #expect(result.samples[1].signal == 11)
-                #expect(result.samples[3][.firstFrameMs] != nil)
+                    samples.map(\.status) == [.ok, .crashed, .timeout, .ok],
+                    "\(samples.map { $0.message ?? "" })")
+                #expect(samples[1].signal == 11)
+                #expect(samples[3][.firstFrameMs] != nil)
             }
         }
 
@@ -80,13 +82,14 @@ extension RealPymobiledevice3Tests {
                 let driver = try await P.driver(selection: .auto)
                 let result = try await P.run(
                     E.plan(app, devices: devices, iterations: 3, timeout: .seconds(30)), driver: driver)
+                let samples = try result.samples
                 #expect(try await rebooter.value)
                 #expect(ContinuousClock.now - started < .seconds(120))
                 #expect(
-                    result.samples.map(\.status) == [.ok, .deviceLost], "\(result.samples.map { $0.message ?? "" })")
-                #expect(result.samples[0][.firstFrameMs] != nil)
+                    samples.map(\.status) == [.ok, .deviceLost], "\(samples.map { $0.message ?? "" })")
+                #expect(samples[0][.firstFrameMs] != nil)
                 // pymobiledevice3's own words about its tunnel are in the message.
-                #expect(result.samples[1].message?.contains("tunnel") == true, "\(result.samples[1].message ?? "")")
+                #expect(samples[1].message?.contains("tunnel") == true, "\(samples[1].message ?? "")")
                 #expect(result.manifest.outcome(of: device.udid)?.outcome == .lost)
                 #expect(await driver.pymobiledevice3?.runningProcessIdentifiers.isEmpty == true)
             }
@@ -107,7 +110,8 @@ extension RealPymobiledevice3Tests {
             let driver = try await P.driver(selection: .auto)
             let started = ContinuousClock.now
             let result = try await P.run(E.plan(app, devices: [device], iterations: 1, warm: 0), driver: driver)
-            let sample = try #require(result.samples.first)
+            let samples = try result.samples
+            let sample = try #require(samples.first)
             return (sample, ContinuousClock.now - started)
         }
 
@@ -153,12 +157,13 @@ extension RealPymobiledevice3Tests {
                 let started = ContinuousClock.now
                 let result = try await P.run(
                     E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(30)), driver: driver)
+                let samples = try result.samples
                 #expect(try await dropper.value == 1)
                 #expect(ContinuousClock.now - started < .seconds(60))
-                #expect(result.samples.count == 2)
-                #expect(result.samples.first?.status != .ok, "\(result.samples.map { $0.message ?? "" })")
-                #expect(result.samples.first?.message?.contains("pymobiledevice3") == true)
-                #expect(result.samples.last?.status == .ok, "\(result.samples.map { $0.message ?? "" })")
+                #expect(samples.count == 2)
+                #expect(samples.first?.status != .ok, "\(samples.map { $0.message ?? "" })")
+                #expect(samples.first?.message?.contains("pymobiledevice3") == true)
+                #expect(samples.last?.status == .ok, "\(samples.map { $0.message ?? "" })")
             }
         }
     }
@@ -181,9 +186,10 @@ extension RealPymobiledevice3Tests {
                 let result = try await P.run(
                     E.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true,
                     tunneld: String(tunneld.port))
-                #expect(result.samples.count == 4)
-                #expect(result.samples.allSatisfy { $0.status == .ok }, "\(result.samples.map { $0.message ?? "" })")
-                #expect(result.samples.allSatisfy { $0.premainSource == .kdebug && $0[.dylibLoadingMs] != nil })
+                let samples = try result.samples
+                #expect(samples.count == 4)
+                #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
+                #expect(samples.allSatisfy { $0.premainSource == .kdebug && $0[.dylibLoadingMs] != nil })
                 #expect(result.manifest.outcome(of: devices[0].udid)?.premainSource == .kdebug)
                 let udid = devices[0].udid
                 let log = try String(
@@ -203,8 +209,9 @@ extension RealPymobiledevice3Tests {
                 let driver = try await P.driver(selection: .auto, tunneld: String(port))
                 let started = ContinuousClock.now
                 let result = try await P.run(E.plan(app, devices: devices, iterations: 1, warm: 0), driver: driver)
+                let samples = try result.samples
                 #expect(ContinuousClock.now - started < .seconds(60))
-                let sample = try #require(result.samples.first)
+                let sample = try #require(samples.first)
                 #expect(sample.status == .launchRefused)
                 let message = sample.message ?? ""
                 #expect(message.contains("it said:"), "\(message)")

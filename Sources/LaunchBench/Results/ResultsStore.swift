@@ -76,25 +76,22 @@ public actor ResultsStore {
         }
     }
 
-    /// Rewrites the lines of `corrected` samples (same run, device, app, iteration, kind and launch index) in
-    /// `samples.jsonl`: the new file is written beside it, flushed, then renamed over it, so a crash leaves the
-    /// old file or the new one, never half of one. Appends continue on the new file.
-    public func replace(_ corrected: [Sample]) throws {
+    /// Rewrites the samples in `samples.jsonl` that `matches` picks, as `change` leaves them, and returns them
+    /// (a launch re-judged after the fact). The run keeps no copy of its samples, so they are read back from
+    /// the file. The new file is written beside it, flushed, then renamed over it, so a crash leaves the old
+    /// file or the new one, never half of one. Appends continue on the new file.
+    public func rewrite(where matches: (Sample) -> Bool, _ change: (inout Sample) -> Void) throws -> [Sample] {
         let url = folder.appendingPathComponent("samples.jsonl")
         let temporary = folder.appendingPathComponent(".samples.jsonl.rewrite")
-        func key(_ sample: Sample) -> String {
-            [
-                sample.runID, sample.deviceUDID, sample.appBundleID, String(sample.iteration), sample.kind.rawValue,
-                String(sample.launchIndex),
-            ].joined(separator: "\u{1}")
-        }
-        let byKey = Dictionary(corrected.map { (key($0), $0) }) { _, last in last }
+        var changed: [Sample] = []
         do {
             let decoder = JSONCoding.decoder()
             var rewritten = Data()
             for line in try Data(contentsOf: url).split(separator: 0x0A) {
-                if let sample = try? decoder.decode(Sample.self, from: Data(line)), let new = byKey[key(sample)] {
-                    rewritten.append(try encoder.encode(new))
+                if var sample = try? decoder.decode(Sample.self, from: Data(line)), matches(sample) {
+                    change(&sample)
+                    changed.append(sample)
+                    rewritten.append(try encoder.encode(sample))
                 } else {
                     rewritten.append(line)
                 }
@@ -121,6 +118,7 @@ public actor ResultsStore {
         } catch {
             throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }
+        return changed
     }
 
     /// Creates `logs/<UDID>/NNNN-cold.log` (or `-warm`, `-warm2` …) for one launch.

@@ -101,7 +101,7 @@ public struct BenchmarkRunner: Sendable {
         try await store.writeManifest(manifest)
         let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
 
-        var samplesByDevice: [Int: [Sample]] = [:]
+        var counts = LaunchCounts()
         var failure: (any Error)?
         await withTaskGroup(of: DeviceCompletion.self) { group in
             for index in measured {
@@ -118,10 +118,7 @@ public struct BenchmarkRunner: Sendable {
                             var result = try await session.run()
                             await trace.recorder?.stop()
                             // Without kdebug, what the launches printed (if anything) was the source.
-                            result.premainSource =
-                                trace.source
-                                ?? (result.samples.contains { $0.premainSource == .dyldStatistics }
-                                    ? .dyldStatistics : nil)
+                            result.premainSource = trace.source ?? (result.printedStatistics ? .dyldStatistics : nil)
                             if let note = trace.note { result.notes.insert(note, at: 0) }
                             if let note = await trace.recorder?.crossCheckSummary() {
                                 result.notes.append(note)
@@ -142,7 +139,7 @@ public struct BenchmarkRunner: Sendable {
                     outcomes[index].notes += deviceResult.notes
                     if let note = deviceResult.note { outcomes[index].notes.append(note) }
                     outcomes[index].premainSource = deviceResult.premainSource
-                    samplesByDevice[index] = deviceResult.samples
+                    counts = counts + deviceResult.counts
                 case .failure(let error):
                     outcomes[index].outcome = .interrupted
                     if failure == nil { failure = error }
@@ -172,8 +169,7 @@ public struct BenchmarkRunner: Sendable {
             throw Self.adding(error, to: failure)
         }
         if let failure { throw failure }
-        let samples = measured.flatMap { samplesByDevice[$0] ?? [] }
-        return RunResult(folder: store.folder, manifest: manifest, samples: samples)
+        return RunResult(folder: store.folder, manifest: manifest, counts: counts)
     }
 
     /// `failure` with a note that run.json could not be updated either.
@@ -250,21 +246,34 @@ public struct RunResult: Sendable {
     public var folder: URL
     /// `run.json` as written at the end.
     public var manifest: RunManifest
-    /// Every recorded sample, device by device (in the run's device order), each device's in launch order.
-    public var samples: [Sample]
+    /// How the launches ended. The run keeps no list of its samples (its memory would grow with the launches):
+    /// `samples` reads them back.
+    public var counts: LaunchCounts
 
-    /// A finished run's folder, manifest and samples.
-    public init(folder: URL, manifest: RunManifest, samples: [Sample]) {
+    /// A finished run's folder, manifest and counts.
+    public init(folder: URL, manifest: RunManifest, counts: LaunchCounts) {
         self.folder = folder
         self.manifest = manifest
-        self.samples = samples
+        self.counts = counts
+    }
+
+    /// Every recorded sample, read back from `samples.jsonl`: device by device (in the run's device order),
+    /// each device's in launch order.
+    /// - Throws: `LaunchBenchError` when the folder cannot be read.
+    public var samples: [Sample] {
+        get throws {
+            let all = try ResultsFolder.loadSamples(folder).samples
+            let order = Dictionary(
+                manifest.devices.enumerated().map { ($0.element.udid, $0.offset) }
+            ) { first, _ in first }
+            return all.enumerated().sorted {
+                (order[$0.element.deviceUDID] ?? .max, $0.offset) < (order[$1.element.deviceUDID] ?? .max, $1.offset)
+            }.map(\.element)
+        }
     }
 
     /// The run was cancelled before every launch was made.
     public var interrupted: Bool { manifest.interrupted ?? false }
-
-    /// Launches that failed (any status that counts as a failure).
-    public var failedLaunches: [Sample] { samples.filter(\.status.isFailure) }
 
     /// Devices that were skipped, lost, stopped early or interrupted.
     public var devicesNotFullyMeasured: [RunManifest.DeviceOutcome] {

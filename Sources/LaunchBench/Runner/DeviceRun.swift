@@ -30,7 +30,10 @@ struct DeviceRun: Sendable {
     struct Result: Sendable {
         var outcome: RunManifest.DeviceOutcome.Outcome
         var note: String?
-        var samples: [Sample]
+        /// How its launches ended (the samples are in the results folder only).
+        var counts: LaunchCounts
+        /// Whether a launch printed dyld's statistics.
+        var printedStatistics: Bool
         /// Notes from before the device's loop (where its pre-main phases come from).
         var notes: [String] = []
         /// Where its pre-main phases came from.
@@ -50,10 +53,19 @@ struct DeviceRun: Sendable {
 
     func run() async throws -> Result {
         reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
-        var samples: [Sample] = []
+        var counts = LaunchCounts()
+        var printedStatistics = false
+        // What the stopping rules read, without the text (see `valuesOnly`); no rule, no list. A rule caps the
+        // iterations, so the list is bounded; nothing else of a launch is kept once it is on disk.
+        var judged: [Sample] = []
+        func keep(_ sample: Sample) {
+            counts.count(sample)
+            if sample.premainSource == .dyldStatistics { printedStatistics = true }
+            if plan.stopping != nil || plan.untilVerdict != nil { judged.append(sample.valuesOnly) }
+        }
         func finish(_ outcome: RunManifest.DeviceOutcome.Outcome, _ note: String? = nil) -> Result {
             reporter.report(.deviceFinished(udid: device.udid, outcome: outcome, message: note))
-            return Result(outcome: outcome, note: note, samples: samples)
+            return Result(outcome: outcome, note: note, counts: counts, printedStatistics: printedStatistics)
         }
 
         if plan.coldMode != .reinstall {
@@ -62,7 +74,7 @@ struct DeviceRun: Sendable {
             switch try await reinstall(iteration: 1, phases: &phases) {
             case .cancelled: return finish(.interrupted)
             case .recorded(let failure)?:
-                samples.append(failure)
+                keep(failure)
                 return failure.status == .deviceLost
                     ? finish(.lost, failure.message)
                     : finish(.stopped, "The app could not be installed: \(failure.message ?? "")")
@@ -74,14 +86,14 @@ struct DeviceRun: Sendable {
         var installFailuresInARow = 0
         var stoppedNote: String?
         // `ok` launches that ended on dyld's statistics alone before the run knew this app prints its end markers.
-        var endedWithoutMarkers: [Int] = []
+        var endedWithoutMarkers: Set<LaunchSlot> = []
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return finish(.interrupted) }
             var phases = PhaseTimings()
             switch try await prepareColdLaunch(iteration: iteration, phases: &phases) {
             case .cancelled: return finish(.interrupted)
             case .recorded(let failure)?:
-                samples.append(failure)
+                keep(failure)
                 if failure.status == .deviceLost { return finish(.lost, failure.message) }
                 installFailuresInARow += 1
                 if installFailuresInARow >= Self.refusalLimit {
@@ -101,11 +113,16 @@ struct DeviceRun: Sendable {
                         iteration: iteration, kind: kind, index: launchIndex,
                         phases: launchIndex == 0 ? phases : PhaseTimings())
                 else { return finish(.interrupted) }
-                samples.append(sample)
+                keep(sample)
                 if !knewMarkers && sample.status == .ok && !printedEndMarker {
-                    endedWithoutMarkers.append(samples.count - 1)
-                } else if !knewMarkers && printedEndMarker {
-                    try await rejudge(&samples, at: endedWithoutMarkers)
+                    endedWithoutMarkers.insert(LaunchSlot(sample))
+                } else if !knewMarkers && printedEndMarker && !endedWithoutMarkers.isEmpty {
+                    for corrected in try await rejudge(endedWithoutMarkers) {
+                        counts.recount(corrected, was: .ok)
+                        if let index = judged.firstIndex(where: { LaunchSlot($0) == LaunchSlot(corrected) }) {
+                            judged[index] = corrected.valuesOnly
+                        }
+                    }
                     endedWithoutMarkers = []
                 }
                 switch sample.status {
@@ -132,14 +149,14 @@ struct DeviceRun: Sendable {
             }
             // --target-precision: stop as soon as the cold median is known well enough (Gate/AdaptiveStopping).
             if let stopping = plan.stopping {
-                let decision = stopping.decide(iterations: iteration, coldValues: AdaptiveStopping.coldValues(samples))
+                let decision = stopping.decide(iterations: iteration, coldValues: AdaptiveStopping.coldValues(judged))
                 if decision != .continue {
                     stoppedNote = AdaptiveStopping.describe(decision, target: stopping.targetPrecisionPercent)
                     break
                 }
             }
             // --until-verdict: stop once the gate's sequential verdict is settled (Gate/VerdictStopping).
-            if let rule = plan.untilVerdict, let reason = rule.stopReason(samples: samples) {
+            if let rule = plan.untilVerdict, let reason = rule.stopReason(samples: judged) {
                 stoppedNote = reason
                 break
             }
@@ -149,25 +166,26 @@ struct DeviceRun: Sendable {
 
     /// The launches that ended on dyld's statistics alone before this launch showed that the app prints
     /// `firstFrame`/`done` (LaunchProbe): had the run known, it would have waited for the markers, so such a
-    /// launch most likely hung after pre-main. It is re-judged a timeout, in memory and in samples.jsonl, so no
-    /// hang passes as `ok` (README: "Launches that hang after pre-main").
-    private func rejudge(_ samples: inout [Sample], at indices: [Int]) async throws {
-        var corrected: [Sample] = []
-        for index in indices where samples[index].status == .ok {
-            samples[index].status = .timeout
-            samples[index].message =
-                "dyld's statistics arrived, but not the [launchbench] firstFrame/done markers that later launches of "
-                + "this app printed; the app was ended \(LaunchVerdict.formatSeconds(plan.grace)) s after its statistics "
-                + "(it hung after pre-main?). Re-judged when the run learned that the app prints markers."
-            corrected.append(samples[index])
+    /// launch most likely hung after pre-main. It is re-judged a timeout in samples.jsonl (and in the counts), so no
+    /// hang passes as `ok` (README: "Launches that hang after pre-main"). Returns the re-judged samples.
+    private func rejudge(_ launches: Set<LaunchSlot>) async throws -> [Sample] {
+        let message =
+            "dyld's statistics arrived, but not the [launchbench] firstFrame/done markers that later launches of "
+            + "this app printed; the app was ended \(LaunchVerdict.formatSeconds(plan.grace)) s after its statistics "
+            + "(it hung after pre-main?). Re-judged when the run learned that the app prints markers."
+        let corrected = try await store.rewrite { sample in
+            sample.runID == runID && sample.deviceUDID == device.udid && sample.appBundleID == plan.app.bundleID
+                && sample.status == .ok && launches.contains(LaunchSlot(sample))
+        } _: { sample in
+            sample.status = .timeout
+            sample.message = message
         }
-        guard !corrected.isEmpty else { return }
-        try await store.replace(corrected)
         for sample in corrected {
             reporter.report(
                 .deviceNote(
                     device, "launch \(sample.iteration) \(sample.kind.rawValue) re-judged: timeout (no end markers)"))
         }
+        return corrected
     }
 
     /// `launch`, for the main app: also says whether the launch printed its end markers.
@@ -348,6 +366,32 @@ struct DeviceRun: Sendable {
     /// The error's user-facing text.
     static func describe(_ error: any Error) -> String {
         (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+    }
+}
+
+/// One launch's place in a device's run: its iteration and launch index (0 is the cold launch).
+struct LaunchSlot: Hashable, Sendable {
+    let iteration: Int
+    let launchIndex: Int
+
+    init(_ sample: Sample) {
+        iteration = sample.iteration
+        launchIndex = sample.launchIndex
+    }
+}
+
+extension Sample {
+    /// The sample without what the stopping rules never read (images, initializers, warnings, message, log
+    /// path, phases): what a run keeps of a launch once it is on disk.
+    var valuesOnly: Sample {
+        var copy = self
+        copy.bundleImages = []
+        copy.initializers = nil
+        copy.warnings = []
+        copy.message = nil
+        copy.logPath = nil
+        copy.phases = PhaseTimings()
+        return copy
     }
 }
 

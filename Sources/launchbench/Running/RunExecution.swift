@@ -53,13 +53,13 @@ enum RunExecution {
         if let signal = interruption.received { return .interrupted(by: signal) }
         if result.interrupted { return ExitCode(.interrupted) }
         if let gate, let status = try gate.evaluate(result) { return ExitCode(status) }
-        let unmeasured = result.samples.filter { $0.status == .noMetrics }.count
+        let unmeasured = result.counts.unmeasured
         if unmeasured > 0 {
             Terminal.note(
-                "\(unmeasured) of \(result.samples.count) launches measured nothing (no-metrics): exit status 3, "
+                "\(unmeasured) of \(result.counts.total) launches measured nothing (no-metrics): exit status 3, "
                     + "since 0 means every launch was measured.")
         }
-        let allMeasured = result.failedLaunches.isEmpty && unmeasured == 0
+        let allMeasured = result.counts.failed == 0 && unmeasured == 0
         let everyDeviceMeasured = result.devicesNotFullyMeasured.isEmpty && selection.unreadable.isEmpty
         return ExitCode(allMeasured && everyDeviceMeasured ? .success : .incomplete)
     }

@@ -68,9 +68,13 @@ struct RunGate {
     /// the gate has nothing to say about it (no baseline, no guard).
     /// - Throws: `GateError` when the run's own results cannot be compared, file errors.
     func evaluate(_ result: RunResult) throws -> ExitStatus? {
+        // Read back once, and only for what needs every launch (the run itself keeps none).
+        let needsSamples =
+            options.writeAllowedDylibs != nil || options.stopping != nil || referenceApp != nil || allowed != nil
+        let samples = needsSamples ? try result.samples : []
         if let path = options.writeAllowedDylibs {
             let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
-                .currentImages(embeddedFrameworks: app.frameworks, samples: result.samples)
+                .currentImages(embeddedFrameworks: app.frameworks, samples: samples)
             let text = AllowedDylibs.render(
                 images: images,
                 comment:
@@ -84,8 +88,10 @@ struct RunGate {
             Terminal.note(
                 "Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
         }
-        let sampleSizes = options.stopping.map { Self.sampleSizes(result.samples, rule: $0) } ?? []
-        let gaps = referenceApp == nil ? [] : Self.referenceGaps(result, metrics: options.check.settings.metrics)
+        let sampleSizes = options.stopping.map { Self.sampleSizes(samples, rule: $0) } ?? []
+        let gaps =
+            referenceApp == nil
+            ? [] : Self.referenceGaps(samples, folder: result.folder, metrics: options.check.settings.metrics)
         guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
 
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
@@ -97,7 +103,7 @@ struct RunGate {
         }
         if let allowed {
             report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(
-                samples: result.samples)
+                samples: samples)
         }
         Terminal.output("\n")
         try GateOutput.write(
@@ -107,13 +113,13 @@ struct RunGate {
     }
 
     /// The main app's distance to the reference app, per device and kind (read from DIR/reference/).
-    static func referenceGaps(_ result: RunResult, metrics: [Metric]) -> [ReferenceGap] {
-        let url = result.folder.appendingPathComponent(RunManifest.referenceFolderName)
+    static func referenceGaps(_ samples: [Sample], folder: URL, metrics: [Metric]) -> [ReferenceGap] {
+        let url = folder.appendingPathComponent(RunManifest.referenceFolderName)
         guard let reference = try? ResultsFolder.loadSamples(url) else {
             Terminal.note("The reference app's launches could not be read from \(url.path).")
             return []
         }
-        return ReferenceGap.gaps(app: result.samples, reference: reference.samples, metrics: metrics)
+        return ReferenceGap.gaps(app: samples, reference: reference.samples, metrics: metrics)
     }
 
     /// Per device: how many iterations the adaptive rule took, in words.

@@ -182,13 +182,16 @@ import Testing
     }
 
     /// A launch re-judged after the fact is rewritten in place; every other line stays, and appends go on.
-    @Test func replaceRewritesOnlyTheCorrectedLaunchAndAppendsContinue() async throws {
+    @Test func rewriteChangesOnlyTheChosenLaunchAndAppendsContinue() async throws {
         let store = try ResultsStore(folder: root)
         for iteration in 1...3 { try await store.append(sample(iteration)) }
-        var corrected = sample(2)
-        corrected.status = .timeout
-        corrected.message = "re-judged"
-        try await store.replace([corrected])
+        let changed = try await store.rewrite {
+            $0.iteration == 2
+        } _: { sample in
+            sample.status = .timeout
+            sample.message = "re-judged"
+        }
+        #expect(changed.map(\.iteration) == [2] && changed.map(\.status) == [.timeout])
         try await store.append(sample(4))
         await store.close()
         let folder = try ResultsFolder.loadSamples(root)

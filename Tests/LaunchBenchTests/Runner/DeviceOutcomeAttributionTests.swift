@@ -24,12 +24,13 @@ import Testing
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
             F.plan(iterations: 3, warm: 1), output: folder, workingDirectory: folder)
+        let samples = try result.samples
 
         let outcomes = try #require(result.manifest.deviceOutcomes)
         #expect(outcomes.map(\.udid) == devices.map(\.udid))
         #expect(outcomes.map(\.outcome) == [.lost, .lost, .lost, .lost, .lost, .measured])
         for (index, device) in devices.enumerated() {
-            let samples = result.samples.filter { $0.deviceUDID == device.udid }
+            let samples = samples.filter { $0.deviceUDID == device.udid }
             let expected = index == devices.count - 1 ? 6 : index + 1
             #expect(samples.count == expected, "device \(index + 1)")
             #expect(samples.dropLast(index == devices.count - 1 ? 0 : 1).allSatisfy { $0.status == .ok })

@@ -58,10 +58,11 @@ import Testing
         let result = try await BenchmarkRunner(driver: driver).run(
             F.plan(iterations: 2, warm: 1, timeout: .milliseconds(600), grace: .milliseconds(20)), output: folder,
             workingDirectory: folder)
-        #expect(result.samples.map(\.status) == [.ok, .timeout, .crashed, .crashed])
-        #expect(result.samples[2].exitStatus == 3 && result.samples[2][.totalPremainMs] == 300)
-        #expect(result.samples[3].exitStatus == 0)
-        let summary = RunSummary(samples: result.samples)
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.ok, .timeout, .crashed, .crashed])
+        #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
+        #expect(samples[3].exitStatus == 0)
+        let summary = RunSummary(samples: samples)
         let cold = try #require(summary.devices.first?.kinds.first { $0.kind == .cold })
         #expect(cold.failures == 1 && cold.metrics[.totalPremainMs]?.n == 1)
     }
@@ -77,10 +78,11 @@ import Testing
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
             F.plan(iterations: 2, warm: 1, timeout: .seconds(20)), output: folder, workingDirectory: folder)
-        #expect(result.samples.map(\.status) == [.ok, .ok, .exitedEarly, .ok])
-        #expect(result.samples[2].exitStatus == 3 && result.samples[2][.totalPremainMs] == 300)
-        #expect(result.failedLaunches.count == 1)
-        let summary = RunSummary(samples: result.samples)
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.ok, .ok, .exitedEarly, .ok])
+        #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
+        #expect(result.counts.failed == 1)
+        let summary = RunSummary(samples: samples)
         let cold = try #require(summary.devices.first?.kinds.first { $0.kind == .cold })
         #expect(cold.failuresByStatus == [.exitedEarly: 1] && cold.metrics[.totalPremainMs]?.n == 1)
     }
@@ -144,9 +146,10 @@ import Testing
             }
             let result = try await BenchmarkRunner(driver: driver).run(
                 F.plan(iterations: 1, warm: 1), output: folder, workingDirectory: folder)
-            #expect(result.samples.map(\.status) == [.ok, .ok])
-            #expect(result.samples[0].warnings.isEmpty)
-            #expect(result.samples[1].warnings.contains { $0.contains("0001-warm.log is incomplete") })
+            let samples = try result.samples
+            #expect(samples.map(\.status) == [.ok, .ok])
+            #expect(samples[0].warnings.isEmpty)
+            #expect(samples[1].warnings.contains { $0.contains("0001-warm.log is incomplete") })
         #endif
     }
 

@@ -15,8 +15,9 @@ import Testing
         let device = F.device(1, ios: "12.5.7")
         let result = try await run(
             FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 2))
-        #expect(result.samples.count == 6)
-        for sample in result.samples {
+        let samples = try result.samples
+        #expect(samples.count == 6)
+        for sample in samples {
             let phases = sample.phases
             #expect(phases.launchMs.map { $0 >= 0 } == true)
             if sample.kind == .cold {
@@ -30,14 +31,15 @@ import Testing
             }
         }
         let onDisk = try F.readSamples(in: result.folder)
-        #expect(onDisk.map(\.phases) == result.samples.map(\.phases))
+        #expect(onDisk.map(\.phases) == samples.map(\.phases))
     }
 
     @Test func theDriversStepTimesReachTheColdSample() async throws {
         let device = F.device(1, ios: "14.8", model: "iPhone12,1")
         let driver = SteppedReinstallDriver(base: FakeDeviceDriver(devices: [device], script: F.statisticsApp))
         let result = try await run(driver, F.plan(iterations: 1, warm: 1))
-        let cold = try #require(result.samples.first { $0.kind == .cold })
+        let samples = try result.samples
+        let cold = try #require(samples.first { $0.kind == .cold })
         #expect(cold.phases.uninstallMs == 150)
         #expect(cold.phases.uploadMs == 12)
         #expect(cold.phases.installMs == 650)
@@ -48,8 +50,9 @@ import Testing
         let device = F.device(1, ios: "12.5.7")
         let result = try await run(
             FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 1, cold: .none))
-        #expect(result.samples.count == 4)
-        #expect(result.samples.allSatisfy { $0.phases.reinstallMs == nil && $0.phases.launchMs != nil })
+        let samples = try result.samples
+        #expect(samples.count == 4)
+        #expect(samples.allSatisfy { $0.phases.reinstallMs == nil && $0.phases.launchMs != nil })
     }
 
     @Test func samplesJSONHasPhasesOnlyWhenTimed() throws {

@@ -18,11 +18,12 @@ import Testing
         let devices = [F.device(1, ios: "10.3.4", model: "iPhone5,1"), F.device(2, ios: "12.5.7")]
         let driver = FakeDeviceDriver(devices: devices, script: F.statisticsApp)
         let result = try await run(driver, F.plan(iterations: 3, warm: 2))
+        let samples = try result.samples
 
-        #expect(result.samples.count == 2 * 3 * 3)
-        #expect(result.samples.allSatisfy { $0.status == .ok })
+        #expect(samples.count == 2 * 3 * 3)
+        #expect(samples.allSatisfy { $0.status == .ok })
         for device in devices {
-            let samples = result.samples.filter { $0.deviceUDID == device.udid }
+            let samples = samples.filter { $0.deviceUDID == device.udid }
             #expect(samples.map(\.kind) == [.cold, .warm, .warm, .cold, .warm, .warm, .cold, .warm, .warm])
             #expect(samples.map(\.launchIndex) == [0, 1, 2, 0, 1, 2, 0, 1, 2])
             #expect(samples.map(\.iteration) == [1, 1, 1, 2, 2, 2, 3, 3, 3])
@@ -43,18 +44,18 @@ import Testing
             return copy
         }
         let onDisk = try F.readSamples(in: result.folder)
-        #expect(onDisk.count == result.samples.count)
-        #expect(Set(onDisk.map(withoutDate)) == Set(result.samples.map(withoutDate)))
+        #expect(onDisk.count == samples.count)
+        #expect(Set(onDisk.map(withoutDate)) == Set(samples.map(withoutDate)))
         #expect(
-            zip(onDisk.sorted { $0.logPath! < $1.logPath! }, result.samples.sorted { $0.logPath! < $1.logPath! })
+            zip(onDisk.sorted { $0.logPath! < $1.logPath! }, samples.sorted { $0.logPath! < $1.logPath! })
                 .allSatisfy { abs($0.startedAt.timeIntervalSince($1.startedAt)) < 0.002 })
         let manifest = try F.readManifest(in: result.folder)
         #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured])
         #expect(manifest.endedAt != nil && manifest.interrupted == false)
         #expect(manifest.app?.bundleID == "com.example.sample" && manifest.devices == devices)
         let log = try String(
-            contentsOf: result.folder.appendingPathComponent(try #require(result.samples[2].logPath)), encoding: .utf8)
-        #expect(result.samples[2].logPath == "logs/\(devices[0].udid)/0001-warm2.log")
+            contentsOf: result.folder.appendingPathComponent(try #require(samples[2].logPath)), encoding: .utf8)
+        #expect(samples[2].logPath == "logs/\(devices[0].udid)/0001-warm2.log")
         #expect(log.hasPrefix("app says hi\nTotal pre-main time: 153.00 milliseconds"))
     }
 
@@ -85,11 +86,12 @@ import Testing
         let driver = FakeDeviceDriver(devices: [modern, old], script: F.statisticsApp)
         let reporter = RecordingReporter()
         let result = try await run(driver, F.plan(iterations: 2, warm: 1), reporter: reporter)
+        let samples = try result.samples
 
         #expect(driver.launchRequests(on: modern.udid).isEmpty)
         #expect(driver.count(\.installs, on: modern.udid) == 0)
-        #expect(result.samples.count == 4)
-        #expect(result.samples.allSatisfy { $0.deviceUDID == old.udid })
+        #expect(samples.count == 4)
+        #expect(samples.allSatisfy { $0.deviceUDID == old.udid })
         let skipped = try #require(reporter.skipped.first)
         #expect(skipped.0.udid == modern.udid)
         #expect(skipped.1.contains(modern.udid) && skipped.1.contains("iOS 17.5") && skipped.1.contains("debugserver"))
@@ -105,6 +107,7 @@ import Testing
         }
         let reporter = RecordingReporter()
         let result = try await run(driver, F.plan(iterations: 1, warm: 0), reporter: reporter)
+        let samples = try result.samples
         let notes = reporter.notes
         #expect(
             notes.contains {
@@ -112,7 +115,7 @@ import Testing
             })
         #expect(notes.contains { $0.0.udid == dyld4.udid && $0.1.contains("does not print pre-main") })
         #expect(
-            result.samples.allSatisfy { $0.status == .ok && $0[.firstFrameMs] == 500 && $0[.totalPremainMs] == nil })
+            samples.allSatisfy { $0.status == .ok && $0[.firstFrameMs] == 500 && $0[.totalPremainMs] == nil })
     }
 
     @Test func installFailureIsRecordedAndSkipsOnlyThatIteration() async throws {
@@ -120,9 +123,10 @@ import Testing
         let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
         driver.failInstall(number: 2, on: device.udid)
         let result = try await run(driver, F.plan(iterations: 3, warm: 1))
+        let samples = try result.samples
 
-        #expect(result.samples.map(\.status) == [.ok, .ok, .installFailed, .ok, .ok])
-        let failed = result.samples[2]
+        #expect(samples.map(\.status) == [.ok, .ok, .installFailed, .ok, .ok])
+        let failed = samples[2]
         #expect(failed.iteration == 2 && failed.kind == .cold && failed.metrics.isEmpty)
         #expect(failed.message?.contains("ApplicationVerificationFailed") == true)
         #expect(result.manifest.deviceOutcomes?[0].outcome == .measured)
@@ -133,7 +137,8 @@ import Testing
         let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
         for number in 2...9 { driver.failInstall(number: number, on: device.udid) }
         let result = try await run(driver, F.plan(iterations: 8, warm: 1))
-        #expect(result.samples.map(\.status) == [.ok, .ok, .installFailed, .installFailed, .installFailed])
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.ok, .ok, .installFailed, .installFailed, .installFailed])
         #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
         #expect(result.manifest.deviceOutcomes?[0].notes.last?.contains("3 failed installs in a row") == true)
     }
@@ -150,10 +155,11 @@ import Testing
             return F.statisticsApp(context)
         }
         let result = try await run(driver, F.plan(iterations: 3, warm: 1))
-        let left = result.samples.filter { $0.deviceUDID == leaving.udid }
+        let samples = try result.samples
+        let left = samples.filter { $0.deviceUDID == leaving.udid }
         #expect(left.map(\.status) == [.ok, .ok, .deviceLost])
         #expect(left.last?.message?.contains("disappeared") == true)
-        #expect(result.samples.filter { $0.deviceUDID == staying.udid }.count == 6)
+        #expect(samples.filter { $0.deviceUDID == staying.udid }.count == 6)
         #expect(result.manifest.deviceOutcomes?.map(\.outcome) == [.lost, .measured])
         #expect(driver.launchRequests(on: leaving.udid).count == 3)
     }
@@ -164,9 +170,10 @@ import Testing
             context.number == 1 ? .printing("starting…\n") : F.statisticsApp(context)
         }
         let result = try await run(driver, F.plan(iterations: 1, warm: 1, timeout: .milliseconds(300)))
-        #expect(result.samples.map(\.status) == [.timeout, .ok])
-        #expect(result.samples[0][.wallMs] == nil)
-        #expect(result.samples[0].message?.contains("0.3 s") == true)
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.timeout, .ok])
+        #expect(samples[0][.wallMs] == nil)
+        #expect(samples[0].message?.contains("0.3 s") == true)
         #expect(driver.launchResults(on: device.udid).first == .endedByHarness(.timeout))
     }
 
@@ -184,12 +191,13 @@ import Testing
             }
         }
         let result = try await run(driver, F.plan(iterations: 3, warm: 1))
-        #expect(result.samples.map(\.status) == [.crashed, .crashed, .crashed, .noMetrics, .ok, .ok])
-        #expect(result.samples[0].signal == 11 && result.samples[0].message?.contains("SIGSEGV") == true)
-        #expect(result.samples[1].exitStatus == 1)
-        #expect(result.samples[2].signal == 9)
-        #expect(result.samples[3].metrics.isEmpty)
-        #expect(result.samples[4][.totalPremainMs] == 300 && result.samples[4].exitStatus == 0)
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.crashed, .crashed, .crashed, .noMetrics, .ok, .ok])
+        #expect(samples[0].signal == 11 && samples[0].message?.contains("SIGSEGV") == true)
+        #expect(samples[1].exitStatus == 1)
+        #expect(samples[2].signal == 9)
+        #expect(samples[3].metrics.isEmpty)
+        #expect(samples[4][.totalPremainMs] == 300 && samples[4].exitStatus == 0)
     }
 
     @Test func markersAfterStatisticsMakeTheRunnerWaitForFirstFrame() async throws {
@@ -203,7 +211,8 @@ import Testing
             ])
         }
         let result = try await run(driver, F.plan(iterations: 1, warm: 0, grace: .milliseconds(30)))
-        let sample = try #require(result.samples.first)
+        let samples = try result.samples
+        let sample = try #require(samples.first)
         #expect(sample.status == .ok)
         #expect(sample[.totalPremainMs] == 300 && sample[.mainMs] == 320 && sample[.firstFrameMs] == 700)
         #expect(try #require(sample[.wallMs]) >= 300)
@@ -213,8 +222,9 @@ import Testing
         let device = F.device(1, ios: "16.7", model: "iPhone14,5")
         let driver = FakeDeviceDriver(devices: [device]) { _ in .printing("hello\n" + FakeOutput.done) }
         let result = try await run(driver, F.plan(iterations: 1, warm: 1))
-        #expect(result.samples.map(\.status) == [.noMetrics, .noMetrics])
-        #expect(result.samples.allSatisfy { $0.metrics.isEmpty })
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.noMetrics, .noMetrics])
+        #expect(samples.allSatisfy { $0.metrics.isEmpty })
     }
 
     @Test func cancellationKeepsFinishedSamplesAndEndsTheLaunchInFlight() async throws {
@@ -231,8 +241,9 @@ import Testing
         try await waitUntil("the third launch starts") { driver.launchRequests(on: device.udid).count >= 3 }
         task.cancel()
         let result = try await task.value
+        let samples = try result.samples
         #expect(result.interrupted)
-        #expect(result.samples.count == 2)
+        #expect(samples.count == 2)
         #expect(try F.readSamples(in: folder).count == 2)
         let manifest = try F.readManifest(in: folder)
         #expect(manifest.interrupted == true && manifest.endedAt != nil)
@@ -247,10 +258,11 @@ import Testing
         let device = F.device(1, ios: "12.5.7")
         let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
         let result = try await run(driver, F.plan(iterations: 3, warm: 1, cold: .reboot))
+        let samples = try result.samples
         #expect(driver.count(\.restarts, on: device.udid) == 3)
         #expect(driver.count(\.installs, on: device.udid) == 1)
-        #expect(result.samples.count == 6)
-        for (offset, sample) in result.samples.enumerated() {
+        #expect(samples.count == 6)
+        for (offset, sample) in samples.enumerated() {
             #expect(sample[.totalPremainMs] == F.expectedTotal(number: offset + 1, cold: sample.kind == .cold))
         }
     }
@@ -259,9 +271,10 @@ import Testing
         let device = F.device(1, ios: "12.5.7")
         let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
         let result = try await run(driver, F.plan(iterations: 2, warm: 1, cold: .none))
+        let samples = try result.samples
         #expect(driver.count(\.installs, on: device.udid) == 1)
         #expect(driver.count(\.restarts, on: device.udid) == 0)
-        #expect(result.samples.map(\.kind) == [.cold, .warm, .cold, .warm])
+        #expect(samples.map(\.kind) == [.cold, .warm, .cold, .warm])
     }
 
     @Test func repeatedRefusalsStopTheDevice() async throws {
@@ -269,8 +282,9 @@ import Testing
         let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
         driver.refuseLaunches(on: device.udid)
         let result = try await run(driver, F.plan(iterations: 5, warm: 1))
-        #expect(result.samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
-        #expect(result.samples[0].message?.contains("signed for development") == true)
+        let samples = try result.samples
+        #expect(samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
+        #expect(samples[0].message?.contains("signed for development") == true)
         #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
     }
 
@@ -318,7 +332,8 @@ import Testing
         #expect(reported == [rebooting.udid])
 
         let result = try await run(driver, F.plan(iterations: 2))
-        #expect(Set(result.samples.map(\.deviceUDID)) == [a.udid])
+        let samples = try result.samples
+        #expect(Set(samples.map(\.deviceUDID)) == [a.udid])
         #expect(result.manifest.devices == [a])
     }
 
