@@ -33,6 +33,10 @@ public final class EmulatedLab: Sendable {
     private let servers: Locked<[any Channel]> = Locked([])
     /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
     private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
+    /// Each device's `ReadPairRecord` reply body, made once: a real usbmuxd reads the record from a file, while
+    /// encoding it (certificates as data, twice through the XML serializer) took ~5 ms a request, which a launch
+    /// through libimobiledevice's TLS pays every time and the loop's benchmark counted as launchbench's time.
+    private let pairRecords: Locked<[String: Data]> = Locked([:])
 
     private init(rootDirectory: URL, addresses: [USBMuxAddress], timeScale: Double) {
         self.rootDirectory = rootDirectory
@@ -294,14 +298,22 @@ public final class EmulatedLab: Sendable {
         state.withLock { _ = $0.listeners.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// The pair record (XML plist bytes) for a device; `nil` for a UDID the lab does not know.
-    func pairRecord(forUDID udid: String) -> Data? {
+    /// usbmuxd's `ReadPairRecord` reply for a device (XML plist bytes: the record as `PairRecordData`); `nil`
+    /// for a UDID the lab does not know.
+    func pairRecordReply(forUDID udid: String) -> Data? {
         let plain = udid.replacingOccurrences(of: "-", with: "")
         guard
             let device = devices.first(where: {
                 $0.udid == udid || $0.udid.replacingOccurrences(of: "-", with: "") == plain
             })
         else { return nil }
+        if let made = pairRecords.withLock({ $0[device.udid] }) { return made }
+        let made = PropertyList.xml(["PairRecordData": makePairRecord(for: device)])
+        pairRecords.withLock { $0[device.udid] = made }
+        return made
+    }
+
+    private func makePairRecord(for device: EmulatedDevice) -> Data {
         var record: [String: Any] = [
             "HostID": hostID, "SystemBUID": systemBUID,
             // Real enough for TLS: libimobiledevice presents the root pair, pymobiledevice3 the host pair.

@@ -115,8 +115,8 @@ final class USBMuxConnectionHandler: ChannelInboundHandler {
             connect(plist, tag: tag, context: context)
         case "ReadPairRecord":
             let udid = plist["PairRecordID"] as? String ?? ""
-            if let record = lab.pairRecord(forUDID: udid) {
-                send(USBMuxFrame.encode(["PairRecordData": record], tag: tag), context: context)
+            if let reply = lab.pairRecordReply(forUDID: udid) {
+                send(USBMuxFrame.frame(reply, tag: tag), context: context)
             } else {
                 send(USBMuxFrame.result(.badDevice, tag: tag), context: context)  // 2 = ENOENT for pair records
             }

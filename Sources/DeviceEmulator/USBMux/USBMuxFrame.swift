@@ -20,7 +20,11 @@ enum USBMuxFrame {
 
     /// One complete frame in a single buffer, so it is written with one write.
     static func encode(_ dictionary: [String: Any], tag: UInt32) -> ByteBuffer {
-        let body = PropertyList.xml(dictionary)
+        frame(PropertyList.xml(dictionary), tag: tag)
+    }
+
+    /// A plist message whose body (XML plist bytes) is already encoded.
+    static func frame(_ body: Data, tag: UInt32) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: headerLength + body.count)
         buffer.writeInteger(UInt32(headerLength + body.count), endianness: .little)
         buffer.writeInteger(plistVersion, endianness: .little)
