@@ -12,12 +12,21 @@ import Testing
         let folder = EngineFixtures.temporaryFolder()
         let program = folder.appendingPathComponent("pymobiledevice3")
         let python = folder.appendingPathComponent("python3")
-        try "#!/bin/sh\nexit 9\n".write(to: program, atomically: true, encoding: .utf8)
-        try ("#!/bin/sh\n" + body + "\n").write(to: python, atomically: true, encoding: .utf8)
-        for url in [program, python] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
-        }
+        try writeExecutable("#!/bin/sh\nexit 9\n", to: program)
+        try writeExecutable("#!/bin/sh\n" + body + "\n", to: python)
         return program.path
+    }
+
+    /// Writes a script through a child shell, never through a file descriptor of this process: a test that
+    /// forks while we hold one open for writing passes it to its child, and running the script then fails
+    /// with ETXTBSY ("text file busy") until that child has exec'd. It did once in CI.
+    static func writeExecutable(_ text: String, to url: URL) throws {
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "printf '%s' \"$1\" > \"$2\" && chmod 755 \"$2\"", "sh", text, url.path]
+        try writer.run()
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
     }
 
     @Test func theHelperIsValidPython() throws {
