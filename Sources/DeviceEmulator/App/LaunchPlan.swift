@@ -74,45 +74,107 @@ public struct LaunchPlanner: Sendable {
         "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics",
     ]
 
-    /// Plans launch number `launchNumber` (cold or warm) of `app` with `environment`.
+    /// Plans launch number `launchNumber` (cold or warm) of `app` with `environment`, in the order a launch
+    /// happens: pre-main, the app's markers, dyld's output, the app's output, then the faults that cut it.
     public func plan(app: InstalledApp, environment: [String: String], kind: LaunchKindName, launchNumber: Int)
         -> LaunchPlan
     {
+        let draws = Draws(seed: app.profile.seed ?? labSeed, parts: [udid, app.bundleID], launchNumber: launchNumber)
         let profile = app.profile
-        let seed = profile.seed ?? labSeed
-        func random(_ purpose: String) -> SeededRandom {
-            SeededRandom(seed: seed, parts: [udid, app.bundleID, purpose, String(launchNumber)])
-        }
-        var noise = random("noise")
-        let sd = profile.noise ?? 0.05
         let changes = profile.activeChanges(launchNumber: launchNumber, build: app.version)
         let nominal = changes.reduce(profile.timings(productType: productType, kind: kind).withDerivedMarkers()) {
             $1.apply(to: $0)
         }
         let bundleImages = app.bundleImages + changes.flatMap { $0.addBundleImages ?? [] }
+        // One noise sequence for pre-main and after-main, drawn in that order.
+        var noise = draws.random("noise")
+        let sd = profile.noise ?? 0.05
+        let preMain = preMainPhases(
+            nominal, bundleImageCount: bundleImages.count, faults: profile.faults, noise: &noise, sd: sd, kind: kind,
+            draws: draws)
+        let (markers, renderedAt) = plannedMarkers(
+            nominal, after: preMain.totalMs, noise: &noise, sd: sd, profile: profile)
 
-        // Pre-main phases with noise; initializer list scaled with its phase.
+        var pidRandom = draws.random("pid")
+        let pid = 200 + Int(pidRandom.next() % 9000)
+        let images = loadedImages(app: app, profile: profile, bundleImages: bundleImages)
+        var outputs = dyldOutputs(
+            images: images, preMain: preMain, environment: environment, pid: pid, faults: profile.faults, kind: kind,
+            draws: draws)
+        let written = appOutputs(markers: markers, preMainMs: preMain.totalMs, profile: profile)
+        outputs += written.outputs
+        var ending = written.ending
+        var endsAt = written.endsAtMs
+
+        let faults = profile.faults ?? Faults()
+        let cut = faultCut(faults, points: written.points, preMainMs: preMain.totalMs, kind: kind, draws: draws)
+        if let cut {
+            outputs.removeAll { $0.atMs > cut.atMs }
+            ending = cut.ending
+            endsAt = cut.atMs
+        }
+        outputs += garbage(faults, after: outputs.map(\.atMs).max() ?? preMain.totalMs, kind: kind, draws: draws)
+        // A fault that strikes before the first frame means it is never drawn.
+        var firstFrame = renderedAt
+        if let cut, let frame = renderedAt, frame > cut.atMs { firstFrame = nil }
+        // Stable order: by time, dyld's and the app's writes keep their sequence at equal times.
+        outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(
+            \.element)
+        return LaunchPlan(
+            kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
+            counters: preMain.counters, phases: preMain.phases, images: images,
+            appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame)
+    }
+
+    /// The seeded draws of one launch: each purpose has a sequence of its own, so a fault's draw never
+    /// shifts the noise.
+    struct Draws {
+        let seed: UInt64
+        let parts: [String]
+        let launchNumber: Int
+
+        func random(_ purpose: String) -> SeededRandom {
+            SeededRandom(seed: seed, parts: parts + [purpose, String(launchNumber)])
+        }
+    }
+
+    /// Pre-main as dyld times and prints it: the phases with noise (the initializer list scaled with its
+    /// phase) and dyld's counters.
+    struct PreMain {
+        var dylibLoadingMs: Double
+        var counters: DyldCounters
+        var phases: PreMainPhases
+        /// Process start to `main`, as the counters add up.
+        var totalMs: Double { Double(counters.preMainUs) / 1000 }
+    }
+
+    private func preMainPhases(
+        _ nominal: LaunchTimings, bundleImageCount: Int, faults: Faults?, noise: inout SeededRandom, sd: Double,
+        kind: LaunchKindName, draws: Draws
+    ) -> PreMain {
         let dylib = noise.jitter(nominal.dylibLoadingMs, sd: sd)
         let rebase = noise.jitter(nominal.rebaseBindingMs, sd: sd)
         let objc = noise.jitter(nominal.objcSetupMs, sd: sd)
         let initializers = noise.jitter(nominal.initializerMs, sd: sd)
         let initScale = nominal.initializerMs > 0 ? initializers / nominal.initializerMs : 1
         let list = (nominal.slowestInitializers ?? []).map { ($0.image, $0.ms * initScale) }
-        var bookkeeping = random("dyld")
-        let wrap =
-            profile.faults?.dyldWrap.map {
-                matches($0, kind: kind, launchNumber: launchNumber, random: random("dyldWrap"))
-            } ?? false
+        var bookkeeping = draws.random("dyld")
+        let wrap = strikes(faults?.dyldWrap, "dyldWrap", kind: kind, draws: draws)
         let counters = DyldCounters.make(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
-            initializers: list, bundleImageCount: bundleImages.count, legacy: osVersion.major <= 9,
+            initializers: list, bundleImageCount: bundleImageCount, legacy: osVersion.major <= 9,
             wrapRebaseBinding: wrap, random: &bookkeeping)
-        let preMain = Double(counters.preMainUs) / 1000
         let phases = PreMainPhases(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list)
-
-        // After-main: the nominal gaps, noised, stacked on the noised pre-main so the order always holds.
+        return PreMain(dylibLoadingMs: dylib, counters: counters, phases: phases)
+    }
+    /// The app's markers: the nominal gaps after `main`, noised, stacked on the noised pre-main so their order
+    /// always holds; those the profile does not print are dropped. Also when the first frame is drawn (printed
+    /// or not).
+    private func plannedMarkers(
+        _ nominal: LaunchTimings, after preMainMs: Double, noise: inout SeededRandom, sd: Double, profile: AppProfile
+    ) -> (markers: [(name: String, ms: Double)], renderedAtMs: Double?) {
         let filled = nominal.withDerivedMarkers()
         let gaps: [(String, Double)] = [
             ("main", (filled.mainMs ?? 0) - nominal.preMainMs),
@@ -120,41 +182,49 @@ public struct LaunchPlanner: Sendable {
             ("firstFrame", (filled.firstFrameMs ?? 0) - (filled.didFinishLaunchingMs ?? 0)),
         ]
         var markers: [(name: String, ms: Double)] = []
-        var clock = preMain
+        var clock = preMainMs
         for (name, gap) in gaps {
             clock += noise.jitter(max(gap, 0.1), sd: sd)
             markers.append((name, clock))
         }
         let renderedAt = markers.first { $0.name == "firstFrame" }?.ms
         let wanted = profile.markers ?? ["main", "didFinishLaunching", "firstFrame"]
-        markers = wanted.map { name in
-            markers.first { $0.name == name } ?? (name, (markers.last?.ms ?? preMain) + 1)
+        let printed = wanted.map { name in
+            markers.first { $0.name == name } ?? (name, (markers.last?.ms ?? preMainMs) + 1)
         }
+        return (printed, renderedAt)
+    }
 
-        var pidRandom = random("pid")
-        let pid = 200 + Int(pidRandom.next() % 9000)
+    /// What dyld writes: `DYLD_PRINT_LIBRARIES` lines spread over the dylib-loading phase, then the statistics
+    /// at `main` (after an unterminated app line when that fault strikes).
+    private func dyldOutputs(
+        images: [LoadedImage], preMain: PreMain, environment: [String: String], pid: Int, faults: Faults?,
+        kind: LaunchKindName, draws: Draws
+    ) -> [LaunchPlan.Output] {
         let dyld = DyldOutput(osVersion: osVersion, environment: environment)
         var outputs: [LaunchPlan.Output] = []
-
-        // DYLD_PRINT_LIBRARIES lines spread over the dylib-loading phase.
-        let images = loadedImages(app: app, profile: profile, bundleImages: bundleImages)
         let libraryLines = dyld.libraryLines(images, pid: pid)
         for (index, line) in libraryLines.enumerated() {
-            let at = dylib * Double(index + 1) / Double(libraryLines.count + 1)
+            let at = preMain.dylibLoadingMs * Double(index + 1) / Double(libraryLines.count + 1)
             outputs.append(.init(atMs: at, bytes: Array((line + "\n").utf8)))
         }
-        let statistics = dyld.statisticsLines(counters)
-        if !statistics.isEmpty, let glued = profile.faults?.unterminatedOutput,
-            matches(glued.when, kind: kind, launchNumber: launchNumber, random: random("unterminatedOutput"))
-        {
-            outputs.append(.init(atMs: preMain, bytes: Array((glued.text ?? "Loading…").utf8)))
+        let statistics = dyld.statisticsLines(preMain.counters)
+        guard !statistics.isEmpty else { return outputs }
+        if let glued = faults?.unterminatedOutput, strikes(glued.when, "unterminatedOutput", kind: kind, draws: draws) {
+            outputs.append(.init(atMs: preMain.totalMs, bytes: Array((glued.text ?? "Loading…").utf8)))
         }
-        if !statistics.isEmpty {
-            outputs.append(.init(atMs: preMain, bytes: Array(statistics.map { $0 + "\n" }.joined().utf8)))
-        }
+        outputs.append(.init(atMs: preMain.totalMs, bytes: Array(statistics.map { $0 + "\n" }.joined().utf8)))
+        return outputs
+    }
 
-        // App output: markers, then done, then (maybe) exit.
-        var points: [(name: String, ms: Double)] = [("start", 0.5), ("dyld", preMain)]
+    /// What the app writes when nothing goes wrong: its markers, then `done`, then (maybe) its exit; and the
+    /// points in time a fault may strike after.
+    private func appOutputs(markers: [(name: String, ms: Double)], preMainMs: Double, profile: AppProfile) -> (
+        outputs: [LaunchPlan.Output], points: [(name: String, ms: Double)], ending: LaunchPlan.Ending,
+        endsAtMs: Double
+    ) {
+        var outputs: [LaunchPlan.Output] = []
+        var points: [(name: String, ms: Double)] = [("start", 0.5), ("dyld", preMainMs)]
         for marker in markers {
             outputs.append(
                 .init(
@@ -162,66 +232,62 @@ public struct LaunchPlanner: Sendable {
                     bytes: Array(LaunchMarkerFormat.markerLine(name: marker.name, milliseconds: marker.ms).utf8)))
             points.append(marker)
         }
-        let doneAt = (markers.last?.ms ?? preMain) + 0.2
+        let doneAt = (markers.last?.ms ?? preMainMs) + 0.2
         if profile.printsDone ?? true {
             outputs.append(.init(atMs: doneAt, bytes: Array(LaunchMarkerFormat.doneLine.utf8)))
             points.append(("done", doneAt))
         }
-        var ending: LaunchPlan.Ending = (profile.exitAfterDone ?? true) ? .exit(status: 0) : .running
-        var endsAt = doneAt + 2
+        let ending: LaunchPlan.Ending = (profile.exitAfterDone ?? true) ? .exit(status: 0) : .running
+        return (outputs, points, ending, doneAt + 2)
+    }
 
-        // Faults: the first that strikes (crash, then early exit, then hang) cuts the output there.
-        let faults = profile.faults ?? Faults()
+    /// The first fault that strikes this launch (a crash, then an early exit, then a hang): when it cuts the
+    /// output and how the process ends.
+    private func faultCut(
+        _ faults: Faults, points: [(name: String, ms: Double)], preMainMs: Double, kind: LaunchKindName, draws: Draws
+    ) -> (atMs: Double, ending: LaunchPlan.Ending)? {
         func pointTime(_ name: String?, default fallback: String) -> Double {
             let wantedPoint = name ?? fallback
-            return points.first { $0.name == wantedPoint }?.ms ?? preMain
+            return points.first { $0.name == wantedPoint }?.ms ?? preMainMs
         }
-        var cut: Double?
-        if let crash = faults.crash,
-            matches(crash.when, kind: kind, launchNumber: launchNumber, random: random("crash"))
-        {
-            let at = pointTime(crash.after, default: "main") + 0.5
+        if let crash = faults.crash, strikes(crash.when, "crash", kind: kind, draws: draws) {
             let signal = crash.signal ?? 11
-            ending = crash.report == "exit" ? .signal(signal) : .stop(signal: signal)
-            cut = at
-        } else if let early = faults.earlyExit,
-            matches(early.when, kind: kind, launchNumber: launchNumber, random: random("earlyExit"))
-        {
-            cut = pointTime(early.after, default: "dyld") + 0.5
-            ending = .exit(status: early.status ?? 1)
-        } else if let hang = faults.hang,
-            matches(hang.when, kind: kind, launchNumber: launchNumber, random: random("hang"))
-        {
-            cut = pointTime(hang.after, default: "dyld") + 0.5
-            ending = .running
+            return (
+                pointTime(crash.after, default: "main") + 0.5,
+                crash.report == "exit" ? .signal(signal) : .stop(signal: signal)
+            )
         }
-        if let cut {
-            outputs.removeAll { $0.atMs > cut }
-            endsAt = cut
+        if let early = faults.earlyExit, strikes(early.when, "earlyExit", kind: kind, draws: draws) {
+            return (pointTime(early.after, default: "dyld") + 0.5, .exit(status: early.status ?? 1))
         }
-        if let garbage = faults.garbage,
-            matches(garbage.when, kind: kind, launchNumber: launchNumber, random: random("garbage"))
-        {
-            var rng = random("garbage-bytes")
-            let lastAt = outputs.map(\.atMs).max() ?? preMain
-            for _ in 0..<max(0, garbage.chunks ?? 3) {
-                let count = 1 + Int(rng.next() % UInt64(max(1, garbage.maxBytes ?? 24)))
-                var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-                if rng.unit() < 0.5 { bytes.append(0x0A) }
-                outputs.append(.init(atMs: rng.unit() * lastAt, bytes: bytes))
-            }
+        if let hang = faults.hang, strikes(hang.when, "hang", kind: kind, draws: draws) {
+            return (pointTime(hang.after, default: "dyld") + 0.5, .running)
         }
-        // A fault that strikes before the first frame means it is never drawn.
-        var firstFrame = renderedAt
-        if let cut, let frame = renderedAt, frame > cut { firstFrame = nil }
-        // Stable order: by time, dyld's and the app's writes keep their sequence at equal times.
-        outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(
-            \.element)
-        return LaunchPlan(
-            kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
-            counters: counters, phases: phases, images: images, appImageCount: 1 + bundleImages.count,
-            markers: markers,
-            firstFrameMs: firstFrame)
+        return nil
+    }
+
+    /// Random bytes at random times up to `lastMs`, when the garbage fault strikes.
+    private func garbage(_ faults: Faults, after lastMs: Double, kind: LaunchKindName, draws: Draws)
+        -> [LaunchPlan.Output]
+    {
+        guard let garbage = faults.garbage, strikes(garbage.when, "garbage", kind: kind, draws: draws) else {
+            return []
+        }
+        var rng = draws.random("garbage-bytes")
+        var outputs: [LaunchPlan.Output] = []
+        for _ in 0..<max(0, garbage.chunks ?? 3) {
+            let count = 1 + Int(rng.next() % UInt64(max(1, garbage.maxBytes ?? 24)))
+            var bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if rng.unit() < 0.5 { bytes.append(0x0A) }
+            outputs.append(.init(atMs: rng.unit() * lastMs, bytes: bytes))
+        }
+        return outputs
+    }
+
+    /// Whether a fault's selector picks this launch (a probability draws from the fault's own sequence).
+    private func strikes(_ selector: LaunchSelector?, _ purpose: String, kind: LaunchKindName, draws: Draws) -> Bool {
+        guard let selector else { return false }
+        return matches(selector, kind: kind, launchNumber: draws.launchNumber, random: draws.random(purpose))
     }
 
     /// The images dyld reports for this app: the executable, bundle images, then system images;
@@ -250,7 +316,7 @@ public struct LaunchPlanner: Sendable {
             "\(String(c[0..<8]))-\(String(c[8..<12]))-\(String(c[12..<16]))-\(String(c[16..<20]))-\(String(c[20..<32]))"
     }
 
-    /// Markers' `t=` value: milliseconds with one decimal, as LaunchProbe prints them.
+    /// Whether `selector` picks launch `launchNumber` of `kind`: by kind, by number, or by a draw from `random`.
     func matches(_ selector: LaunchSelector, kind: LaunchKindName, launchNumber: Int, random: SeededRandom) -> Bool {
         if let wantedKind = selector.kind, wantedKind != kind.rawValue { return false }
         if selector.launches?.contains(launchNumber) == true { return true }
