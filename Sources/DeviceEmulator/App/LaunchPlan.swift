@@ -86,11 +86,12 @@ public struct LaunchPlanner: Sendable {
             $1.apply(to: $0)
         }
         let bundleImages = app.bundleImages + changes.flatMap { $0.addBundleImages ?? [] }
+        let faults = profile.faults ?? Faults()
         // One noise sequence for pre-main and after-main, drawn in that order.
         var noise = draws.random("noise")
         let sd = profile.noise ?? 0.05
         let preMain = preMainPhases(
-            nominal, bundleImageCount: bundleImages.count, faults: profile.faults, noise: &noise, sd: sd, kind: kind,
+            nominal, bundleImageCount: bundleImages.count, faults: faults, noise: &noise, sd: sd, kind: kind,
             draws: draws)
         let (markers, renderedAt) = plannedMarkers(
             nominal, after: preMain.totalMs, noise: &noise, sd: sd, profile: profile)
@@ -99,14 +100,13 @@ public struct LaunchPlanner: Sendable {
         let pid = 200 + Int(pidRandom.next() % 9000)
         let images = loadedImages(app: app, profile: profile, bundleImages: bundleImages)
         var outputs = dyldOutputs(
-            images: images, preMain: preMain, environment: environment, pid: pid, faults: profile.faults, kind: kind,
+            images: images, preMain: preMain, environment: environment, pid: pid, faults: faults, kind: kind,
             draws: draws)
         let written = appOutputs(markers: markers, preMainMs: preMain.totalMs, profile: profile)
         outputs += written.outputs
         var ending = written.ending
         var endsAt = written.endsAtMs
 
-        let faults = profile.faults ?? Faults()
         let cut = faultCut(faults, points: written.points, preMainMs: preMain.totalMs, kind: kind, draws: draws)
         if let cut {
             outputs.removeAll { $0.atMs > cut.atMs }
@@ -149,7 +149,7 @@ public struct LaunchPlanner: Sendable {
     }
 
     private func preMainPhases(
-        _ nominal: LaunchTimings, bundleImageCount: Int, faults: Faults?, noise: inout SeededRandom, sd: Double,
+        _ nominal: LaunchTimings, bundleImageCount: Int, faults: Faults, noise: inout SeededRandom, sd: Double,
         kind: LaunchKindName, draws: Draws
     ) -> PreMain {
         let dylib = noise.jitter(nominal.dylibLoadingMs, sd: sd)
@@ -159,7 +159,7 @@ public struct LaunchPlanner: Sendable {
         let initScale = nominal.initializerMs > 0 ? initializers / nominal.initializerMs : 1
         let list = (nominal.slowestInitializers ?? []).map { ($0.image, $0.ms * initScale) }
         var bookkeeping = draws.random("dyld")
-        let wrap = strikes(faults?.dyldWrap, "dyldWrap", kind: kind, draws: draws)
+        let wrap = strikes(faults.dyldWrap, "dyldWrap", kind: kind, draws: draws)
         let counters = DyldCounters.make(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list, bundleImageCount: bundleImageCount, legacy: osVersion.major <= 9,
@@ -198,7 +198,7 @@ public struct LaunchPlanner: Sendable {
     /// What dyld writes: `DYLD_PRINT_LIBRARIES` lines spread over the dylib-loading phase, then the statistics
     /// at `main` (after an unterminated app line when that fault strikes).
     private func dyldOutputs(
-        images: [LoadedImage], preMain: PreMain, environment: [String: String], pid: Int, faults: Faults?,
+        images: [LoadedImage], preMain: PreMain, environment: [String: String], pid: Int, faults: Faults,
         kind: LaunchKindName, draws: Draws
     ) -> [LaunchPlan.Output] {
         let dyld = DyldOutput(osVersion: osVersion, environment: environment)
@@ -210,7 +210,7 @@ public struct LaunchPlanner: Sendable {
         }
         let statistics = dyld.statisticsLines(preMain.counters)
         guard !statistics.isEmpty else { return outputs }
-        if let glued = faults?.unterminatedOutput, strikes(glued.when, "unterminatedOutput", kind: kind, draws: draws) {
+        if let glued = faults.unterminatedOutput, strikes(glued.when, "unterminatedOutput", kind: kind, draws: draws) {
             outputs.append(.init(atMs: preMain.totalMs, bytes: Array((glued.text ?? "Loading…").utf8)))
         }
         outputs.append(.init(atMs: preMain.totalMs, bytes: Array(statistics.map { $0 + "\n" }.joined().utf8)))

@@ -68,10 +68,12 @@ struct RunGate {
     /// the gate has nothing to say about it (no baseline, no guard).
     /// - Throws: `GateError` when the run's own results cannot be compared, file errors.
     func evaluate(_ result: RunResult) throws -> ExitStatus? {
-        // Read back once, and only for what needs every launch (the run itself keeps none).
+        // The run keeps no launches, so the folder is read back once: as the gate's current side when there is
+        // a baseline, else only when something needs every launch.
+        let current = try baseline.map { _ in try GateInput.load(path: result.folder.path, role: .current) }
         let needsSamples =
             options.writeAllowedDylibs != nil || options.stopping != nil || referenceApp != nil || allowed != nil
-        let samples = needsSamples ? try result.samples : []
+        let samples = try current?.samples ?? (needsSamples ? result.samples : [])
         if let path = options.writeAllowedDylibs {
             let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
                 .currentImages(embeddedFrameworks: app.frameworks, samples: samples)
@@ -95,8 +97,7 @@ struct RunGate {
         guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
 
         var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
-        if let baseline {
-            let current = try GateInput.load(path: result.folder.path, role: .current)
+        if let baseline, let current {
             report = GateReport(baseline: baseline, current: current, settings: options.settings)
             report.sampleSizes = sampleSizes
             report.referenceGaps = gaps
