@@ -24,7 +24,7 @@ import Testing
         let transport = ScriptedTransport(["+$OK#9a", "+$OK#9a"])
         let client = GDBRemoteClient(transport: transport, udid: "U")
         #expect(try client.command("QSetWorkingDir:", argument: "/a b") == "OK")
-        #expect(try client.setEnvironment("K=ü") == "OK")
+        #expect(try client.command(GDBRemoteClient.environmentPacket("K=ü")) == "OK")
         // "/a b" = 2F 61 20 62; "K=ü" = 4B 3D C3 BC; checksums are the byte sums mod 256 in upper-case hex.
         #expect(transport.written == ["$QSetWorkingDir:2F612062#60", "+", "$QEnvironmentHexEncoded:4B3DC3BC#DF", "+"])
     }
@@ -32,8 +32,40 @@ import Testing
     @Test func theArgumentPacketGivesEachArgumentsHexLengthInDecimal() throws {
         let transport = ScriptedTransport(["+$OK#9a"])
         let client = GDBRemoteClient(transport: transport, udid: "U")
-        _ = try client.setArguments(["/a", "bc"], timeout: .seconds(1))
+        _ = try client.command(GDBRemoteClient.argumentsPacket(["/a", "bc"]))
         #expect(transport.written.first?.hasPrefix("$A4,0,2F61,4,1,6263#") == true)
+    }
+
+    @Test func withoutAcksAPipelineIsOneWriteAndItsRepliesComeBackInOrder() throws {
+        let transport = ScriptedTransport(["+$OK#9a", "$OK#9a$E6", "1#ac$OK#9a"])
+        let client = GDBRemoteClient(transport: transport, udid: "U")
+        #expect(try client.startNoAckMode())
+        let replies = try client.pipeline([
+            .init(packet: "QSetMaxPacketSize:31303234", name: "QSetMaxPacketSize"),
+            .init(packet: "QSetWorkingDir:2F", name: "QSetWorkingDir"), .init(packet: "Hc0", name: "Hc0"),
+        ])
+        #expect(replies == ["OK", "E61", "OK"])
+        // The OK to QStartNoAckMode is still acknowledged (debugserver ignores it); nothing after it is.
+        #expect(
+            transport.written == [
+                "$QStartNoAckMode#B0", "+", "$QSetMaxPacketSize:31303234#63$QSetWorkingDir:2F#2F$Hc0#DB",
+            ])
+        try client.acknowledge()
+        #expect(transport.written.count == 3)
+    }
+
+    @Test func aDebugserverWithoutNoAckModeGetsOnePacketAtATimeWithAcks() throws {
+        let transport = ScriptedTransport(["+$#00", "+$OK#9a", "+$OK#9a"])
+        let client = GDBRemoteClient(transport: transport, udid: "U")
+        #expect(try !client.startNoAckMode())
+        let replies = try client.pipeline([
+            .init(packet: "QSetMaxPacketSize:31303234", name: "QSetMaxPacketSize"), .init(packet: "Hc0", name: "Hc0"),
+        ])
+        #expect(replies == ["OK", "OK"])
+        #expect(
+            transport.written == [
+                "$QStartNoAckMode#B0", "+", "$QSetMaxPacketSize:31303234#63", "+", "$Hc0#DB", "+",
+            ])
     }
 
     @Test func bytesReadWhileWaitingForAReplyComeBackFromTheNextRead() throws {

@@ -59,11 +59,12 @@ import Testing
             let installed = try #require(device.services.app("com.example.launchbench.sample"))
             #expect(launch.arguments == [installed.executablePath, "--flag", "a b", "ünï ✓"])
             #expect(launch.workingDirectory == installed.container)
-            // The order the library and idevicedebug use, and no OK acknowledgements after `c`.
+            // LLDB's first packet, then the order the library and idevicedebug use, and no OK
+            // acknowledgements after `c`.
             let kinds = launch.packets.map { $0.hasPrefix("A") ? "A" : String($0.prefix(while: { $0 != ":" })) }
             #expect(
                 kinds
-                    == ["QSetMaxPacketSize", "QSetWorkingDir"]
+                    == ["QStartNoAckMode", "QSetMaxPacketSize", "QSetWorkingDir"]
                     + Array(repeating: "QEnvironmentHexEncoded", count: environment.count)
                     + ["A", "qLaunchSuccess", "Hc0", "c"])
             #expect(!launch.packets.contains("OK"))

@@ -41,8 +41,7 @@ struct LaunchRun {
             try setUp(
                 executable: executable, workingDirectory: workingDirectory, arguments: arguments,
                 environment: environment)
-            try client.send(packet: "c")
-            observer.launched(at: .now)
+            try start()
             return try readUntilEnd()
         } catch {
             if processMayExist { try? kill() }
@@ -50,24 +49,53 @@ struct LaunchRun {
         }
     }
 
+    /// libimobiledevice's packets in its order, after `QStartNoAckMode`: with debugserver's agreement
+    /// they go out in one write (see `GDBRemoteClient.pipeline`), `Hc0` and `c` in another.
     private mutating func setUp(
         executable: String, workingDirectory: String?, arguments: [String], environment: [EnvironmentVariable]
     ) throws {
-        try expectOK(client.command("QSetMaxPacketSize:", argument: "1024"), for: "QSetMaxPacketSize")
+        _ = try client.startNoAckMode()
+        typealias Command = GDBRemoteClient.Command
+        var settings = [
+            Command(packet: GDBRemoteClient.packet("QSetMaxPacketSize:", argument: "1024"), name: "QSetMaxPacketSize")
+        ]
         if let workingDirectory {
-            try expectOK(client.command("QSetWorkingDir:", argument: workingDirectory), for: "QSetWorkingDir")
+            settings.append(
+                Command(
+                    packet: GDBRemoteClient.packet("QSetWorkingDir:", argument: workingDirectory),
+                    name: "QSetWorkingDir"))
         }
-        for variable in environment {
-            try expectOK(client.setEnvironment(variable.assignment), for: "QEnvironmentHexEncoded \(variable.name)")
+        settings += environment.map { variable in
+            Command(
+                packet: GDBRemoteClient.environmentPacket(variable.assignment),
+                name: "QEnvironmentHexEncoded \(variable.name)")
         }
         if cancellation.isCancelled { throw CancellationError() }
         processMayExist = true
         // Spawning can take a while on a real device; the library's own wait is 1 s.
-        let spawn = try client.setArguments([executable] + arguments, timeout: .seconds(60))
-        if case .error = GDBRemote.Reply(payload: Array(spawn.utf8)) { try refuse(spawn) }
-        let launched = try client.command("qLaunchSuccess", timeout: .seconds(60))
+        let spawn = [
+            Command(
+                packet: GDBRemoteClient.argumentsPacket([executable] + arguments), name: "A", timeout: .seconds(60)),
+            Command(packet: "qLaunchSuccess", name: "qLaunchSuccess", timeout: .seconds(60)),
+        ]
+        let replies = try client.pipeline(settings + spawn)
+        for (command, reply) in zip(settings, replies) { try expectOK(reply, for: command.name) }
+        let (spawned, launched) = (replies[settings.count], replies[settings.count + 1])
+        if case .error = GDBRemote.Reply(payload: Array(spawned.utf8)) { try refuse(spawned) }
         guard launched == "OK" else { try refuse(launched) }
-        try expectOK(client.command("Hc0"), for: "Hc0")
+    }
+
+    /// `Hc0`, then `c`: back to back without acks (`Hc0`'s reply is read after), else one at a time.
+    private func start() throws {
+        if client.acknowledges {
+            try expectOK(client.command("Hc0"), for: "Hc0")
+            try client.send(packets: "c")
+            observer.launched(at: .now)
+        } else {
+            try client.send(packets: "Hc0", "c")
+            observer.launched(at: .now)
+            try expectOK(client.command(awaitingReplyTo: "Hc0"), for: "Hc0")
+        }
     }
 
     private func refuse(_ reply: String) throws -> Never {
@@ -135,7 +163,7 @@ struct LaunchRun {
     /// connection, which it does after its inferior is gone).
     private mutating func kill() throws {
         defer { processMayExist = false }
-        try? client.send(packet: "k")
+        try? client.send(packets: "k")
         let deadline = ContinuousClock.now + Self.killTimeout
         while ContinuousClock.now < deadline {
             while let payload = reader.next() {

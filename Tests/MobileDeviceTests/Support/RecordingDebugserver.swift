@@ -77,7 +77,8 @@ final class RecordingDebugserver: Sendable {
         }
     }
 
-    /// Acks each packet, answers OK to the setup packets, and on `c` prints one line and exits 0.
+    /// Acks each packet (until `QStartNoAckMode`), answers OK to the setup packets, and on `c` prints one
+    /// line and exits 0.
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
@@ -85,6 +86,7 @@ final class RecordingDebugserver: Sendable {
         let recorder: RecordingDebugserver
         let udid: String
         private var pending: [UInt8] = []
+        private var ack = "+"
 
         init(recorder: RecordingDebugserver, udid: String) {
             self.recorder = recorder
@@ -105,29 +107,32 @@ final class RecordingDebugserver: Sendable {
         private func handle(_ packet: String, context: ChannelHandlerContext) {
             recorder.record(udid) { $0.packets.append(packet) }
             switch packet {
+            case "QStartNoAckMode":
+                send(ack, reply: "OK", context: context)
+                ack = ""
             case let p where p.hasPrefix("QEnvironmentHexEncoded:"):
                 let text = Self.unhex(p.dropFirst("QEnvironmentHexEncoded:".count))
                 recorder.record(udid) { $0.environment.append(text) }
-                send("+", reply: "OK", context: context)
+                send(ack, reply: "OK", context: context)
             case let p where p.hasPrefix("QSetWorkingDir:"):
                 let text = Self.unhex(p.dropFirst("QSetWorkingDir:".count))
                 recorder.record(udid) { $0.workingDirectory = text }
-                send("+", reply: "OK", context: context)
+                send(ack, reply: "OK", context: context)
             case let p where p.hasPrefix("A"):
                 // A<hexlen>,<index>,<hex>[,<hexlen>,<index>,<hex>…]
                 let fields = p.dropFirst().split(separator: ",", omittingEmptySubsequences: false)
                 let arguments = stride(from: 2, to: fields.count, by: 3).map { Self.unhex(fields[$0]) }
                 recorder.record(udid) { $0.arguments = arguments }
-                send("+", reply: "OK", context: context)
+                send(ack, reply: "OK", context: context)
             case "c":
-                send("+", reply: "O" + Self.hex("recorded\n"), context: context)
+                send(ack, reply: "O" + Self.hex("recorded\n"), context: context)
                 send("", reply: "W00", context: context)
             case "k":
-                send("+", reply: "X09", context: context)
+                send(ack, reply: "X09", context: context)
             case let p where p.hasPrefix("QSetMaxPacketSize") || p == "qLaunchSuccess" || p.hasPrefix("H"):
-                send("+", reply: "OK", context: context)
+                send(ack, reply: "OK", context: context)
             default:
-                send("+", reply: "", context: context)
+                send(ack, reply: "", context: context)
             }
         }
 
