@@ -1,6 +1,11 @@
-// The whole C surface launchbench uses: libimobiledevice 1.3.0, libusbmuxd 2.0.2, libplist 2.2.
+// The whole C surface launchbench uses: libimobiledevice 1.3.0, libusbmuxd 2.0.2, libplist 2.2, and the
+// OpenSSL 3 the library is built with (for the debugserver connection's TLS, which we do ourselves).
 #ifndef CIMOBILEDEVICE_SHIM_H
 #define CIMOBILEDEVICE_SHIM_H
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
 
 #include <plist/plist.h>
 #include <usbmuxd.h>

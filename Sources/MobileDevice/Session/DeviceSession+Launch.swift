@@ -10,7 +10,8 @@ extension DeviceSession {
         return try forgettingLocationOnFailure(of: request.bundleID) {
             let (device, app, debugService) = try prepareLaunch(of: request.bundleID)
             let connection = try DeviceServiceConnection(
-                device: device, service: debugService, name: "debugserver", handshakeTimeout: .seconds(10))
+                device: device, service: debugService, name: "debugserver", tlsContext: serviceTLS,
+                handshakeTimeout: .seconds(10))
             var run = LaunchRun(
                 client: GDBRemoteClient(transport: connection, udid: udid), udid: udid,
                 bundleID: request.bundleID, observer: observer, cancellation: cancellation,

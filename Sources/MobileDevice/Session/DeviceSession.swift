@@ -21,6 +21,8 @@ actor DeviceSession {
     /// The device handle and lockdown session kept across this device's operations: a new session costs a
     /// usbmuxd lookup, the pair record, a TLS handshake and six connections, three times an iteration.
     private var kept: (device: DeviceHandle, lockdown: LockdownClient)?
+    /// TLS settings for service connections (debugserver on iOS 14–16), made on the first one.
+    private var tlsContext: ServiceTLSContext?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -93,7 +95,18 @@ actor DeviceSession {
     }
 
     /// Drops the kept session (before a restart: the phone comes back with new connections).
-    func forgetLockdown() { kept = nil }
+    func forgetLockdown() {
+        kept = nil
+        tlsContext = nil
+    }
+
+    /// The device's TLS context for service connections, read from its pair record the first time.
+    func serviceTLS() throws -> ServiceTLSContext {
+        if let tlsContext { return tlsContext }
+        let context = try ServiceTLSContext(udid: udid)
+        tlsContext = context
+        return context
+    }
 
     /// The device, its name and version, and service ports for one operation, from the kept lockdown session.
     func startServices(
