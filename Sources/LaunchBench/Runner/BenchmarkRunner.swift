@@ -101,16 +101,15 @@ public struct BenchmarkRunner: Sendable {
         try await store.writeManifest(manifest)
         let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
 
+        let traces = await startTraces(for: measured.map { devices[$0] }, plan: plan)
         var counts = LaunchCounts()
         var failure: (any Error)?
         await withTaskGroup(of: DeviceCompletion.self) { group in
-            for index in measured {
+            for (position, index) in measured.enumerated() {
                 let device = devices[index]
-                group.addTask { [driver, reporter, kdebug] in
+                let trace = traces[position]
+                group.addTask { [driver, reporter] in
                     await DeviceCompletion(index: index) {
-                        let trace = await DeviceTrace.start(
-                            plan.premainSource(for: device), crossCheck: plan.crossChecksPremain(on: device),
-                            on: device, with: kdebug, reporter: reporter)
                         let session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
                             referenceStore: reference?.store, kdebug: trace.recorder)
@@ -186,6 +185,25 @@ public struct BenchmarkRunner: Sendable {
 
     /// With `--reference-app`: the results folder `DIR/reference/` for its launches (a results folder of
     /// its own, so `launchbench report DIR/reference` works and DIR's exports hold the main app only).
+    /// Arms every device's trace session, all at once, before the first launch anywhere: a helper starting
+    /// up (pymobiledevice3's imports take ~1 s of CPU) must not compete with another device's launches.
+    /// One per device, in the order of `devices`.
+    private func startTraces(for devices: [DeviceInfo], plan: RunPlan) async -> [DeviceTrace] {
+        await withTaskGroup(of: (Int, DeviceTrace).self) { group in
+            for (position, device) in devices.enumerated() {
+                group.addTask { [reporter, kdebug] in
+                    let trace = await DeviceTrace.start(
+                        plan.premainSource(for: device), crossCheck: plan.crossChecksPremain(on: device), on: device,
+                        with: kdebug, reporter: reporter)
+                    return (position, trace)
+                }
+            }
+            var traces = [DeviceTrace](repeating: DeviceTrace(), count: devices.count)
+            for await (position, trace) in group { traces[position] = trace }
+            return traces
+        }
+    }
+
     static func openReference(_ plan: RunPlan, manifest: RunManifest, folder: URL) async throws
         -> (store: ResultsStore, manifest: RunManifest)?
     {

@@ -3,10 +3,10 @@ import Foundation
 /// A device's kernel-trace session for one run, started before its first launch (armed once, not per
 /// launch), and the note that says where its pre-main phases come from when that is not the plain story.
 struct DeviceTrace: Sendable {
-    var recorder: KdebugLaunchRecorder?
+    var recorder: KdebugLaunchRecorder? = nil
     /// The source the device's launches use (`nil`: none gives phases there).
-    var source: PremainSource?
-    var note: String?
+    var source: PremainSource? = nil
+    var note: String? = nil
 
     /// Starts the session when the device's source is kdebug and a tracer can read it (without one, the
     /// device's advice already says what to install). A session that cannot start (kperf owned by Instruments
