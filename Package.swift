@@ -12,7 +12,6 @@ let package = Package(
         .library(name: "LaunchBench", targets: ["LaunchBench"]),
         .library(name: "MobileDevice", targets: ["MobileDevice"]),
         .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
-        .library(name: "LaunchProbe", targets: ["LaunchProbe"]),
     ],
     // Exact versions: the ones the tests ran with. Package.pins lists every resolved package (these and
     // theirs); Scripts/check-pins fails the build when a resolution differs (README, design: "Pinned packages").
@@ -22,6 +21,8 @@ let package = Package(
         // TLS on the emulated device's service connections (DVTSecureSocketProxy), as a real iOS 14–16 device.
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+        // The marker printer an iOS app links, a package of its own so that it drags none of the above.
+        .package(path: "LaunchProbe"),
     ],
     targets: [
         .systemLibrary(
@@ -49,7 +50,6 @@ let package = Package(
         ),
         // Launch engines that run as other programs (pymobiledevice3 sidecars, xcrun devicectl): pure Foundation.
         .target(name: "LaunchEngines", dependencies: ["LaunchBench"]),
-        .target(name: "LaunchProbe"),
         .executableTarget(
             name: "launchbench",
             dependencies: [
@@ -64,11 +64,11 @@ let package = Package(
             dependencies: [
                 "LaunchBench", "TestSupport",
                 // The marker format's contract: LaunchProbe prints what the parser reads.
-                "LaunchProbe",
+                .product(name: "LaunchProbe", package: "LaunchProbe"),
                 // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
-        .testTarget(name: "LaunchProbeTests", dependencies: ["LaunchProbe"]),
+        .testTarget(name: "LaunchProbeTests", dependencies: [.product(name: "LaunchProbe", package: "LaunchProbe")]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines", "TestSupport"]),
