@@ -5,7 +5,7 @@ import LaunchBench
 /// libimobiledevice devices and pymobiledevice3 devices share `base` (lockdown for listing, install,
 /// uninstall, restart); pymobiledevice3 only forwards debugserver, which `base`'s GDB loop then drives
 /// over TCP. devicectl devices go to `devicectl` for install, uninstall and launch.
-public final class EngineRoutingDriver: DeviceDriver {
+public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
     public let base: any ForwardedDebugserverLaunching
     public let selection: EngineSelection
     public let host: EngineHost

@@ -25,16 +25,17 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         try await usbmux.listing(reading: udids)
     }
 
-    /// One device's values.
+    /// One device's values (for the tests: a run lists all devices at once).
     /// - Throws: `DeviceError.deviceNotFound` (listing the attached UDIDs) and the other `DeviceError`s.
-    public func deviceInfo(udid: String) async throws -> DeviceInfo {
+    func deviceInfo(udid: String) async throws -> DeviceInfo {
         try await usbmux.device(udid: udid)
     }
 
     /// Attach and detach events until the consumer stops iterating. The stream begins with an
-    /// `attached` event for each device present (usbmuxd's Listen semantics), then reports changes.
+    /// `attached` event for each device present (usbmuxd's Listen semantics), then reports changes. For the
+    /// tests of the shared listener; a run follows its devices through the session's `DeviceEventLog`.
     /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
-    public func deviceEvents() async throws -> AsyncStream<DeviceEvent> {
+    func deviceEvents() async throws -> AsyncStream<DeviceEvent> {
         try await usbmux.events()
     }
 

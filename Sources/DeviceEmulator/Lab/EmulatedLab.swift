@@ -25,11 +25,12 @@ public final class EmulatedLab: Sendable {
         var listeners: [ObjectIdentifier: any Channel] = [:]
         var services: [String: any EmulatedService] = [:]
         var nextDeviceID = 1
-        var timeScale: Double
         var isStopped = false
     }
 
     private let state: Locked<State>
+    /// Real seconds per emulated second: 1 = real time, 0.01 = a hundred times faster.
+    public let timeScale: Double
     private let servers: Locked<[any Channel]> = Locked([])
     /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
     private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
@@ -43,7 +44,8 @@ public final class EmulatedLab: Sendable {
         self.addresses = addresses
         self.hostID = UUID().uuidString
         self.systemBUID = UUID().uuidString
-        self.state = Locked(State(timeScale: timeScale))
+        self.timeScale = timeScale
+        self.state = Locked(State())
     }
 
     // MARK: - Start and stop
@@ -228,16 +230,6 @@ public final class EmulatedLab: Sendable {
     }
 
     // MARK: - Time
-
-    /// Real seconds per emulated second: 1 = real time, 0.01 = a hundred times faster.
-    public var timeScale: Double { state.withLock { $0.timeScale } }
-
-    /// Changes the time scale (services read it whenever they wait).
-    /// - Throws: `EmulatorError.invalidTimeScale` unless finite and above zero.
-    public func setTimeScale(_ scale: Double) throws {
-        guard scale.isFinite, scale > 0 else { throw EmulatorError.invalidTimeScale(scale) }
-        state.withLock { $0.timeScale = scale }
-    }
 
     /// The real duration of `seconds` emulated seconds.
     public func realDuration(ofEmulatedSeconds seconds: Double) -> Duration {

@@ -28,15 +28,20 @@ public protocol DeviceDriver: Sendable {
 
     /// Restarts the device and returns once it is attached again (the caller waits the settle time).
     func restart(_ udid: String, timeout: Duration) async throws
+}
 
-    /// Which launch engine this driver uses for `device`, and why (or why none can launch on it).
+/// A driver that sends each device's launches to a launch engine of its choice (`EngineRoutingDriver`).
+public protocol EngineRouting: Sendable {
+    /// Which launch engine launches on `device`, and why (or why none can launch on it).
     func engineDecision(for device: DeviceInfo) async -> EngineDecision
 }
 
 extension DeviceDriver {
-    /// A driver that knows only lockdown's debugserver: libimobiledevice up to iOS 16, none from iOS 17 on.
-    public func engineDecision(for device: DeviceInfo) async -> EngineDecision {
-        EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
+    /// The engine the driver launches `device` with: its own choice when it routes (`EngineRouting`), else
+    /// lockdown's debugserver (libimobiledevice up to iOS 16, none from iOS 17 on).
+    public func engine(for device: DeviceInfo) async -> EngineDecision {
+        if let routing = self as? any EngineRouting { return await routing.engineDecision(for: device) }
+        return EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
     }
 }
 

@@ -77,7 +77,7 @@ public struct BenchmarkRunner: Sendable {
         var outcomes = manifest.deviceOutcomes ?? []
         var measured: [Int] = []
         for (index, device) in devices.enumerated() {
-            let engine = await driver.engineDecision(for: device)
+            let engine = await driver.engine(for: device)
             outcomes[index].engine = engine.engine?.rawValue
             outcomes[index].engineReason = engine.engine == nil ? nil : engine.explanation
             if let reason = busy[device.udid] {

@@ -34,8 +34,8 @@ public final class DevicectlDriver: Sendable {
         self.terminalWrapper = terminalWrapper
     }
 
-    /// `devicectl list devices --json-output F`.
-    public func listDevices() async throws -> [DeviceInfo] {
+    /// `devicectl list devices --json-output F` (for the tests: runs list devices through lockdown).
+    func listDevices() async throws -> [DeviceInfo] {
         try await withJSONOutput(["list", "devices"], operation: "list devices", udid: "-") { data in
             DevicectlOutput.devices(fromJSON: data)
         }

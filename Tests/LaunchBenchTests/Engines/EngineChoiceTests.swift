@@ -102,7 +102,7 @@ import Testing
     typealias F = RunnerFixtures
 
     /// A driver that says which engine it uses, like `EngineRoutingDriver` on a host with pymobiledevice3.
-    final class EngineAwareDriver: DeviceDriver, Sendable {
+    final class EngineAwareDriver: DeviceDriver, EngineRouting, Sendable {
         let fake: FakeDeviceDriver
         let host: EngineHost
         init(_ fake: FakeDeviceDriver, host: EngineHost) {
