@@ -68,6 +68,12 @@ let package = Package(
                 // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
+        // The executable's own layer in-process: option parsing, validate() messages, the exit-code table.
+        .testTarget(
+            name: "launchbenchTests",
+            dependencies: [
+                "launchbench", "LaunchBench", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "LaunchProbeTests", dependencies: [.product(name: "LaunchProbe", package: "LaunchProbe")]),
         .testTarget(
             name: "EndToEndTests",

@@ -152,18 +152,6 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: output.path))
         }
     }
-
-    @Test(arguments: [
-        (["--iterations", "0"], "--iterations 0"), (["--env", "NOVALUE"], "--env NOVALUE"),
-        (["--timeout=-1"], "--timeout -1"), (["--warm=-2"], "--warm -2"), (["--cold", "sometimes"], "sometimes"),
-        (["--premain", "ktrace"], "--premain ktrace is not a source. Use one of: auto, dyld-statistics, kdebug."),
-    ])
-    func badValuesExit64NamingTheValue(arguments: [String], named: String) async throws {
-        let child = try ChildProcess(executable: try launchbench(), arguments: ["run", "X.app"] + arguments)
-        let status = try await child.waitForExit(timeout: .seconds(30))
-        #expect(status == 64)
-        #expect(child.standardError.contains(named))
-    }
 }
 
 extension RealPymobiledevice3Tests {
