@@ -72,7 +72,8 @@ let package = Package(
         .testTarget(
             name: "launchbenchTests",
             dependencies: [
-                "launchbench", "LaunchBench", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "launchbench", "LaunchBench", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "LaunchProbeTests", dependencies: [.product(name: "LaunchProbe", package: "LaunchProbe")]),
         .testTarget(

@@ -1,9 +1,9 @@
 import Foundation
+import TestSupport
 
 /// `Fixtures/` of the package, found from this file's location.
 enum FixturePaths {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let root = PackageRoot.at("Fixtures")
 
     static var sampleApp: URL { root.appendingPathComponent("SampleApp/Sample.app") }
 }

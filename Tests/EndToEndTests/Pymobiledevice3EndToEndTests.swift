@@ -181,8 +181,7 @@ struct Pymobiledevice3CommandTests {
 
 /// The real pymobiledevice3 (the project's .venv-pmd3, LAUNCHBENCH_PYMOBILEDEVICE3 or PATH) over the shared lab.
 enum Pymobiledevice3EndToEnd {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = PackageRoot.url
 
     static let executable = Pymobiledevice3Locator.find(currentDirectory: repository.path, executablePath: nil)
 

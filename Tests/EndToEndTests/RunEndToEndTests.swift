@@ -47,8 +47,7 @@ import Testing
         try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let folderApp = try E.makeApp("Packed", profile: E.profile())
             let ipa = folderApp.url.deletingLastPathComponent().appendingPathComponent("Packed.ipa")
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("Scripts/make-ipa")
+            let script = PackageRoot.at("Scripts/make-ipa")
             let zip = Process()
             zip.executableURL = script
             zip.arguments = [folderApp.url.path, ipa.path]

@@ -13,8 +13,7 @@ import Testing
             let app = try EndToEnd.makeApp("Modern", profile: EndToEnd.profile())
             let folder = EndToEnd.temporaryFolder("sidecar-env")
             let recorded = folder.appendingPathComponent("environment.txt")
-            let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
+            let standIn = PackageRoot.at("Tests/LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
             let child = try ChildProcess(
                 executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
                 arguments: [

@@ -20,8 +20,7 @@ import Testing
         #expect(first == "USBMUXD_SOCKET_ADDRESS=UNIX:\(socket)")
         let victim = EmulatedDeviceSpec.numbered(2, productType: "iPhone12,1", osVersion: "14.8").udid
 
-        let app = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/SampleApp/Sample.app").path
+        let app = PackageRoot.at("Fixtures/SampleApp/Sample.app").path
         let output = folder.appendingPathComponent("results")
         let run = try ChildProcess(
             executable: binary,

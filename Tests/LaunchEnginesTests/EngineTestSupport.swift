@@ -1,11 +1,12 @@
 import Foundation
 import LaunchBench
+import TestSupport
 
 @testable import LaunchEngines
 
 /// Fixture folders and a recording observer for the engine tests.
 enum EngineFixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let root = PackageRoot.at("Tests/LaunchEnginesTests/Fixtures")
     static let devicectl = root.appendingPathComponent("devicectl")
     static let pymobiledevice3 = root.appendingPathComponent("pymobiledevice3/pymobiledevice3")
 

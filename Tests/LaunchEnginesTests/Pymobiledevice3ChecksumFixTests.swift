@@ -41,8 +41,7 @@ struct Pymobiledevice3ChecksumFixTests {
 
 /// The Python of the pymobiledevice3 the tests use (`.venv-pmd3`, or next to LAUNCHBENCH_PYMOBILEDEVICE3).
 enum SidecarPython {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = PackageRoot.url
 
     static let path: String? = Pymobiledevice3Locator.find(currentDirectory: repository.path, executablePath: nil)
         .map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("python3").path }

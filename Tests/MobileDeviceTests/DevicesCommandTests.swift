@@ -108,8 +108,7 @@ import Testing
             #expect(older["developerMode"] == "ready")
 
             // With pymobiledevice3 found, the iOS 17 device gets it; the table says which and why.
-            let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
+            let standIn = PackageRoot.at("Tests/LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
             let (tableStatus, table, _) = try await run(
                 ["devices", "--usbmuxd", lab.usbmuxdSocketAddress],
                 environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": standIn])

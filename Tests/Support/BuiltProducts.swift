@@ -28,9 +28,7 @@ public enum BuiltProducts {
             folders.append(bundle.bundleURL.deletingLastPathComponent())
         }
         // Fallback: <package>/.build/debug, found from this source file's location.
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        folders.append(packageRoot.appendingPathComponent(".build/debug"))
+        folders.append(PackageRoot.at(".build/debug"))
         return folders
     }
 }

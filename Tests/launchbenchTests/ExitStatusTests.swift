@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import launchbench
@@ -6,8 +7,7 @@ import Testing
 /// The exit-code table (`ExitStatus`) is the only place a code's meaning is written: each code is distinct
 /// and has one, README.md's table says the same, and the commands name codes instead of writing numbers.
 @Suite struct ExitStatusTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = PackageRoot.url
 
     struct Row: Equatable, CustomStringConvertible {
         var code: Int32

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LaunchBench
@@ -116,8 +117,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gate-junit-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: file) }
         try GateJUnitReport.render(Self.sampleReport()).write(to: file, atomically: true, encoding: .utf8)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scripts/validate-junit.py")
+        let script = PackageRoot.at("Scripts/validate-junit.py")
         let python = try #require(Self.python)
         let (status, output) = try Self.run(python, [script.path, file.path])
         #expect(status == 0, "\(output)")

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 /// Holds the kdebug suites, so `swift test --filter Kdebug` selects them all.
@@ -8,9 +9,7 @@ import Testing
 /// The binary kdebug fixtures in `Fixtures/kdebug/` (written by its `make-fixtures.py`; sources in
 /// `Fixtures/README.md`).
 enum KdebugFixtures {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/kdebug")
+    static let folder = PackageRoot.at("Fixtures/kdebug")
 
     static func bytes(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))

@@ -1,11 +1,10 @@
 import Foundation
 import LaunchBench
+import TestSupport
 
 /// The dyld captures in `Fixtures/dyld/` and their hand-written expected results.
 enum ParserFixtures {
-    static let folder = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/dyld")
+    static let folder = PackageRoot.at("Fixtures/dyld")
 
     /// `NN-*.txt` file names, sorted.
     static let names: [String] = {

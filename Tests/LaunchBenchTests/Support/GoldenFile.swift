@@ -1,12 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Compares output with `Fixtures/golden/<name>`. When the file is missing or `RECORD_GOLDEN=1`
 /// is set, records it and fails, so a recorded file is always looked at before it is trusted.
 enum GoldenFile {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/golden")
+    static let root = PackageRoot.at("Fixtures/golden")
 
     static func check(_ actual: Data, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let url = root.appendingPathComponent(name)

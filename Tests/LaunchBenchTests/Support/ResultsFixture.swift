@@ -1,11 +1,10 @@
 import Foundation
+import TestSupport
 
 /// Results folders under `Fixtures/results/`, copied to a fresh temporary folder per test
 /// (reports write into the folder, and tests run in parallel).
 enum ResultsFixture {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/results")
+    static let root = PackageRoot.at("Fixtures/results")
 
     /// A private copy of `Fixtures/results/<name>`; the caller removes it with `FileManager`.
     static func copy(_ name: String) throws -> URL {

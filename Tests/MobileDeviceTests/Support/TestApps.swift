@@ -1,12 +1,11 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
+import TestSupport
 
 /// Copies of the Sample.app fixture with a scripted emulator profile, as `.app` folders or `.ipa`s.
 enum TestApps {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let fixture = packageRoot.appendingPathComponent("Fixtures/SampleApp/Sample.app")
+    static let fixture = PackageRoot.at("Fixtures/SampleApp/Sample.app")
 
     /// A private copy of Sample.app in a fresh temp folder.
     /// - Parameters:
@@ -33,7 +32,7 @@ enum TestApps {
     static func ipa(from app: AppBundle) throws -> AppBundle {
         let output = app.url.deletingLastPathComponent().appendingPathComponent("Sample.ipa")
         let process = Process()
-        process.executableURL = packageRoot.appendingPathComponent("Scripts/make-ipa")
+        process.executableURL = PackageRoot.at("Scripts/make-ipa")
         process.arguments = [app.url.path, output.path]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
