@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
     ],
     // Exact versions: the ones the tests ran with. Package.pins lists every resolved package (these and
-    // theirs); Scripts/check-pins fails the build when a resolution differs (README, design: "Pinned packages").
+    // theirs); Scripts/check-pins fails the build when a resolution differs (Documentation/Design.md, "Pinned packages").
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),

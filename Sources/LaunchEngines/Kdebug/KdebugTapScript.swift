@@ -3,7 +3,7 @@
 /// written to a temporary file when first needed. Why a helper and not `pymobiledevice3 developer dvt
 /// core-profile-session parse-live`: the CLI prints each interval with its start time only (no end, so no
 /// duration), in end order, matches processes by a 16-character name, and needs a second connection to
-/// launch. See the README's design section.
+/// launch. See Documentation/Design.md.
 enum KdebugTapScript {
     static let source = #"""
         """launchbench's kdebug tap: arms a device's core profile session once and streams its raw kdebug chunks.
