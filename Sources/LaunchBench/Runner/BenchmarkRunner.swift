@@ -110,7 +110,7 @@ public struct BenchmarkRunner: Sendable {
                 let trace = traces[position]
                 group.addTask { [driver, reporter] in
                     await DeviceCompletion(index: index) {
-                        let session = DeviceRun(
+                        var session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
                             referenceStore: reference?.store, kdebug: trace.recorder)
                         do {

@@ -13,10 +13,9 @@ struct DeviceRun: Sendable {
     let reporter: any RunReporter
     /// Where the reference app's launches are recorded (`--reference-app`), `nil` without one.
     var referenceStore: ResultsStore? = nil
-    /// Whether this app printed its end markers on this device before (the main app's; see `LaunchWatcher`).
-    var markerHistory = MarkerHistory()
-    /// The same for the reference app, kept across its iterations.
-    var referenceMarkerHistory = MarkerHistory()
+    /// Whether this app printed its end markers on this device before (see `LaunchWatcher`). The run is a
+    /// value: `run()` is mutating, and the reference app's run is kept across iterations as a value too.
+    private(set) var appPrintsEndMarkers = false
     /// The device's kernel-trace session when its pre-main phases come from kdebug.
     var kdebug: KdebugLaunchRecorder? = nil
     /// How long after a launch ends its kdebug events may still arrive (a phone flushes every 100 ms;
@@ -51,7 +50,7 @@ struct DeviceRun: Sendable {
         case cancelled
     }
 
-    func run() async throws -> Result {
+    mutating func run() async throws -> Result {
         reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
         var counts = LaunchCounts()
         var printedStatistics = false
@@ -82,6 +81,14 @@ struct DeviceRun: Sendable {
             }
         }
 
+        // --reference-app: the reference app's own run, interleaved with the main app's iteration by iteration.
+        var reference = referenceStore.flatMap { store in
+            plan.referencePlan.map { referencePlan in
+                DeviceRun(
+                    driver: driver, device: device, plan: referencePlan, runID: runID, store: store,
+                    reporter: SilentRunReporter())
+            }
+        }
         var refusalsInARow = 0
         var installFailuresInARow = 0
         var stoppedNote: String?
@@ -107,7 +114,7 @@ struct DeviceRun: Sendable {
             for launchIndex in 0...max(0, plan.warmLaunches) {
                 if Task.isCancelled { return finish(.interrupted) }
                 let kind: LaunchKind = launchIndex == 0 ? .cold : .warm
-                let knewMarkers = markerHistory.printedEndMarker
+                let knewMarkers = appPrintsEndMarkers
                 guard
                     case .recorded(let sample, let printedEndMarker) = try await launchMain(
                         iteration: iteration, kind: kind, index: launchIndex,
@@ -140,11 +147,8 @@ struct DeviceRun: Sendable {
                 }
             }
             // --reference-app: the reference app's launches of this iteration, interleaved with the main app's.
-            if let referenceStore, let referencePlan = plan.referencePlan {
-                let reference = DeviceRun(
-                    driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
-                    reporter: SilentRunReporter(), markerHistory: referenceMarkerHistory)
-                guard let lost = try await reference.referenceIteration(iteration) else { return finish(.interrupted) }
+            if reference != nil {
+                guard let lost = try await reference?.referenceIteration(iteration) else { return finish(.interrupted) }
                 if lost { return finish(.lost, "The device disappeared during the reference app's launches.") }
             }
             // --target-precision: stop as soon as the cold median is known well enough (Gate/AdaptiveStopping).
@@ -189,7 +193,7 @@ struct DeviceRun: Sendable {
     }
 
     /// `launch`, for the main app: also says whether the launch printed its end markers.
-    private func launchMain(iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings) async throws
+    private mutating func launchMain(iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings) async throws
         -> LaunchStep
     {
         var printed = false
@@ -204,7 +208,7 @@ struct DeviceRun: Sendable {
 
     /// One iteration of the reference app: make it cold, launch it cold and warm. Returns whether the
     /// device was lost, or `nil` when cancelled. Failures are recorded like the main app's.
-    private func referenceIteration(_ iteration: Int) async throws -> Bool? {
+    private mutating func referenceIteration(_ iteration: Int) async throws -> Bool? {
         var phases = PhaseTimings()
         let prepared =
             plan.coldMode == .none && iteration > 1 ? nil : try await reinstall(iteration: iteration, phases: &phases)
@@ -277,7 +281,7 @@ struct DeviceRun: Sendable {
 
     /// Launches once, watches the output, and records the sample (before the next launch may start).
     /// `phases`: the timings of the work before this launch (the reinstall, on a cold launch).
-    private func launch(
+    private mutating func launch(
         iteration: Int, kind: LaunchKind, index: Int, phases: PhaseTimings,
         printedEndMarker: (Bool) -> Void = { _ in }
     ) async throws -> Step {
@@ -286,7 +290,7 @@ struct DeviceRun: Sendable {
         let start = clock.now
         let log = try store.makeLaunchLog(udid: device.udid, iteration: iteration, kind: kind, launchIndex: index)
         let watcher = LaunchWatcher(
-            log: log, timeout: plan.timeout, grace: plan.grace, expectsMarkers: markerHistory.printedEndMarker)
+            log: log, timeout: plan.timeout, grace: plan.grace, expectsMarkers: appPrintsEndMarkers)
         let request = LaunchRequest(
             bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
         var sample = makeSample(iteration: iteration, kind: kind, index: index, status: .ok, startedAt: startedAt)
@@ -301,7 +305,7 @@ struct DeviceRun: Sendable {
             }
             sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
-            if observation.printedEndMarker { markerHistory.printedEndMarker = true }
+            if observation.printedEndMarker { appPrintsEndMarkers = true }
             printedEndMarker(observation.printedEndMarker)
             guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
             else { return .cancelled }
@@ -392,16 +396,5 @@ extension Sample {
         copy.logPath = nil
         copy.phases = PhaseTimings()
         return copy
-    }
-}
-
-/// Whether an app printed `firstFrame`/`done` in an earlier launch on a device; shared by reference, since
-/// a `DeviceRun` is a value.
-final class MarkerHistory: Sendable {
-    private let printed = Locked(false)
-
-    var printedEndMarker: Bool {
-        get { printed.current }
-        set { printed.withLock { $0 = newValue } }
     }
 }
