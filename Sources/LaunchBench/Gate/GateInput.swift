@@ -99,9 +99,15 @@ public struct GateInput: Sendable {
 }
 
 extension GateReport {
-    /// The whole gate over two results: the comparison, the dylib guard (when `allowed` is given)
-    /// on the current run's launches and embedded frameworks, and the reference-app gaps.
-    public init(baseline: GateInput, current: GateInput, settings: GateSettings, allowed: AllowedDylibs? = nil) {
+    /// The whole gate over two results, for `compare` and `run --baseline` alike: the comparison, the dylib
+    /// guard (when `allowed` is given) on the current run's launches and embedded frameworks, and the
+    /// reference-app gaps (from the reference launches `current` holds).
+    /// - Parameter executable: the app's main executable, when known (a run knows its bundle; a results
+    ///   folder alone does not, and the guard then recognises it by its shape).
+    public init(
+        baseline: GateInput, current: GateInput, settings: GateSettings, allowed: AllowedDylibs? = nil,
+        executable: String? = nil
+    ) {
         var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
         var notes: [String] = []
         if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
@@ -119,7 +125,7 @@ extension GateReport {
             + current.folder.notes.map { "current \(current.path): \($0)" }
         var violations: [DylibGuard.Violation]?
         if let allowed {
-            let guardrail = DylibGuard(allowed: allowed, executable: nil)
+            let guardrail = DylibGuard(allowed: allowed, executable: executable)
             violations =
                 guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
                 + guardrail.check(samples: current.samples)

@@ -91,20 +91,24 @@ struct RunGate {
                 "Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
         }
         let sampleSizes = options.stopping.map { Self.sampleSizes(samples, rule: $0) } ?? []
-        let gaps =
-            referenceApp == nil
-            ? [] : Self.referenceGaps(samples, folder: result.folder, metrics: options.check.settings.metrics)
         guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
 
-        var report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
+        var report: GateReport
         if let baseline, let current {
-            report = GateReport(baseline: baseline, current: current, settings: options.settings)
+            // The builder `compare` uses (the reference launches came with the current side).
+            report = GateReport(
+                baseline: baseline, current: current, settings: options.settings, allowed: allowed,
+                executable: app.executable)
             report.sampleSizes = sampleSizes
-            report.referenceGaps = gaps
-        }
-        if let allowed {
-            report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(
-                samples: samples)
+        } else {
+            let gaps =
+                referenceApp == nil
+                ? [] : Self.referenceGaps(samples, folder: result.folder, metrics: options.check.settings.metrics)
+            report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
+            if let allowed {
+                report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(
+                    samples: samples)
+            }
         }
         Terminal.output("\n")
         try GateOutput.write(
