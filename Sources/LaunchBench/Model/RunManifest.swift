@@ -230,6 +230,7 @@ extension RunManifest {
         case runID, toolVersion, startedAt, endedAt, host, app, options, devices, deviceOutcomes, interrupted
     }
 
+    /// Reads run.json field by field: a missing or odd value costs that value only.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         runID = try? c.decodeIfPresent(String.self, forKey: .runID)
@@ -269,6 +270,7 @@ extension RunManifest {
 
 // Field by field, so one odd value costs that value only.
 extension RunManifest.Host {
+    /// Reads the host, field by field.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try? c.decodeIfPresent(String.self, forKey: .name)
@@ -278,6 +280,7 @@ extension RunManifest.Host {
 }
 
 extension RunManifest.App {
+    /// Reads the app, field by field.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         bundleID = try? c.decodeIfPresent(String.self, forKey: .bundleID)
@@ -289,6 +292,7 @@ extension RunManifest.App {
 }
 
 extension RunManifest.Options {
+    /// Reads the options, field by field.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         iterations = try? c.decodeIfPresent(Int.self, forKey: .iterations)

@@ -115,6 +115,7 @@ public struct Sample: Sendable, Hashable, Codable {
         init?(intValue: Int) { nil }
     }
 
+    /// Reads one samples.jsonl line: the named fields, and every metric under its column name.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         runID = try c.decode(String.self, forKey: .runID)
@@ -175,6 +176,7 @@ public struct Sample: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// Writes one samples.jsonl line: metrics as top-level fields named like the CSV columns.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(runID, forKey: .runID)
