@@ -81,14 +81,7 @@ struct DeviceRun: Sendable {
             }
         }
 
-        // --reference-app: the reference app's own run, interleaved with the main app's iteration by iteration.
-        var reference = referenceStore.flatMap { store in
-            plan.referencePlan.map { referencePlan in
-                DeviceRun(
-                    driver: driver, device: device, plan: referencePlan, runID: runID, store: store,
-                    reporter: SilentRunReporter())
-            }
-        }
+        var reference = referenceRun()
         var refusalsInARow = 0
         var installFailuresInARow = 0
         var stoppedNote: String?
@@ -190,6 +183,15 @@ struct DeviceRun: Sendable {
                     device, "launch \(sample.iteration) \(sample.kind.rawValue) re-judged: timeout (no end markers)"))
         }
         return corrected
+    }
+
+    /// `--reference-app`: the reference app's own run on this device, interleaved with the main app's
+    /// iteration by iteration (`nil` without one).
+    private func referenceRun() -> DeviceRun? {
+        guard let referenceStore, let referencePlan = plan.referencePlan else { return nil }
+        return DeviceRun(
+            driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
+            reporter: SilentRunReporter())
     }
 
     /// `launch`, for the main app: also says whether the launch printed its end markers.
