@@ -55,7 +55,7 @@ import Testing
     static func withDevice(_ body: (EmulatedLab, EmulatedDevice, InstalledApp) throws -> Void) async throws {
         try await PrivateLab.with(devices: [spec]) { lab in
             let device = try #require(lab.device(udid: spec.udid))
-            let app = try AppBundleLoader.loadFolder(FixturePaths.sampleApp)
+            let app = try AppBundleLoader.load(FixturePaths.sampleApp)
             device.services.install(app)
             try body(lab, device, app)
         }

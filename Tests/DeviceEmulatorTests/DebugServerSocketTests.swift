@@ -96,7 +96,7 @@ import Testing
         let spec = EmulatedDeviceSpec.numbered(600, productType: "iPhone12,1", osVersion: ios)
         try await PrivateLab.with(devices: [spec]) { lab in
             let device = try #require(lab.device(udid: spec.udid))
-            var app = try AppBundleLoader.loadFolder(FixturePaths.sampleApp)
+            var app = try AppBundleLoader.load(FixturePaths.sampleApp)
             if let profile { app.profile = profile }
             device.services.install(app)
             try body(lab, device, app)
@@ -161,7 +161,7 @@ import Testing
             let spec = EmulatedDeviceSpec.numbered(700, productType: "iPhone12,1", osVersion: "12.5.7")
             return try await PrivateLab.with(devices: [spec], services: BuiltInServices.all(seed: seed)) { lab in
                 let device = try #require(lab.device(udid: spec.udid))
-                let app = try AppBundleLoader.loadFolder(FixturePaths.sampleApp)
+                let app = try AppBundleLoader.load(FixturePaths.sampleApp)
                 device.services.install(app)
                 let client = try DebugServerSocketTests.GDBClient(lab: lab, device: device)
                 _ = try DebugServerSocketTests.launch(client, app: app, env: ["DYLD_PRINT_STATISTICS=1"])

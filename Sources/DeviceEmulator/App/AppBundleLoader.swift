@@ -1,9 +1,9 @@
 import Foundation
 import LaunchBench
-import ZIPFoundation
 
 /// Reads an app staged for installation — a `.app` folder or an `.ipa` zip — into an `InstalledApp`
-/// with fresh `Path`/`Container` UUIDs. Failures carry the installation_proxy error a real device sends.
+/// with fresh `Path`/`Container` UUIDs, through the core's reader (`AppBundleContents`: the rules the run
+/// reads a bundle by). Failures carry the installation_proxy error a real device sends.
 enum AppBundleLoader {
     struct Failure: Error, Equatable {
         /// installation_proxy `Error` name.
@@ -11,58 +11,32 @@ enum AppBundleLoader {
         var description: String
     }
 
-    /// Reads the `.app` folder at `url`.
-    static func loadFolder(_ url: URL) throws(Failure) -> InstalledApp {
-        let fm = FileManager.default
-        let infoData = fm.contents(atPath: url.appendingPathComponent("Info.plist").path)
-        let profileData = fm.contents(atPath: url.appendingPathComponent(AppProfile.fileName).path)
-        let frameworks = (try? fm.contentsOfDirectory(atPath: url.appendingPathComponent("Frameworks").path)) ?? []
-        let size = folderSize(url)
+    /// Reads the `.app` folder or `.ipa` at `url`.
+    static func load(_ url: URL) throws(Failure) -> InstalledApp {
+        let contents: AppBundleContents
+        do {
+            contents = try AppBundleContents.read(url, files: [AppProfile.fileName])
+        } catch {
+            throw failure(error, path: url.path)
+        }
         return try make(
-            folderName: url.lastPathComponent, infoData: infoData, profileData: profileData, frameworks: frameworks,
-            size: size)
+            folderName: contents.bundleName, infoData: contents.infoPlist,
+            profileData: contents.files[AppProfile.fileName],
+            frameworks: contents.frameworks, size: contents.size)
     }
 
-    /// Reads the `.ipa` (zip with `Payload/X.app/`) at `url`.
-    static func loadIPA(_ url: URL) throws(Failure) -> InstalledApp {
-        let archive: Archive
-        do {
-            archive = try Archive(url: url, accessMode: .read)
-        } catch {
-            throw Failure(
-                error: "PackageExtractionFailed", description: "Could not open the package as a zip archive: \(error)")
+    /// installd's error for a package the reader refused.
+    private static func failure(_ problem: AppBundleContents.Problem, path: String) -> Failure {
+        switch problem {
+        case .notFound: Failure(error: "PackageExtractionFailed", description: "Could not find the package at \(path)")
+        case .notAZip:
+            Failure(error: "PackageExtractionFailed", description: "Could not open the package as a zip archive")
+        case .noApp: Failure(error: "PackageInspectionFailed", description: "No Payload/*.app folder in the package")
+        case .noInfoPlist:
+            Failure(error: "PackageInspectionFailed", description: "Failed to load Info.plist from bundle at \(path)")
+        case .severalApps, .unreadable:
+            Failure(error: "PackageInspectionFailed", description: "Failed to inspect the package: \(problem.reason)")
         }
-        var folderName: String?
-        for entry in archive {
-            let parts = entry.path.split(separator: "/", omittingEmptySubsequences: true)
-            if parts.count >= 2, parts[0] == "Payload", parts[1].hasSuffix(".app") {
-                folderName = String(parts[1])
-                break
-            }
-        }
-        guard let folderName else {
-            throw Failure(error: "PackageInspectionFailed", description: "No Payload/*.app folder in the package")
-        }
-        let prefix = "Payload/\(folderName)/"
-        var infoData: Data?
-        var profileData: Data?
-        var frameworks = Set<String>()
-        var size = 0
-        // The same caps as the core's reader: a hostile archive cannot make the emulated installd inflate gigabytes.
-        var reader = BoundedArchiveReader()
-        for entry in archive where entry.path.hasPrefix(prefix) {
-            let inside = String(entry.path.dropFirst(prefix.count))
-            size += Int(entry.uncompressedSize)
-            if inside == "Info.plist" { infoData = try? reader.read(entry, from: archive) }
-            if inside == AppProfile.fileName { profileData = try? reader.read(entry, from: archive) }
-            if inside.hasPrefix("Frameworks/") {
-                let name = inside.dropFirst("Frameworks/".count).split(separator: "/").first.map(String.init)
-                if let name, !name.isEmpty { frameworks.insert(name) }
-            }
-        }
-        return try make(
-            folderName: folderName, infoData: infoData, profileData: profileData, frameworks: Array(frameworks),
-            size: size)
     }
 
     private static func make(
@@ -102,16 +76,5 @@ enum AppBundleLoader {
             version: info["CFBundleVersion"] as? String, shortVersion: info["CFBundleShortVersionString"] as? String,
             frameworks: frameworks.sorted(), profile: profile, staticDiskUsage: max(size, 4096), bundleUUID: UUID(),
             containerUUID: UUID())
-    }
-
-    private static func folderSize(_ url: URL) -> Int {
-        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else {
-            return 0
-        }
-        var total = 0
-        for case let file as URL in walker {
-            total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-        }
-        return total
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ZIPFoundation
 
 extension AppBundle {
     /// Reads an `.app` folder or an `.ipa` (a zip holding exactly one `Payload/<Name>.app`).
@@ -9,58 +8,19 @@ extension AppBundle {
     ///   when it is neither form, has no readable `Info.plist`, or lacks the bundle id or executable name.
     public init(contentsOf url: URL) throws {
         let url = url.standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        let contents: AppBundleContents
+        do {
+            contents = try AppBundleContents.read(url)
+        } catch .notFound {
             throw LaunchBenchError.fileNotFound(path: url.path, what: "App")
-        }
-        self = try isDirectory.boolValue ? Self.readFolder(url) : Self.readArchive(url)
-    }
-
-    private static func readFolder(_ url: URL) throws -> AppBundle {
-        let plistURL = url.appendingPathComponent("Info.plist")
-        guard let data = FileManager.default.contents(atPath: plistURL.path) else {
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "the folder has no Info.plist")
-        }
-        let info = try InfoPlist(data: data, appPath: url.path)
-        let frameworksURL = url.appendingPathComponent("Frameworks")
-        let frameworks = (try? FileManager.default.contentsOfDirectory(atPath: frameworksURL.path)) ?? []
-        return AppBundle(
-            url: url, packaging: .appFolder, bundleID: info.bundleID, shortVersion: info.shortVersion,
-            build: info.build, executable: info.executable, bundleName: url.lastPathComponent,
-            frameworks: frameworks.filter { !$0.hasPrefix(".") }.sorted())
-    }
-
-    private static func readArchive(_ url: URL) throws -> AppBundle {
-        let archive: Archive
-        do {
-            archive = try Archive(url: url, accessMode: .read)
-        } catch {
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "it is a file but not a zip archive")
-        }
-        let layout = IPALayout(entryPaths: archive.map(\.path))
-        guard let appName = layout.appNames.first else {
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "the archive holds no Payload/<Name>.app folder")
-        }
-        guard layout.appNames.count == 1 else {
-            let names = layout.appNames.joined(separator: ", ")
-            throw LaunchBenchError.notAnApp(
-                path: url.path, reason: "the archive's Payload holds several apps (\(names))")
-        }
-        let plistPath = "Payload/\(appName)/Info.plist"
-        guard let entry = archive[plistPath] else {
-            throw LaunchBenchError.notAnApp(path: url.path, reason: "\(plistPath) is missing")
-        }
-        var reader = BoundedArchiveReader()
-        let data: Data
-        do {
-            data = try reader.read(entry, from: archive)
         } catch {
             throw LaunchBenchError.notAnApp(path: url.path, reason: error.reason)
         }
-        let info = try InfoPlist(data: data, appPath: "\(url.path) (\(plistPath))")
-        return AppBundle(
-            url: url, packaging: .ipa, bundleID: info.bundleID, shortVersion: info.shortVersion, build: info.build,
-            executable: info.executable, bundleName: appName, frameworks: layout.frameworks(in: appName))
+        let info = try InfoPlist(data: contents.infoPlist, appPath: contents.infoPlistLocation)
+        self.init(
+            url: url, packaging: contents.packaging, bundleID: info.bundleID, shortVersion: info.shortVersion,
+            build: info.build, executable: info.executable, bundleName: contents.bundleName,
+            frameworks: contents.frameworks)
     }
 }
 

@@ -56,14 +56,13 @@ struct InstallationProxyEngine {
         guard let url = AFCEngine(root: state.mediaRoot).resolve(packagePath) else {
             return [error("PackageExtractionFailed", "Package path \(packagePath) is outside the media folder")]
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: url.path) else {
             return [error("PackageExtractionFailed", "Could not find the package at \(packagePath)")]
         }
         let app: InstalledApp
         do {
             // A Developer package is a staged .app folder; otherwise the file is an .ipa zip.
-            app = isDirectory.boolValue ? try AppBundleLoader.loadFolder(url) : try AppBundleLoader.loadIPA(url)
+            app = try AppBundleLoader.load(url)
         } catch let failure {
             return Array(statusSteps(upTo: 20, stepMs: Self.stepMs)) + [error(failure.error, failure.description)]
         }
