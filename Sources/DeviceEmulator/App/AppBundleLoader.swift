@@ -15,7 +15,7 @@ enum AppBundleLoader {
     static func load(_ url: URL) throws(Failure) -> InstalledApp {
         let contents: AppBundleContents
         do {
-            contents = try AppBundleContents.read(url, files: [AppProfile.fileName])
+            contents = try AppBundleContents.read(url, files: [AppProfile.fileName], measuringSize: true)
         } catch {
             throw failure(error, path: url.path)
         }

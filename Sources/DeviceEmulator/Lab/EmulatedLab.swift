@@ -35,8 +35,8 @@ public final class EmulatedLab: Sendable {
     /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
     private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
     /// Each device's `ReadPairRecord` reply body, made once: a real usbmuxd reads the record from a file, while
-    /// encoding it (certificates as data, twice through the XML serializer) took ~5 ms a request, which a launch
-    /// through libimobiledevice's TLS pays every time and the loop's benchmark counted as launchbench's time.
+    /// encoding it (certificates as data, twice through the XML serializer) took ~5 ms a request, which every
+    /// client that reads the record pays (libimobiledevice: at each lockdown session and each TLS service).
     private let pairRecords: Locked<[String: Data]> = Locked([:])
 
     private init(rootDirectory: URL, addresses: [USBMuxAddress], timeScale: Double) {

@@ -17,7 +17,7 @@ public struct AppBundleContents: Sendable {
     public var files: [String: Data]
     /// First-level entries of `Frameworks/`, sorted, hidden ones left out.
     public var frameworks: [String]
-    /// The bundle's unpacked size in bytes (the sum of its files).
+    /// The bundle's unpacked size in bytes (the sum of its files), when asked for (`measuringSize`).
     public var size: Int
 
     /// Why a path is not an app.
@@ -49,15 +49,23 @@ public struct AppBundleContents: Sendable {
         }
     }
 
-    /// Reads the bundle at `url`, with the top-level files named in `files` when they exist.
+    /// Reads the bundle at `url`, with the top-level files named in `files` when they exist. `size` stays 0
+    /// unless `measuringSize`: for a folder it is a walk over every file, which installd's report needs and a
+    /// run does not.
     /// - Throws: `Problem`.
-    public static func read(_ url: URL, files names: [String] = []) throws(Problem) -> AppBundleContents {
+    public static func read(
+        _ url: URL, files names: [String] = [], measuringSize: Bool = false
+    ) throws(Problem) -> AppBundleContents {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { throw .notFound }
-        return try isDirectory.boolValue ? readFolder(url, files: names) : readArchive(url, files: names)
+        return try isDirectory.boolValue
+            ? readFolder(url, files: names, measuringSize: measuringSize)
+            : readArchive(url, files: names, measuringSize: measuringSize)
     }
 
-    private static func readFolder(_ url: URL, files names: [String]) throws(Problem) -> AppBundleContents {
+    private static func readFolder(
+        _ url: URL, files names: [String], measuringSize: Bool
+    ) throws(Problem) -> AppBundleContents {
         let manager = FileManager.default
         let plistURL = url.appendingPathComponent("Info.plist")
         guard let infoPlist = manager.contents(atPath: plistURL.path) else {
@@ -67,7 +75,7 @@ public struct AppBundleContents: Sendable {
         for name in names { files[name] = manager.contents(atPath: url.appendingPathComponent(name).path) }
         let frameworks = (try? manager.contentsOfDirectory(atPath: url.appendingPathComponent("Frameworks").path)) ?? []
         var size = 0
-        if let walker = manager.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) {
+        if measuringSize, let walker = manager.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) {
             for case let file as URL in walker {
                 size += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
             }
@@ -78,7 +86,9 @@ public struct AppBundleContents: Sendable {
             size: size)
     }
 
-    private static func readArchive(_ url: URL, files names: [String]) throws(Problem) -> AppBundleContents {
+    private static func readArchive(
+        _ url: URL, files names: [String], measuringSize: Bool
+    ) throws(Problem) -> AppBundleContents {
         let archive: Archive
         do {
             archive = try Archive(url: url, accessMode: .read)
@@ -106,7 +116,9 @@ public struct AppBundleContents: Sendable {
             if let entry = archive[prefix + name] { files[name] = try read(entry) }
         }
         var size = 0
-        for entry in archive where entry.path.hasPrefix(prefix) { size += Int(entry.uncompressedSize) }
+        if measuringSize {
+            for entry in archive where entry.path.hasPrefix(prefix) { size += Int(entry.uncompressedSize) }
+        }
         return AppBundleContents(
             packaging: .ipa, bundleName: appName, infoPlist: infoPlist, infoPlistLocation: "\(url.path) (\(plistPath))",
             files: files, frameworks: layout.frameworks(in: appName), size: size)
