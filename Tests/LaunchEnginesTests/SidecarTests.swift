@@ -42,13 +42,19 @@ import Testing
     }
 
     @Test func aSidecarThatNeverListensIsStoppedAtTheStartTimeout() async throws {
-        let (engine, folder) = engine(mode: "hang", startTimeout: .milliseconds(1500))
+        // A shell stand-in writes its pid in a millisecond: the Python one, under load, was sometimes stopped at
+        // the start timeout before it had run its first line, and left no pid to check.
+        let scripts = EngineFixtures.temporaryFolder()
+        let hanging = scripts.appendingPathComponent("pymobiledevice3")
+        try Data("#!/bin/sh\nprintf %s $$ > \"$STANDIN_PMD3_PIDFILE\"\nexec sleep 120\n".utf8).write(to: hanging)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hanging.path)
+        let (engine, folder) = engine(mode: "hang", executable: hanging.path, startTimeout: .seconds(3))
         let started = ContinuousClock.now
         do {
             _ = try await engine.sidecar(for: EngineFixtures.device(ios: "16.7"))
             Issue.record("expected the sidecar to time out")
         } catch let error as EngineError {
-            #expect(error.errorDescription?.contains("did not listen within 1.5 s and was stopped") == true)
+            #expect(error.errorDescription?.contains("did not listen within 3 s and was stopped") == true)
         }
         // Without the start timeout a hanging sidecar never returns; the bound is loose because a loaded 2-core
         // CI machine took 12.9 s here (the wait itself is checked by the message above, not by a stopwatch).
