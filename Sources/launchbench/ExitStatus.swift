@@ -47,6 +47,17 @@ extension ExitCode {
         self.init(status.rawValue)
     }
 
+    /// How `run` and `demo` end: 128+signal when interrupted, the gate's status when it judged the run, else
+    /// 0 when every launch was measured and 3 when not.
+    init(_ verdict: RunVerdict) {
+        switch verdict {
+        case .interrupted(let signal): self = signal.map(ExitCode.interrupted(by:)) ?? ExitCode(.interrupted)
+        case .judged(let outcome): self.init(ExitStatus(outcome))
+        case .measured: self.init(.success)
+        case .incomplete: self.init(.incomplete)
+        }
+    }
+
     /// `ExitStatus.interrupted` for any signal: 128 + its number, as shells report a process a signal ended.
     static func interrupted(by signal: Int32) -> ExitCode {
         ExitCode(128 + signal)

@@ -1,4 +1,6 @@
+import ArgumentParser
 import Foundation
+import LaunchBench
 import TestSupport
 import Testing
 
@@ -39,6 +41,15 @@ import Testing
 
     @Test func theReadmeTableMatchesTheEnum() throws {
         #expect(try Self.readmeRows() == ExitStatus.allCases.map { Row(code: $0.rawValue, meaning: $0.meaning) })
+    }
+
+    /// How `run` and `demo` end, per `RunVerdict`: the signal's 128+N, the gate's status, else 0 or 3.
+    @Test func everyRunVerdictHasItsCode() {
+        let codes: [(RunVerdict, Int32)] = [
+            (.interrupted(signal: SIGTERM), 143), (.interrupted(signal: nil), 130), (.judged(.passed), 0),
+            (.judged(.failed), 2), (.judged(.undecided), 3), (.measured, 0), (.incomplete(unmeasured: 1, total: 4), 3),
+        ]
+        for (verdict, code) in codes { #expect(ExitCode(verdict).rawValue == code, "\(verdict)") }
     }
 
     /// No `ExitCode(3)` or `exit(1)` in the command layer: codes are named through `ExitStatus`.

@@ -12,23 +12,32 @@ public enum ResultExports {
         public var summary: RunSummary
         /// The files written, in order.
         public var written: [URL]
+        /// Every sample in file order when `keepingSamples` was asked for, else empty.
+        public var samples: [Sample]
     }
 
     /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
     /// `summary.csv`, `images.csv`, `summary.json` and `report.html` there, each atomically. One pass over
     /// the samples, none of them kept: `samples.csv` is written row by row as they are read.
     ///
-    /// - Parameter resultsFolder: the run's output folder.
+    /// - Parameters:
+    ///   - resultsFolder: the run's output folder.
+    ///   - keepingSamples: also return every sample, for a gate over the run that would otherwise read the
+    ///     folder again (memory then grows with the launches).
     /// - Returns: what was read (for the end-of-run summary: `TerminalSummary.render(outcome.summary, …)`)
     ///   and the files written.
     /// - Throws: `LaunchBenchError.fileNotFound` (no folder or no `samples.jsonl`),
     ///   `.unreadableResults`, `.cannotWrite`.
     @discardableResult
-    public static func writeAll(resultsFolder: URL) throws -> Outcome {
+    public static func writeAll(resultsFolder: URL, keepingSamples: Bool = false) throws -> Outcome {
         try ResultsFolder.requireFolder(resultsFolder)  // before samples.csv is started in it
         let samplesCSV = resultsFolder.appendingPathComponent(ResultsFolder.FileName.samplesCSV)
         let rows = try SamplesCSV.FileWriter(url: samplesCSV)
-        let folder = try ResultsFolder.load(resultsFolder) { try rows.append($0) }
+        var samples: [Sample] = []
+        let folder = try ResultsFolder.load(resultsFolder) { sample in
+            try rows.append(sample)
+            if keepingSamples { samples.append(sample) }
+        }
         try rows.finish()
         var written = [samplesCSV]
         for format in ExportFile.allCases {
@@ -36,7 +45,7 @@ public enum ResultExports {
             try write(try format.data(folder, summary: folder.summary), to: url)
             written.append(url)
         }
-        return Outcome(folder: folder, summary: folder.summary, written: written)
+        return Outcome(folder: folder, summary: folder.summary, written: written, samples: samples)
     }
 
     /// Writes `data` atomically (a reader never sees half a file).

@@ -16,6 +16,16 @@ public enum GateRole: String, Sendable, Equatable {
     case current
 }
 
+extension GateError {
+    /// A side whose samples.jsonl holds no launches.
+    static func noLaunches(_ role: GateRole, path: String, folder: URL) -> GateError {
+        let samplesPath = folder.appendingPathComponent(ResultsFolder.FileName.samples).path
+        return .noLaunches(
+            path: path, role: role, reason: "\(samplesPath) holds no launches (the run measured nothing). Run it again."
+        )
+    }
+}
+
 extension GateError: LocalizedError {
     /// What went wrong and how to fix it, in one or two sentences.
     public var errorDescription: String? {
@@ -71,25 +81,8 @@ public struct GateInput: Sendable {
                     + "keep the whole results folder (samples.jsonl with summary.json) as the baseline.")
         }
         let (folder, samples) = try ResultsFolder.loadSamples(folderURL)
-        guard !samples.isEmpty else {
-            throw GateError.noLaunches(
-                path: path, role: role,
-                reason: "\(samplesURL.path) holds no launches (the run measured nothing). Run it again.")
-        }
-        let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(samples)
-        let ofApp = samples.filter { $0.appBundleID == appBundleID }
-        var reference = ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID }
-        // `--reference-app` runs keep the reference app's launches in DIR/reference/.
-        let referenceURL = folderURL.appendingPathComponent(RunManifest.referenceFolderName)
-        if FileManager.default.fileExists(
-            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
-            let referenceFolder = try? ResultsFolder.loadSamples(referenceURL)
-        {
-            reference += referenceFolder.samples
-        }
-        return GateInput(
-            path: path, folder: folder, appBundleID: appBundleID, samples: ofApp.isEmpty ? samples : ofApp,
-            referenceSamples: reference)
+        guard !samples.isEmpty else { throw GateError.noLaunches(role, path: path, folder: folderURL) }
+        return GateInput(path: path, folder: folder, samples: samples)
     }
 
     static func mostFrequentApp(_ samples: [Sample]) -> String? {
@@ -98,42 +91,24 @@ public struct GateInput: Sendable {
     }
 }
 
-extension GateReport {
-    /// The whole gate over two results, for `compare` and `run --baseline` alike: the comparison, the dylib
-    /// guard (when `allowed` is given) on the current run's launches and embedded frameworks, and the
-    /// reference-app gaps (from the reference launches `current` holds).
-    /// - Parameter executable: the app's main executable, when known (a run knows its bundle; a results
-    ///   folder alone does not, and the guard then recognises it by its shape).
-    public init(
-        baseline: GateInput, current: GateInput, settings: GateSettings, allowed: AllowedDylibs? = nil,
-        executable: String? = nil
-    ) {
-        var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
-        var notes: [String] = []
-        if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
-            for index in comparison.entries.indices {
-                comparison.entries[index].markChanges(["app \(a) → \(b)"], compareAnyway: settings.compareAnyway)
-            }
-            notes.append(
-                settings.compareAnyway
-                    ? "The baseline measured \(a), the current run \(b): compared anyway (--compare-anyway)."
-                    : "The baseline measured \(a), the current run \(b): not comparable (pass --compare-anyway to "
-                        + "judge them all the same).")
+extension GateInput {
+    /// A side from a folder already read, e.g. the run's own: the app's launches, and the others (with those in
+    /// DIR/reference/, where `--reference-app` runs keep the reference app's launches) as reference samples.
+    public init(path: String, folder: ResultsFolder, samples: [Sample]) {
+        let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(samples)
+        let ofApp = samples.filter { $0.appBundleID == appBundleID }
+        var reference = ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID }
+        let referenceURL = folder.url.appendingPathComponent(RunManifest.referenceFolderName)
+        if FileManager.default.fileExists(
+            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
+            let referenceFolder = try? ResultsFolder.loadSamples(referenceURL)
+        {
+            reference += referenceFolder.samples
         }
-        notes +=
-            baseline.folder.notes.map { "baseline \(baseline.path): \($0)" }
-            + current.folder.notes.map { "current \(current.path): \($0)" }
-        var violations: [DylibGuard.Violation]?
-        if let allowed {
-            let guardrail = DylibGuard(allowed: allowed, executable: executable)
-            violations =
-                guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
-                + guardrail.check(samples: current.samples)
-        }
-        self.init(
-            baselinePath: baseline.path, currentPath: current.path, comparison: comparison, dylibViolations: violations,
-            referenceGaps: ReferenceGap.gaps(
-                app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
-            notes: notes)
+        self.path = path
+        self.folder = folder
+        self.appBundleID = appBundleID
+        self.samples = ofApp.isEmpty ? samples : ofApp
+        referenceSamples = reference
     }
 }

@@ -50,6 +50,17 @@ public struct GateReport: Sendable, Hashable {
         return .passed
     }
 
+    /// Whether there is anything to show: a comparison, the guard, reference gaps or sample sizes.
+    public var isEmpty: Bool {
+        comparison == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty
+    }
+
+    /// Whether a run ends with the gate's exit status: when it compared with a baseline or the guard found an
+    /// image. A passed guard, reference gaps and sample sizes only inform; the launches decide.
+    public var decidesTheRun: Bool {
+        comparison != nil || dylibViolations?.isEmpty == false
+    }
+
     /// One line for the end of a CI log: `Gate: FAILED — 1 regression, 1 unlisted dylib`.
     public var headline: String {
         var parts: [String] = []

@@ -279,15 +279,15 @@ public struct RunResult: Sendable {
     /// each device's in launch order.
     /// - Throws: `LaunchBenchError` when the folder cannot be read.
     public var samples: [Sample] {
-        get throws {
-            let all = try ResultsFolder.loadSamples(folder).samples
-            let order = Dictionary(
-                manifest.devices.enumerated().map { ($0.element.udid, $0.offset) }
-            ) { first, _ in first }
-            return all.enumerated().sorted {
-                (order[$0.element.deviceUDID] ?? .max, $0.offset) < (order[$1.element.deviceUDID] ?? .max, $1.offset)
-            }.map(\.element)
-        }
+        get throws { inDeviceOrder(try ResultsFolder.loadSamples(folder).samples) }
+    }
+
+    /// `samples` (in file order, as devices finished their launches) device by device, in the run's device order.
+    func inDeviceOrder(_ samples: [Sample]) -> [Sample] {
+        let order = Dictionary(manifest.devices.enumerated().map { ($0.element.udid, $0.offset) }) { first, _ in first }
+        return samples.enumerated().sorted {
+            (order[$0.element.deviceUDID] ?? .max, $0.offset) < (order[$1.element.deviceUDID] ?? .max, $1.offset)
+        }.map(\.element)
     }
 
     /// The run was cancelled before every launch was made.

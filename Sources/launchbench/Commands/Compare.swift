@@ -38,10 +38,9 @@ struct Compare: AsyncParsableCommand {
 
     func run() async throws {
         let allowed = try check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
-        let baselineInput = try GateInput.load(path: baseline, role: .baseline)
-        let currentInput = try GateInput.load(path: current, role: .current)
-        let report = GateReport(
-            baseline: baselineInput, current: currentInput, settings: check.settings, allowed: allowed)
+        let gate = GateCheck(
+            baseline: try GateInput.load(path: baseline, role: .baseline), settings: check.settings, allowed: allowed)
+        let report = try gate.report(current: try GateInput.load(path: current, role: .current))
         try GateOutput.write(report, format: format, to: output, junit: check.junit, markdown: check.markdown)
         if report.outcome != .passed { throw ExitCode(ExitStatus(report.outcome)) }
     }

@@ -8,9 +8,7 @@ import MobileDevice
 /// What `run` and `demo` share: select devices, prepare the results folder, run with live progress,
 /// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
 enum RunExecution {
-    /// Runs `plan` over `driver` and reports it; returns the exit code the command should end with:
-    /// `.success` when every launch was measured, `.incomplete` when a launch failed or measured nothing, or a
-    /// device was busy, skipped (unreadable included) or lost, 128+signal when interrupted, else the gate's.
+    /// Runs `plan` over `driver` and reports it; returns the exit code of the run's `RunVerdict`.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
@@ -48,20 +46,23 @@ enum RunExecution {
         progress.finish()
 
         if result.interrupted { Terminal.note("Interrupted: every launch finished so far is kept in \(folder.path).") }
-        printSummary(result)
+        let conclusion = RunConclusion.conclude(
+            result, gate: gate?.check, unreadableDevices: selection.unreadable.count, signal: interruption.received)
+        printSummary(conclusion, folder: folder)
         Terminal.output("Results: \(folder.path)\n")
-        if let signal = interruption.received { return .interrupted(by: signal) }
-        if result.interrupted { return ExitCode(.interrupted) }
-        if let gate, let status = try gate.evaluate(result) { return ExitCode(status) }
-        let unmeasured = result.counts.unmeasured
-        if unmeasured > 0 {
+        if let current = conclusion.current { try gate?.writeAllowedDylibs(current) }
+        if let failure = conclusion.gateFailure { throw failure }
+        if let report = conclusion.report, let gate {
+            Terminal.output("\n")
+            try GateOutput.write(
+                report, format: .table, to: nil, junit: gate.options.check.junit, markdown: gate.options.check.markdown)
+        }
+        if case .incomplete(let unmeasured, let total) = conclusion.verdict, unmeasured > 0 {
             Terminal.note(
-                "\(unmeasured) of \(result.counts.total) launches measured nothing (no-metrics): exit status 3, "
+                "\(unmeasured) of \(total) launches measured nothing (no-metrics): exit status 3, "
                     + "since 0 means every launch was measured.")
         }
-        let allMeasured = result.counts.failed == 0 && unmeasured == 0
-        let everyDeviceMeasured = result.devicesNotFullyMeasured.isEmpty && selection.unreadable.isEmpty
-        return ExitCode(allMeasured && everyDeviceMeasured ? .success : .incomplete)
+        return ExitCode(conclusion.verdict)
     }
 
     private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
@@ -77,18 +78,17 @@ enum RunExecution {
             + "iterations, \(cold), \(warm) each. Results: \(folder.path)"
     }
 
-    /// Writes the exports next to the samples, then prints the statistics per device and launch kind
-    /// (stdout), with notes on devices not fully measured.
-    private static func printSummary(_ result: RunResult) {
-        do {
-            let exports = try ResultExports.writeAll(resultsFolder: result.folder)
-            let text = TerminalSummary.render(
-                exports.summary, color: Terminal.colorEnabled(for: STDOUT_FILENO), notes: exports.folder.notes)
-            Terminal.output(text)
-        } catch {
+    /// Prints the statistics per device and launch kind (stdout), with notes on devices not fully measured, or
+    /// why the exports could not be written.
+    private static func printSummary(_ conclusion: RunConclusion, folder: URL) {
+        if let exports = conclusion.exports {
+            Terminal.output(
+                TerminalSummary.render(
+                    exports.summary, color: Terminal.colorEnabled(for: STDOUT_FILENO), notes: exports.folder.notes))
+        } else if let failure = conclusion.exportFailure {
             Terminal.note(
-                "The exports could not be written: \(error.localizedDescription) samples.jsonl is complete; retry with "
-                    + "`launchbench report \(result.folder.path)`.")
+                "The exports could not be written: \(failure.localizedDescription) samples.jsonl is complete; retry "
+                    + "with `launchbench report \(folder.path)`.")
         }
     }
 }

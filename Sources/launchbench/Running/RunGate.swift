@@ -3,8 +3,8 @@ import Foundation
 import LaunchBench
 
 /// The CI gate around a run: checks made before anything is launched (baseline present, embedded
-/// frameworks allowed), the plan's additions (DYLD_PRINT_LIBRARIES, adaptive stopping), and the
-/// verdict when the run ends.
+/// frameworks allowed), the plan's additions (DYLD_PRINT_LIBRARIES, adaptive stopping), and the checks the
+/// core's `RunConclusion` makes when the run ends.
 struct RunGate {
     var options: GateOptions
     var app: AppBundle
@@ -64,82 +64,33 @@ struct RunGate {
         return plan
     }
 
-    /// Judges the finished run; returns the exit status the command should end with, or `nil` when
-    /// the gate has nothing to say about it (no baseline, no guard).
-    /// - Throws: `GateError` when the run's own results cannot be compared, file errors.
-    func evaluate(_ result: RunResult) throws -> ExitStatus? {
-        // The run keeps no launches, so the folder is read back once: as the gate's current side when there is
-        // a baseline, else only when something needs every launch.
-        let current = try baseline.map { _ in try GateInput.load(path: result.folder.path, role: .current) }
-        let needsSamples =
-            options.writeAllowedDylibs != nil || options.stopping != nil || referenceApp != nil || allowed != nil
-        let samples = try current?.samples ?? (needsSamples ? result.samples : [])
-        if let path = options.writeAllowedDylibs {
-            let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
-                .currentImages(embeddedFrameworks: app.frameworks, samples: samples)
-            let text = AllowedDylibs.render(
-                images: images,
-                comment:
-                    "Images of \(app.bundleID) \(app.versionDescription) recorded by `launchbench run --write-allowed-dylibs`."
-            )
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw LaunchBenchError.cannotWrite(path: path, reason: error.localizedDescription)
-            }
-            Terminal.note(
-                "Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
-        }
-        let sampleSizes = options.stopping.map { Self.sampleSizes(samples, rule: $0) } ?? []
-        guard baseline != nil || allowed != nil || !sampleSizes.isEmpty || referenceApp != nil else { return nil }
-
-        var report: GateReport
-        if let baseline, let current {
-            // The builder `compare` uses (the reference launches came with the current side).
-            report = GateReport(
-                baseline: baseline, current: current, settings: options.settings, allowed: allowed,
-                executable: app.executable)
-            report.sampleSizes = sampleSizes
-        } else {
-            let gaps =
-                referenceApp == nil
-                ? [] : Self.referenceGaps(samples, folder: result.folder, metrics: options.check.settings.metrics)
-            report = GateReport(referenceGaps: gaps, sampleSizes: sampleSizes)
-            if let allowed {
-                report.dylibViolations = DylibGuard(allowed: allowed, executable: app.executable).check(
-                    samples: samples)
-            }
-        }
-        Terminal.output("\n")
-        try GateOutput.write(
-            report, format: .table, to: nil, junit: options.check.junit, markdown: options.check.markdown)
-        if report.comparison == nil && report.dylibViolations?.isEmpty != false { return nil }
-        return ExitStatus(report.outcome)
+    /// The checks to make when the run ends; `nil` when it asked for none (its launches are then not read back).
+    var check: GateCheck? {
+        guard
+            baseline != nil || allowed != nil || options.stopping != nil || referenceApp != nil
+                || options.writeAllowedDylibs != nil
+        else { return nil }
+        return GateCheck(baseline: baseline, settings: options.settings, allowed: allowed, executable: app.executable)
     }
 
-    /// The main app's distance to the reference app, per device and kind (read from DIR/reference/).
-    static func referenceGaps(_ samples: [Sample], folder: URL, metrics: [Metric]) -> [ReferenceGap] {
-        let url = folder.appendingPathComponent(RunManifest.referenceFolderName)
-        guard let reference = try? ResultsFolder.loadSamples(url) else {
-            Terminal.note("The reference app's launches could not be read from \(url.path).")
-            return []
+    /// `--write-allowed-dylibs`: the app bundle's images, embedded and loaded by `current`'s launches, as an
+    /// allow list.
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    func writeAllowedDylibs(_ current: GateInput) throws {
+        guard let path = options.writeAllowedDylibs else { return }
+        let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
+            .currentImages(embeddedFrameworks: app.frameworks, samples: current.samples)
+        let text = AllowedDylibs.render(
+            images: images,
+            comment:
+                "Images of \(app.bundleID) \(app.versionDescription) recorded by `launchbench run --write-allowed-dylibs`."
+        )
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: path, reason: error.localizedDescription)
         }
-        return ReferenceGap.gaps(app: samples, reference: reference.samples, metrics: metrics)
-    }
-
-    /// Per device: how many iterations the adaptive rule took, in words.
-    static func sampleSizes(_ samples: [Sample], rule: AdaptiveStopping) -> [String] {
-        GateComparison.devices(of: samples).map { device in
-            let cold = samples.filter { $0.deviceUDID == device.udid && $0.kind == .cold }
-            let iterations = Set(cold.map(\.iteration)).count
-            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(cold))
-            let text: String
-            if case .continue = decision {
-                text = "\(iterations) iterations (stopped early: the device was lost, stopped or the run interrupted)"
-            } else {
-                text = AdaptiveStopping.describe(decision, target: rule.targetPrecisionPercent)
-            }
-            return "\(device.name) (\(device.udid)): \(text)"
-        }
+        Terminal.note(
+            "Wrote the allowed-dylibs list (\(Set(images.map(AllowedDylibs.itemName)).count) images) to \(path).")
     }
 }

@@ -19,9 +19,10 @@ import Testing
         let baseline = try TrendTests.folder(
             root, "base", median: 200, day: 1, udid: "UDID-A", seed: 1, trailing: trailing)
         let current = try TrendTests.folder(root, "head", median: 200, day: 2, udid: "UDID-A", seed: 2)
-        let report = GateReport(
-            baseline: try GateInput.load(path: baseline, role: .baseline),
-            current: try GateInput.load(path: current, role: .current), settings: GateSettings())
+        let report = try GateCheck(
+            baseline: try GateInput.load(path: baseline, role: .baseline), settings: GateSettings()
+        )
+        .report(current: try GateInput.load(path: current, role: .current))
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.baseline.values.count == 20)
         #expect((entry.baseline.median ?? 0) > 150 && (entry.baseline.median ?? 0) < 250)

@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    static func report(_ baseline: [Sample], _ current: [Sample], anyway: Bool = false) -> GateReport {
+    static func report(_ baseline: [Sample], _ current: [Sample], anyway: Bool = false) throws -> GateReport {
         var settings = GateSettings()
         settings.compareAnyway = anyway
         func input(_ samples: [Sample], _ path: String) -> GateInput {
@@ -27,11 +27,12 @@ import Testing
                 path: path, folder: ResultsFolder(url: URL(fileURLWithPath: path), manifest: nil, samples: samples),
                 appBundleID: samples.first?.appBundleID, samples: samples, referenceSamples: [])
         }
-        return GateReport(baseline: input(baseline, "/base"), current: input(current, "/head"), settings: settings)
+        return try GateCheck(baseline: input(baseline, "/base"), settings: settings).report(
+            current: input(current, "/head"))
     }
 
     @Test func anIOSUpdateUnderTheSameUDIDIsNotComparable() throws {
-        let report = Self.report(
+        let report = try Self.report(
             Self.samples(osVersion: "14.8", median: 300), Self.samples(osVersion: "15.0", median: 300))
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.verdict == .notComparable)
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test func anotherModelUnderTheSameUDIDIsNotComparableEvenWhenFaster() throws {
-        let report = Self.report(
+        let report = try Self.report(
             Self.samples(osVersion: "14.8", median: 300),
             Self.samples(productType: "iPhone14,5", osVersion: "14.8", median: 200))
         let entry = try #require(report.comparison?.entries.first)
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func anotherAppsBaselineIsNotComparable() throws {
-        let report = Self.report(
+        let report = try Self.report(
             Self.samples(osVersion: "14.8", app: "com.other", median: 300), Self.samples(osVersion: "14.8", median: 300)
         )
         let entry = try #require(report.comparison?.entries.first)
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func compareAnywayJudgesAndNamesTheChange() throws {
-        let report = Self.report(
+        let report = try Self.report(
             Self.samples(osVersion: "14.8", median: 300), Self.samples(osVersion: "15.0", median: 400), anyway: true)
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.verdict == .regression)
@@ -77,7 +78,7 @@ import Testing
     }
 
     @Test func theSameDeviceAndAppCompareAsBefore() throws {
-        let report = Self.report(
+        let report = try Self.report(
             Self.samples(osVersion: "14.8", median: 300), Self.samples(osVersion: "14.8", median: 300))
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.verdict == .unchanged && entry.changes.isEmpty)

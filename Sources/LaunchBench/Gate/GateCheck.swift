@@ -1,0 +1,91 @@
+import Foundation
+
+/// The gate over a finished run, one way for `compare` and `run` alike: the baseline comparison (when there
+/// is a baseline), the dylib guard (when there is an allow list) on the run's embedded frameworks and launches,
+/// the reference-app gaps (when the run kept a reference app's launches) and the adaptive sample sizes (when
+/// run.json recorded `--target-precision`).
+public struct GateCheck: Sendable {
+    /// What the run is compared with; `nil`: no comparison, the other checks still apply.
+    public var baseline: GateInput?
+    /// Threshold, significance, metrics.
+    public var settings: GateSettings
+    /// The dylib guard's allow list; `nil`: the guard is off.
+    public var allowed: AllowedDylibs?
+    /// The app's main executable, when known (a run knows its bundle; a results folder alone does not, and
+    /// the guard then recognises it by its shape).
+    public var executable: String?
+
+    /// A check; only `settings` is always needed.
+    public init(
+        baseline: GateInput? = nil, settings: GateSettings, allowed: AllowedDylibs? = nil, executable: String? = nil
+    ) {
+        self.baseline = baseline
+        self.settings = settings
+        self.allowed = allowed
+        self.executable = executable
+    }
+
+    /// The report over `current`.
+    /// - Throws: `GateError.noLaunches` when there is a baseline and `current` holds no launches.
+    public func report(current: GateInput) throws(GateError) -> GateReport {
+        var report = GateReport(
+            referenceGaps: ReferenceGap.gaps(
+                app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
+            sampleSizes: Self.sampleSizes(current))
+        if let baseline {
+            guard !current.samples.isEmpty else {
+                throw .noLaunches(.current, path: current.path, folder: current.folder.url)
+            }
+            report.baselinePath = baseline.path
+            report.currentPath = current.path
+            report.comparison = comparison(baseline, current, notes: &report.notes)
+        }
+        if let allowed {
+            let guardrail = DylibGuard(allowed: allowed, executable: executable)
+            report.dylibViolations =
+                guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
+                + guardrail.check(samples: current.samples)
+        }
+        return report
+    }
+
+    private func comparison(_ baseline: GateInput, _ current: GateInput, notes: inout [String]) -> GateComparison {
+        var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
+        if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
+            for index in comparison.entries.indices {
+                comparison.entries[index].markChanges(["app \(a) → \(b)"], compareAnyway: settings.compareAnyway)
+            }
+            notes.append(
+                settings.compareAnyway
+                    ? "The baseline measured \(a), the current run \(b): compared anyway (--compare-anyway)."
+                    : "The baseline measured \(a), the current run \(b): not comparable (pass --compare-anyway to "
+                        + "judge them all the same).")
+        }
+        notes +=
+            baseline.folder.notes.map { "baseline \(baseline.path): \($0)" }
+            + current.folder.notes.map { "current \(current.path): \($0)" }
+        return comparison
+    }
+
+    /// Per device, how many iterations the adaptive rule recorded in run.json took, in words; empty when the run
+    /// had no `--target-precision`.
+    static func sampleSizes(_ current: GateInput) -> [String] {
+        guard let options = current.folder.manifest?.options, let target = options.targetPrecisionPercent else {
+            return []
+        }
+        let rule = AdaptiveStopping(targetPrecisionPercent: target, maxIterations: options.maxIterations ?? 50)
+        let samples = current.samples
+        return GateComparison.devices(of: samples).map { device in
+            let cold = samples.filter { $0.deviceUDID == device.udid && $0.kind == .cold }
+            let iterations = Set(cold.map(\.iteration)).count
+            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(cold))
+            let text: String
+            if case .continue = decision {
+                text = "\(iterations) iterations (stopped early: the device was lost, stopped or the run interrupted)"
+            } else {
+                text = AdaptiveStopping.describe(decision, target: rule.targetPrecisionPercent)
+            }
+            return "\(device.name) (\(device.udid)): \(text)"
+        }
+    }
+}
