@@ -4,13 +4,12 @@ import Testing
 
 /// `launchbench emulator` as a user runs it: a foreground process, stopped with Ctrl-C.
 @Suite(
-    .enabled(if: BuiltProducts.launchbench != nil, "launchbench is not built: run swift build"),
     .timeLimit(.minutes(5))
 )
 struct EmulatorCommandTests {
     @Test(.enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"))
     func runsUntilInterruptedAndRemovesItsSocket() async throws {
-        let child = try ChildProcess(executable: BuiltProducts.launchbench!, arguments: ["emulator", "--devices", "2"])
+        let child = try LaunchbenchCLI.start(["emulator", "--devices", "2"])
         let first = try await child.readLine(timeout: .seconds(60))
         let line = try #require(first, "no address printed; stderr: \(child.standardError)")
         #expect(line.hasPrefix("USBMUXD_SOCKET_ADDRESS=UNIX:/"))
@@ -41,9 +40,9 @@ struct EmulatorCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("activity.jsonl")
-        let child = try ChildProcess(
-            executable: BuiltProducts.launchbench!,
-            arguments: ["emulator", "--devices", "1", "--time-scale", "0.1", "--activity-log", log.path])
+        let child = try LaunchbenchCLI.start([
+            "emulator", "--devices", "1", "--time-scale", "0.1", "--activity-log", log.path,
+        ])
         let first = try await child.readLine(timeout: .seconds(60))
         let line = try #require(first, "no address printed; stderr: \(child.standardError)")
         let address = String(line.dropFirst("USBMUXD_SOCKET_ADDRESS=".count))
@@ -80,16 +79,14 @@ struct EmulatorCommandTests {
         let missing = URL(fileURLWithPath: "/tmp/launchbench-missing-\(UUID().uuidString.prefix(8))")
 
         let socket = missing.appendingPathComponent("usbmuxd.sock").path
-        let unbound = try ChildProcess(
-            executable: BuiltProducts.launchbench!, arguments: ["emulator", "--socket", socket])
+        let unbound = try LaunchbenchCLI.start(["emulator", "--socket", socket])
         #expect(try await unbound.waitForExit(timeout: .seconds(60)) == 1, "\(unbound.standardError)")
         #expect(unbound.standardError.hasPrefix("Error: ") && unbound.standardError.contains(socket))
         #expect(unbound.standardError.components(separatedBy: "Error:").count == 2)
         #expect(!unbound.standardError.contains("Usage:"))
 
         let log = missing.appendingPathComponent("activity.jsonl").path
-        let child = try ChildProcess(
-            executable: BuiltProducts.launchbench!, arguments: ["emulator", "--devices", "1", "--activity-log", log])
+        let child = try LaunchbenchCLI.start(["emulator", "--devices", "1", "--activity-log", log])
         let first = try await child.readLine(timeout: .seconds(60))
         try #require(first?.hasPrefix("USBMUXD_SOCKET_ADDRESS=") == true, "stderr: \(child.standardError)")
         child.send(signal: SIGINT)
@@ -110,7 +107,7 @@ struct EmulatorCommandTests {
             (["--socket", "/tmp/" + String(repeating: "s", count: 110)], "at most 103"),
         ]
         for (arguments, expected) in cases {
-            let child = try ChildProcess(executable: BuiltProducts.launchbench!, arguments: ["emulator"] + arguments)
+            let child = try LaunchbenchCLI.start(["emulator"] + arguments)
             let status = try await child.waitForExit(timeout: .seconds(60))
             #expect(status == 64, "\(arguments)")
             #expect(child.standardError.contains(expected), "\(arguments): \(child.standardError)")

@@ -7,10 +7,8 @@ import Testing
 /// with a slow initializer), `compare` naming it, and `trend` over both.
 @Suite(.timeLimit(.minutes(5))) struct ExplainCommandTests {
     static func launchbench(_ arguments: [String]) async throws -> (status: Int32?, out: String, err: String) {
-        let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: ["NO_COLOR": "1"])
-        let status = try await child.waitForExit(timeout: .seconds(120))
-        return (status, child.standardOutput, child.standardError)
+        let outcome = try await LaunchbenchCLI.run(arguments, environment: ["NO_COLOR": "1"])
+        return (outcome.status, outcome.stdout, outcome.stderr)
     }
 
     @Test func theSlowerBuildsComparisonNamesTheNewDylib() async throws {

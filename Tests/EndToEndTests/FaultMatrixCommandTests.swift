@@ -9,15 +9,11 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct FaultMatrixCommandTests {
     typealias E = EndToEnd
 
-    private func launchbench() throws -> String {
-        try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-    }
-
     private func start(
         _ arguments: [String], lab: EmulatedLab, lockFolder: URL, extra: [String: String] = [:]
     ) throws -> ChildProcess {
-        try ChildProcess(
-            executable: try launchbench(), arguments: arguments,
+        try LaunchbenchCLI.start(
+            arguments,
             environment: [
                 "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
                 "LAUNCHBENCH_LOCK_DIR": lockFolder.path,
@@ -220,7 +216,8 @@ import Testing
             let child = try ChildProcess(
                 executable: "/bin/bash",
                 arguments: [
-                    "-c", script, try launchbench(), "run", app.url.path, "--iterations", "3", "--output", output.path,
+                    "-c", script, try LaunchbenchCLI.executable(), "run", app.url.path, "--iterations", "3", "--output",
+                    output.path,
                     "--grace", "3",
                 ],
                 environment: [
@@ -244,7 +241,8 @@ import Testing
             let child = try ChildProcess(
                 executable: "/bin/bash",
                 arguments: [
-                    "-c", script, try launchbench(), "run", app.url.path, "--iterations", "500", "--output",
+                    "-c", script, try LaunchbenchCLI.executable(), "run", app.url.path, "--iterations", "500",
+                    "--output",
                     output.path,
                 ],
                 environment: [
@@ -285,14 +283,14 @@ import Testing
 
     @Test(arguments: [["devices"], ["run", "X.app"]])
     func aBadUsbmuxdSocketAddressIsAUsageErrorNamingTheVariable(arguments: [String]) async throws {
-        let child = try ChildProcess(
-            executable: try launchbench(), arguments: arguments,
+        let child = try LaunchbenchCLI.start(
+            arguments,
             environment: ["USBMUXD_SOCKET_ADDRESS": "garbage", "LAUNCHBENCH_LOCK_DIR": E.temporaryFolder("locks").path])
         #expect(try await child.waitForExit(timeout: .seconds(30)) == 64)
         #expect(child.standardError.contains("USBMUXD_SOCKET_ADDRESS") && child.standardError.contains("garbage"))
         // --usbmuxd wins over the environment, so a good one makes the variable irrelevant.
-        let overridden = try ChildProcess(
-            executable: try launchbench(), arguments: ["devices", "--usbmuxd", "UNIX:/nonexistent/usbmuxd.sock"],
+        let overridden = try LaunchbenchCLI.start(
+            ["devices", "--usbmuxd", "UNIX:/nonexistent/usbmuxd.sock"],
             environment: ["USBMUXD_SOCKET_ADDRESS": "garbage"])
         #expect(try await overridden.waitForExit(timeout: .seconds(30)) != 64)
     }
@@ -326,14 +324,13 @@ import Testing
 
     /// `launchbench emulator --device-name … --hostile-names`: the names reach libimobiledevice verbatim.
     @Test func theEmulatorSwitchesGiveDevicesTheNamesAsked() async throws {
-        let emulator = try ChildProcess(
-            executable: try launchbench(),
-            arguments: ["emulator", "--devices", "3", "--device-name", "Plain, \"quoted\"", "--hostile-names"])
+        let emulator = try LaunchbenchCLI.start([
+            "emulator", "--devices", "3", "--device-name", "Plain, \"quoted\"", "--hostile-names",
+        ])
         let first = try await emulator.readLine(timeout: .seconds(60))
         let line = try #require(first, "no address printed; stderr: \(emulator.standardError)")
         let address = String(line.dropFirst("USBMUXD_SOCKET_ADDRESS=".count))
-        let devices = try ChildProcess(
-            executable: try launchbench(), arguments: ["devices", "--json", "--usbmuxd", address])
+        let devices = try LaunchbenchCLI.start(["devices", "--json", "--usbmuxd", address])
         let status = try await devices.waitForExit(timeout: .seconds(60))
         emulator.send(signal: SIGINT)
         _ = try await emulator.waitForExit(timeout: .seconds(60))
@@ -342,9 +339,9 @@ import Testing
         let names = Set(listed.compactMap { $0["name"] as? String })
         #expect(names == Set(["Plain, \"quoted\""] + EmulatedDeviceSpec.hostileNames.prefix(2)))
 
-        let tooMany = try ChildProcess(
-            executable: try launchbench(),
-            arguments: ["emulator", "--devices", "1", "--device-name", "a", "--device-name", "b"])
+        let tooMany = try LaunchbenchCLI.start([
+            "emulator", "--devices", "1", "--device-name", "a", "--device-name", "b",
+        ])
         #expect(try await tooMany.waitForExit(timeout: .seconds(30)) == 64)
         #expect(tooMany.standardError.contains("--device-name"))
     }

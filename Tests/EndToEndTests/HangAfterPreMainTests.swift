@@ -15,9 +15,8 @@ import Testing
             let app = try E.makeApp(
                 "Hangs", profile: E.profile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1])))))
             let output = E.temporaryFolder("hang-first").appendingPathComponent("results")
-            let child = try ChildProcess(
-                executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
-                arguments: [
+            let child = try LaunchbenchCLI.start(
+                [
                     "run", app.url.path, "--iterations", "4", "--warm", "0", "--timeout", "20", "--grace", "1",
                     "--env", "DYLD_INSERT_LIBRARIES=/usr/lib/libLaunchProbe.dylib", "--output", output.path,
                 ],

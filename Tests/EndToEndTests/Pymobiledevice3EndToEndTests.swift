@@ -133,14 +133,12 @@ struct Pymobiledevice3CommandTests {
     typealias E = EndToEnd
 
     @Test func ctrlCStopsTheSidecarAndKeepsTheSamples() async throws {
-        let launchbench = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
         let executable = try #require(Pymobiledevice3EndToEnd.executable)
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "15.8")) { lab in
             let app = try E.makeApp("SidecarSigint", profile: E.profile())
             let output = E.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
-            let child = try ChildProcess(
-                executable: launchbench,
-                arguments: [
+            let child = try LaunchbenchCLI.start(
+                [
                     "run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path,
                 ],
                 environment: [

@@ -8,13 +8,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
     typealias E = EndToEnd
 
-    private func launchbench() throws -> String {
-        try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
-    }
-
     private func start(_ arguments: [String], lab: EmulatedLab) throws -> ChildProcess {
-        try ChildProcess(
-            executable: try launchbench(), arguments: arguments,
+        try LaunchbenchCLI.start(
+            arguments,
             environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
     }
 
@@ -159,11 +155,9 @@ extension RealPymobiledevice3Tests {
     /// `LAUNCHBENCH_TUNNEL_TRACE` puts the emulator's TCP anomalies in the stderr a failure quotes).
     @Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {
         @Test func demoMeasuresFourEmulatedDevices() async throws {
-            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
             let output = EndToEnd.temporaryFolder("demo").appendingPathComponent("results")
-            let child = try ChildProcess(
-                executable: executable,
-                arguments: ["demo", "--iterations", "2", "--output", output.path],
+            let child = try LaunchbenchCLI.start(
+                ["demo", "--iterations", "2", "--output", output.path],
                 environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")
@@ -202,11 +196,9 @@ extension RealPymobiledevice3Tests {
 
         /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options).
         @Test func aRuntimeFailureExitsOneWithTheMessageOnce() async throws {
-            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
             let file = EndToEnd.temporaryFolder("demo-fail").appendingPathComponent("not-a-folder")
             try Data("x".utf8).write(to: file)
-            let child = try ChildProcess(
-                executable: executable, arguments: ["demo", "--iterations", "1", "--output", file.path])
+            let child = try LaunchbenchCLI.start(["demo", "--iterations", "1", "--output", file.path])
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "stderr: \(child.standardError)")
             #expect(child.standardError.contains("Error: Will not write results into \(file.path)"))
             #expect(child.standardError.components(separatedBy: "Error:").count == 2)
@@ -215,12 +207,10 @@ extension RealPymobiledevice3Tests {
 
         /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
         @Test func theSeedRepeatsTheEmulatedFigures() async throws {
-            let executable = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
             func figures(seed: Int) async throws -> [String: Double] {
                 let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
-                let child = try ChildProcess(
-                    executable: executable,
-                    arguments: ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
+                let child = try LaunchbenchCLI.start(
+                    ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
                     environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
                 let status = try await child.waitForExit(timeout: .seconds(120))
                 #expect(status == 0, "stderr: \(child.standardError)")

@@ -9,19 +9,10 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct RunGateCommandTests {
     typealias E = EndToEnd
 
-    struct Outcome {
-        var exitStatus: Int32?
-        var standardOutput: String
-        var standardError: String
-    }
-
-    private func run(_ arguments: [String], lab: EmulatedLab) async throws -> Outcome {
-        let child = try ChildProcess(
-            executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
-            arguments: ["run"] + arguments + ["--timeout", "20", "--grace", "3", "--warm", "0"],
-            environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
-        let status = try await child.waitForExit(timeout: .seconds(180))
-        return Outcome(exitStatus: status, standardOutput: child.standardOutput, standardError: child.standardError)
+    private func run(_ arguments: [String], lab: EmulatedLab) async throws -> LaunchbenchCLI.Outcome {
+        try await LaunchbenchCLI.run(
+            ["run"] + arguments + ["--timeout", "20", "--grace", "3", "--warm", "0"],
+            environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"], timeout: .seconds(180))
     }
 
     /// The default profile with every figure scaled.
@@ -47,7 +38,7 @@ import Testing
             let app = try E.makeApp("Gate", profile: E.profile())
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "8", "--output", baseline.path], lab: lab)
-            #expect(first.exitStatus == 0, "\(first.standardError)")
+            #expect(first.status == 0, "\(first.stderr)")
 
             let same = try await run(
                 [
@@ -55,8 +46,8 @@ import Testing
                     "--baseline", baseline.path,
                 ],
                 lab: lab)
-            #expect(same.exitStatus == 0, "\(same.standardOutput)\(same.standardError)")
-            #expect(same.standardOutput.contains("Gate: PASSED — 2 unchanged"))
+            #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+            #expect(same.stdout.contains("Gate: PASSED — 2 unchanged"))
 
             let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let junit = folder.appendingPathComponent("gate.xml")
@@ -67,8 +58,8 @@ import Testing
                     "--junit", junit.path,
                 ],
                 lab: lab)
-            #expect(slower.exitStatus == 2, "\(slower.standardOutput)\(slower.standardError)")
-            #expect(slower.standardOutput.contains("Gate: FAILED — 2 regressions"))
+            #expect(slower.status == 2, "\(slower.stdout)\(slower.stderr)")
+            #expect(slower.stdout.contains("Gate: FAILED — 2 regressions"))
             #expect(
                 try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "type=\"regression\"").count == 3
             )
@@ -78,8 +69,8 @@ import Testing
             let noBaseline = try await run(
                 [app.url.path, "--output", folder.appendingPathComponent("never").path, "--baseline", missing.path],
                 lab: lab)
-            #expect(noBaseline.exitStatus == 5)
-            #expect(noBaseline.standardError.contains("Baseline not found at \(missing.path)"))
+            #expect(noBaseline.status == 5)
+            #expect(noBaseline.stderr.contains("Baseline not found at \(missing.path)"))
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("never").path))
         }
     }
@@ -94,7 +85,7 @@ import Testing
                     app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("record").path,
                     "--write-allowed-dylibs", list.path,
                 ], lab: lab)
-            #expect(record.exitStatus == 0, "\(record.standardError)")
+            #expect(record.status == 0, "\(record.stderr)")
             let text = try String(contentsOf: list, encoding: .utf8)
             #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["SampleKit.framework"])
             // DYLD_PRINT_LIBRARIES was on: the launches saw the framework load.
@@ -107,9 +98,9 @@ import Testing
                     "--allowed-dylibs", list.path,
                 ],
                 lab: lab)
-            #expect(passing.exitStatus == 0, "\(passing.standardOutput)\(passing.standardError)")
+            #expect(passing.status == 0, "\(passing.stdout)\(passing.stderr)")
             #expect(
-                passing.standardOutput.contains(
+                passing.stdout.contains(
                     "Dylib guard: every image loaded from the app bundle is in the allowed list."))
 
             // A dylib added to the app's Frameworks: the gate fails before launching and names it.
@@ -121,9 +112,9 @@ import Testing
                     "--allowed-dylibs", list.path,
                 ],
                 lab: lab)
-            #expect(failing.exitStatus == 2, "\(failing.standardOutput)\(failing.standardError)")
+            #expect(failing.status == 2, "\(failing.stdout)\(failing.stderr)")
             #expect(
-                failing.standardOutput.contains(
+                failing.stdout.contains(
                     "Frameworks/Tracker.framework is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."
                 ))
 
@@ -137,9 +128,9 @@ import Testing
                     "--allowed-dylibs", list.path,
                 ],
                 lab: lab)
-            #expect(loaded.exitStatus == 2, "\(loaded.standardOutput)\(loaded.standardError)")
+            #expect(loaded.status == 2, "\(loaded.stdout)\(loaded.stderr)")
             #expect(
-                loaded.standardOutput.contains(
+                loaded.stdout.contains(
                     "PlugIns/libHidden.dylib loaded at launch on \(lab.devices[0].name) (\(lab.devices[0].udid)), cold launch, iteration 1"
                 ))
         }
@@ -154,7 +145,7 @@ import Testing
             let child = try await run(
                 [app.url.path, "--iterations", "6", "--output", output.path, "--reference-app", empty.url.path],
                 lab: lab)
-            #expect(child.exitStatus == 0, "\(child.standardError)")
+            #expect(child.status == 0, "\(child.stderr)")
             let main = try E.samplesOnDisk(output)
             let reference = try E.samplesOnDisk(output.appendingPathComponent("reference"))
             #expect(main.count == 6 && main.allSatisfy { $0.appBundleID == app.bundleID })
@@ -167,12 +158,12 @@ import Testing
             }
             // Nominal pre-main 280 ms vs 140 ms: the gap is about 140 ms.
             let line = try #require(
-                child.standardOutput.split(separator: "\n").first { $0.contains("above the reference app") })
+                child.stdout.split(separator: "\n").first { $0.contains("above the reference app") })
             let gap = try #require(Double(line.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]))
             #expect(gap > 100 && gap < 180, "\(line)")
             // compare reads the reference launches of the current folder too.
-            let compare = try ChildProcess(
-                executable: try #require(BuiltProducts.launchbench), arguments: ["compare", output.path, output.path],
+            let compare = try LaunchbenchCLI.start(
+                ["compare", output.path, output.path],
                 environment: ["NO_COLOR": "1"])
             #expect(try await compare.waitForExit(timeout: .seconds(60)) == 0)
             #expect(compare.standardOutput.contains("above the reference app"))
@@ -186,10 +177,10 @@ import Testing
             let output = folder.appendingPathComponent("results")
             let child = try await run(
                 [app.url.path, "--output", output.path, "--target-precision", "3", "--max-iterations", "25"], lab: lab)
-            #expect(child.exitStatus == 0, "\(child.standardError)")
+            #expect(child.status == 0, "\(child.stderr)")
             let cold = try E.samplesOnDisk(output).filter { $0.kind == .cold }
             #expect(cold.count >= 6 && cold.count <= 25)
-            #expect(child.standardOutput.contains("\(cold.count) iterations"))
+            #expect(child.stdout.contains("\(cold.count) iterations"))
             let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
             #expect(manifest.options?.targetPrecisionPercent == 3)
             #expect(manifest.options?.maxIterations == 25)
@@ -202,18 +193,18 @@ import Testing
             let app = try E.makeApp("Verdict", profile: E.profile())
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
-            #expect(first.exitStatus == 0, "\(first.standardError)")
+            #expect(first.status == 0, "\(first.stderr)")
 
             // The same app: settled as unchanged within ±5 % before the cap.
             let same = folder.appendingPathComponent("same")
             let aa = try await run(
                 [app.url.path, "--output", same.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
-            #expect(aa.exitStatus == 0, "\(aa.standardOutput)\(aa.standardError)")
+            #expect(aa.status == 0, "\(aa.stdout)\(aa.stderr)")
             let sameLaunches = try E.samplesOnDisk(same).filter { $0.kind == .cold }.count
             #expect(sameLaunches >= 5 && sameLaunches < 30, "\(sameLaunches)")
             #expect(
-                aa.standardOutput.contains("Unchanged within ±5 % after \(sameLaunches) launches"),
-                "\(aa.standardOutput)")
+                aa.stdout.contains("Unchanged within ±5 % after \(sameLaunches) launches"),
+                "\(aa.stdout)")
             let manifest = try RunManifest.read(from: same.appendingPathComponent("run.json"))
             #expect(manifest.options?.maxIterations == 30)
             #expect(
@@ -226,10 +217,10 @@ import Testing
             let slower = folder.appendingPathComponent("slower")
             let regressed = try await run(
                 [slow.url.path, "--output", slower.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
-            #expect(regressed.exitStatus == 2, "\(regressed.standardOutput)\(regressed.standardError)")
+            #expect(regressed.status == 2, "\(regressed.stdout)\(regressed.stderr)")
             let slowLaunches = try E.samplesOnDisk(slower).filter { $0.kind == .cold }.count
             #expect(slowLaunches <= 8, "\(slowLaunches)")
-            #expect(regressed.standardOutput.contains("Slower after \(slowLaunches) launches"))
+            #expect(regressed.stdout.contains("Slower after \(slowLaunches) launches"))
 
         }
     }
@@ -243,17 +234,16 @@ import Testing
         let current = folder.appendingPathComponent("ios15")
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
             let first = try await run([app.url.path, "--iterations", "6", "--output", baseline.path], lab: lab)
-            #expect(first.exitStatus == 0, "\(first.standardError)")
+            #expect(first.status == 0, "\(first.stderr)")
         }
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "15.7")) { lab in
             let gated = try await run(
                 [app.url.path, "--iterations", "6", "--output", current.path, "--baseline", baseline.path], lab: lab)
-            #expect(gated.exitStatus == 3, "\(gated.standardOutput)\(gated.standardError)")
-            #expect(gated.standardOutput.contains("Not comparable: iOS 14.8 → 15.7"), "\(gated.standardOutput)")
+            #expect(gated.status == 3, "\(gated.stdout)\(gated.stderr)")
+            #expect(gated.stdout.contains("Not comparable: iOS 14.8 → 15.7"), "\(gated.stdout)")
         }
-        let compare = try ChildProcess(
-            executable: try #require(BuiltProducts.launchbench),
-            arguments: ["compare", baseline.path, current.path, "--compare-anyway"], environment: ["NO_COLOR": "1"])
+        let compare = try LaunchbenchCLI.start(
+            ["compare", baseline.path, current.path, "--compare-anyway"], environment: ["NO_COLOR": "1"])
         let status = try await compare.waitForExit(timeout: .seconds(60))
         #expect(status == 0 || status == 2, "\(compare.standardOutput)\(compare.standardError)")
         #expect(compare.standardOutput.contains("Compared anyway (--compare-anyway) across iOS 14.8 → 15.7"))
@@ -269,14 +259,14 @@ import Testing
             let slow = try E.makeApp("Capped", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
-            #expect(first.exitStatus == 0, "\(first.standardError)")
+            #expect(first.status == 0, "\(first.stderr)")
             let cap = try await run(
                 [
                     slow.url.path, "--output", folder.appendingPathComponent("capped").path, "--baseline",
                     baseline.path, "--until-verdict", "--max-iterations", "5", "--threshold", "30",
                 ], lab: lab)
-            #expect(cap.exitStatus == 3, "\(cap.standardOutput)\(cap.standardError)")
-            #expect(cap.standardOutput.contains("Not settled after 5 launches"), "\(cap.standardOutput)")
+            #expect(cap.status == 3, "\(cap.stdout)\(cap.stderr)")
+            #expect(cap.stdout.contains("Not settled after 5 launches"), "\(cap.stdout)")
         }
     }
 }

@@ -10,14 +10,9 @@ import Testing
     typealias E = EndToEnd
 
     private func launchbench(_ arguments: [String], usbmuxd: String? = nil) async throws -> (Int32?, String, String) {
-        let child = try ChildProcess(
-            executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
-            arguments: arguments,
-            environment: ["NO_COLOR": "1"].merging(
-                usbmuxd.map { ["USBMUXD_SOCKET_ADDRESS": $0] } ?? [:]
-            ) { $1 })
-        let status = try await child.waitForExit(timeout: .seconds(180))
-        return (status, child.standardOutput, child.standardError)
+        let environment = ["NO_COLOR": "1"].merging(usbmuxd.map { ["USBMUXD_SOCKET_ADDRESS": $0] } ?? [:]) { $1 }
+        let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(180))
+        return (outcome.status, outcome.stdout, outcome.stderr)
     }
 
     private func run(_ app: URL, output: URL, usbmuxd: String) async throws {

@@ -14,9 +14,8 @@ import Testing
             let folder = EndToEnd.temporaryFolder("sidecar-env")
             let recorded = folder.appendingPathComponent("environment.txt")
             let standIn = PackageRoot.at("Tests/LaunchEnginesTests/Fixtures/pymobiledevice3/pymobiledevice3").path
-            let child = try ChildProcess(
-                executable: try #require(BuiltProducts.launchbench, "build first: swift build --build-tests"),
-                arguments: [
+            let child = try LaunchbenchCLI.start(
+                [
                     "run", app.url.path, "--iterations", "1", "--warm", "0", "--output",
                     folder.appendingPathComponent("results").path,
                 ],

@@ -11,7 +11,7 @@ import Testing
             let script = try #require(
                 ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) },
                 "util-linux's script is missing")
-            let binary = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
+            let binary = try LaunchbenchCLI.executable()
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("tty-\(UUID().uuidString)")
             let command = (["env"] + environment + [binary, "demo", "--iterations", "2", "--output", output.path])
                 .map { "'\($0)'" }.joined(separator: " ")

@@ -8,12 +8,10 @@ import Testing
 /// others finish every launch, the unplugged one's launch is `device-lost`, and nothing measured is lost.
 @Suite(.timeLimit(.minutes(5))) struct UnplugMidRunTests {
     @Test func oneOfFourPhonesUnpluggedMidRunLosesOnlyItsOwnLaunches() async throws {
-        let binary = try #require(BuiltProducts.launchbench, "build first: swift build --build-tests")
         let folder = EndToEnd.temporaryFolder("unplug")
         let socket = "/tmp/lb-unplug-\(UUID().uuidString.prefix(8)).sock"
-        let emulator = try ChildProcess(
-            executable: binary,
-            arguments: ["emulator", "--devices", "4", "--ios", "14.8", "--time-scale", "0.5", "--socket", socket],
+        let emulator = try LaunchbenchCLI.start(
+            ["emulator", "--devices", "4", "--ios", "14.8", "--time-scale", "0.5", "--socket", socket],
             writableInput: true)
         defer { emulator.send(signal: SIGTERM) }
         let first = try await emulator.readLine(timeout: .seconds(30))
@@ -22,9 +20,8 @@ import Testing
 
         let app = PackageRoot.at("Fixtures/SampleApp/Sample.app").path
         let output = folder.appendingPathComponent("results")
-        let run = try ChildProcess(
-            executable: binary,
-            arguments: [
+        let run = try LaunchbenchCLI.start(
+            [
                 "run", app, "--iterations", "20", "--warm", "0", "--grace", "1", "--output", output.path,
                 "--env", "DYLD_INSERT_LIBRARIES=/usr/lib/libLaunchProbe.dylib",
             ],

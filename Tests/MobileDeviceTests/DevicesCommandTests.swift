@@ -7,14 +7,9 @@ import Testing
 /// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
 /// address goes to the child only; this process's environment is never changed).
 @Suite(.timeLimit(.minutes(5))) struct DevicesCommandTests {
-    func launchbench() throws -> String {
-        try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
-    }
-
     func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32?, String, String) {
-        let child = try ChildProcess(executable: try launchbench(), arguments: arguments, environment: environment)
-        let status = try await child.waitForExit(timeout: .seconds(60))
-        return (status, child.standardOutput, child.standardError)
+        let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(60))
+        return (outcome.status, outcome.stdout, outcome.stderr)
     }
 
     @Test func unreachableSocketExitsOneWithTheReasonAndTheFix() async throws {

@@ -5,23 +5,8 @@ import Testing
 
 /// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
 @Suite(.timeLimit(.minutes(5))) struct ReportCommandTests {
-    struct Result {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
-    }
-
-    static func binary() throws -> URL {
-        guard let path = BuiltProducts.launchbench else {
-            throw LaunchBenchError.fileNotFound(
-                path: ".build", what: "The launchbench binary (run `swift build --build-tests` first)")
-        }
-        return URL(fileURLWithPath: path)
-    }
-
-    static func run(_ arguments: [String]) async throws -> Result {
-        let result = try await ChildProcess.run(try binary().path, arguments, environment: ["NO_COLOR": "1"])
-        return Result(status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr)
+    static func run(_ arguments: [String]) async throws -> LaunchbenchCLI.Outcome {
+        try await LaunchbenchCLI.run(arguments, environment: ["NO_COLOR": "1"])
     }
 
     @Test func regeneratesTheExportsAndPrintsTheTable() async throws {
@@ -29,7 +14,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try await Self.run(["report", dir.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let table = String(decoding: result.stdout, as: UTF8.self)
+        let table = result.stdout
         #expect(table.contains("Ana's iPhone — iPhone 11 (iPhone12,1) · iOS 14.8"))
         #expect(table.contains("cold  total_premain_ms          6     1  352.6  359.5   365.8"))
         #expect(result.stderr.contains("wrote samples.csv, summary.csv, images.csv, summary.json, report.html"))
@@ -44,8 +29,8 @@ import Testing
         let result = try await Self.run(["report", dir.path, "--format", "csv", "--print-only"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("summary.csv").path))
-        #expect(result.stdout.first == UInt8(ascii: "d"), "no BOM on stdout")
-        let rows = CSVWriterTests.parse(String(decoding: result.stdout, as: UTF8.self))
+        #expect(result.stdoutData.first == UInt8(ascii: "d"), "no BOM on stdout")
+        let rows = CSVWriterTests.parse(result.stdout)
         #expect(rows.count == 37)
         #expect(result.stderr.contains("note: samples.jsonl line 32 is cut off"))
     }
@@ -60,7 +45,7 @@ import Testing
         let markdown = try String(contentsOf: output, encoding: .utf8)
         #expect(markdown.hasPrefix("### Launch times of com.example.sample"))
         let json = try await Self.run(["report", dir.path, "--format", "json", "--print-only"])
-        let document = try JSONCoding.decoder().decode(SummaryDocument.self, from: json.stdout)
+        let document = try JSONCoding.decoder().decode(SummaryDocument.self, from: json.stdoutData)
         #expect(document.devices.count == 2)
     }
 

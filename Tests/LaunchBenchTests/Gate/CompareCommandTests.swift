@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LaunchBench
@@ -20,7 +21,7 @@ import Testing
         return url
     }
 
-    static func run(_ arguments: [String]) async throws -> ReportCommandTests.Result {
+    static func run(_ arguments: [String]) async throws -> LaunchbenchCLI.Outcome {
         try await ReportCommandTests.run(["compare"] + arguments)
     }
 
@@ -31,7 +32,7 @@ import Testing
         let b = try Self.folder(GateSamples.cold(Self.model.totals(count: 20, seed: 101)))
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path])
-        let out = String(decoding: result.stdout, as: UTF8.self)
+        let out = result.stdout
         #expect(result.status == 0, "\(out)\(result.stderr)")
         #expect(out.contains("Gate: PASSED — 1 unchanged"))
         // summary.json stands for its folder (the launches come from the samples.jsonl next to it).
@@ -47,7 +48,7 @@ import Testing
         let markdown = a.appendingPathComponent("gate.md")
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path, "--junit", junit.path, "--markdown", markdown.path])
-        let out = String(decoding: result.stdout, as: UTF8.self)
+        let out = result.stdout
         #expect(result.status == 2, "\(out)\(result.stderr)")
         #expect(out.contains("REGRESSION"))
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("<failure message=\"Slower by +"))
@@ -56,7 +57,7 @@ import Testing
         #expect(try await Self.run([a.path, b.path, "--threshold", "20"]).status == 0)
         let json = try await Self.run([a.path, b.path, "--format", "json"])
         #expect(json.status == 2)
-        let root = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let root = try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any]
         #expect(root?["exit_code"] as? Int == 2)
     }
 
@@ -83,7 +84,7 @@ import Testing
         let b = try Self.folder(failing)
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path])
-        let out = String(decoding: result.stdout, as: UTF8.self)
+        let out = result.stdout
         #expect(result.status == 3, "\(out)")
         #expect(out.contains("Too many launches failed to judge: 16 of 20 in the current run"))
     }
@@ -114,7 +115,7 @@ import Testing
         try "# approved\nAlamofire.framework\n".write(to: list, atomically: true, encoding: .utf8)
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path, "--allowed-dylibs", list.path])
-        let out = String(decoding: result.stdout, as: UTF8.self)
+        let out = result.stdout
         #expect(result.status == 2, "\(out)")
         #expect(
             out.contains(

@@ -6,9 +6,8 @@ import Testing
 /// `launchbench parse` as a user runs it: the built binary in a subprocess.
 @Suite(.timeLimit(.minutes(5))) struct ParseCommandTests {
     func run(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
-        let binary = try #require(BuiltProducts.launchbench, "build the launchbench executable first (swift build)")
-        let result = try await ChildProcess.run(binary, arguments, stdin: stdin)
-        return (result.status ?? -1, String(decoding: result.stdout, as: UTF8.self), result.stderr)
+        let result = try await LaunchbenchCLI.run(arguments, stdin: stdin)
+        return (result.status ?? -1, result.stdout, result.stderr)
     }
 
     func fixture(_ prefix: String) throws -> String {
