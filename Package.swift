@@ -63,6 +63,8 @@ let package = Package(
             name: "LaunchBenchTests",
             dependencies: [
                 "LaunchBench", "TestSupport",
+                // The gate's error rates on the emulated app's launches (Gate/EmulatedLaunches.swift).
+                "DeviceEmulator",
                 // The marker format's contract: LaunchProbe prints what the parser reads.
                 .product(name: "LaunchProbe", package: "LaunchProbe"),
                 // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).

@@ -5,9 +5,7 @@ import Testing
 
 @testable import DeviceEmulator
 
-/// The CI gate on launches of the emulated app itself: each launch is planned by the emulator's
-/// `LaunchPlanner` (the profile's phases with its seeded noise), printed as dyld prints it, and read
-/// back by the core's parser — the same figures `launchbench run` records, without the socket stack.
+/// The CI gate's error rates on launches of the emulated app itself (`EmulatedLaunches`).
 @Suite struct GateEmulatedPowerTests {
     static func profile(seed: UInt64, scale: Double = 1, noise: Double = 0.05) -> AppProfile {
         AppProfile(
@@ -20,22 +18,8 @@ import Testing
             ], noise: noise, seed: seed)
     }
 
-    /// `count` cold launches of the app with `profile` on an emulated iPhone 11 (iOS 14.8 with an
-    /// override variable, so dyld prints its statistics), as samples.
     static func samples(_ profile: AppProfile, count: Int) -> [Sample] {
-        let app = LaunchPlanTests.app(profile)
-        let planner = LaunchPlanTests.planner(OSVersion(14, 8), model: "iPhone12,1")
-        let environment = ["DYLD_PRINT_STATISTICS": "1", "DYLD_INSERT_LIBRARIES": "/usr/lib/libLaunchProbe.dylib"]
-        return (1...count).map { n in
-            let plan = planner.plan(app: app, environment: environment, kind: .cold, launchNumber: n)
-            let record = LaunchLogParser.parse(plan.allOutput).first ?? LaunchRecord()
-            return Sample(
-                runID: "power", deviceUDID: "00008030-001A2D4E0C388001", deviceName: "Emulated iPhone 11",
-                productType: "iPhone12,1", osVersion: "14.8", appBundleID: app.bundleID, appVersion: "1.2",
-                iteration: n,
-                kind: .cold, status: record.totalPremainMs == nil ? .noMetrics : .ok, metrics: record.metrics,
-                startedAt: Date(timeIntervalSince1970: Double(n)))
-        }
+        EmulatedLaunches.samples(EmulatedLaunches.app(profile), count: count, runID: "power")
     }
 
     /// A/A: 400 pairs of runs of the same profile (same 5 % noise, different seeds), 20 launches each.

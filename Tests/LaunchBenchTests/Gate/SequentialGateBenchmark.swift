@@ -25,13 +25,7 @@ import Testing
 
     /// The gate metric (`total_premain_ms`) of `count` launches of `kind`.
     static func values(_ profile: AppProfile, kind: LaunchKindName, count: Int) -> [Double] {
-        let app = LaunchPlanTests.app(profile)
-        let planner = LaunchPlanTests.planner(OSVersion(14, 8), model: "iPhone12,1")
-        let environment = ["DYLD_PRINT_STATISTICS": "1", "DYLD_INSERT_LIBRARIES": "/usr/lib/libLaunchProbe.dylib"]
-        return (1...count).compactMap { n in
-            let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: n)
-            return LaunchLogParser.parse(plan.allOutput).first?.totalPremainMs
-        }
+        EmulatedLaunches.records(EmulatedLaunches.app(profile), kind: kind, count: count).compactMap(\.totalPremainMs)
     }
 
     struct Row {

@@ -8,29 +8,10 @@ import Testing
 /// profile (`Fixtures/SampleApp`) adds `Frameworks/Analytics.framework` with a 40 ms initializer.
 @Suite struct GateExplanationTests {
     static func samples(build: String, seed: UInt64, count: Int = 20) throws -> [Sample] {
-        var profile = try AppProfile.decode(
-            Data(contentsOf: FixturePaths.sampleApp.appendingPathComponent(AppProfile.fileName)))
+        var profile = try EmulatedLaunches.sampleAppProfile()
         profile.seed = seed
-        var app = LaunchPlanTests.app(profile)
-        app.version = build
-        app.frameworks = ["SampleKit.framework", "SampleNetworking.framework", "libSampleAnalytics.dylib"]
-        let planner = LaunchPlanTests.planner(OSVersion(14, 8), model: "iPhone12,1")
-        let environment = [
-            "DYLD_PRINT_STATISTICS": "1", "DYLD_PRINT_LIBRARIES": "1",
-            "DYLD_INSERT_LIBRARIES": "/usr/lib/libLaunchProbe.dylib",
-        ]
-        return (1...count).map { n in
-            let plan = planner.plan(app: app, environment: environment, kind: .cold, launchNumber: n)
-            let record = LaunchLogParser.parse(plan.allOutput).first ?? LaunchRecord()
-            return Sample(
-                runID: "build-\(build)", deviceUDID: "00008030-001A2D4E0C388001", deviceName: "Emulated iPhone 11",
-                productType: "iPhone12,1", osVersion: "14.8", appBundleID: app.bundleID, appVersion: "1.2 (\(build))",
-                iteration: n, kind: .cold, status: record.totalPremainMs == nil ? .noMetrics : .ok,
-                metrics: record.metrics,
-                startedAt: Date(timeIntervalSince1970: Double(n)),
-                bundleImages: record.loadedLibraries.compactMap(\.pathInsideAppBundle),
-                initializers: record.imageInitializers)
-        }
+        return EmulatedLaunches.samples(
+            EmulatedLaunches.app(profile, build: build), count: count, runID: "build-\(build)", libraries: true)
     }
 
     static func report() throws -> GateReport {
