@@ -1,6 +1,7 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
+import LaunchEngines
 import MobileDevice
 import TestSupport
 import Testing
@@ -8,6 +9,11 @@ import Testing
 /// Apps, plans and runs for the end-to-end tests: the real runner over the real libimobiledevice
 /// (MobileDeviceDriver) against emulated iPhones in the process-wide `SharedTestLab`.
 enum EndToEnd {
+    /// For a child whose subject is not pymobiledevice3 (the terminal display, the demo's seed): a path that is
+    /// not a program, so the locator finds none and the demo runs its iOS 10–16 phones only, without Python's
+    /// CPU beside the suites that need it (those run one at a time, in `RealPymobiledevice3Tests`).
+    static let withoutPymobiledevice3 = [Pymobiledevice3Locator.environmentVariable: "/nonexistent/pymobiledevice3"]
+
     /// A fresh temp folder.
     static func temporaryFolder(_ label: String) -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(

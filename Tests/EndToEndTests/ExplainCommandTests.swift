@@ -4,10 +4,13 @@ import TestSupport
 import Testing
 
 /// The README's recipe through the real binary: a demo baseline, a demo of build 35 (one more framework
-/// with a slow initializer), `compare` naming it, and `trend` over both.
+/// with a slow initializer), `compare` naming it, and `trend` over both. Without pymobiledevice3: its Python
+/// beside every other suite was the suite's largest CPU cost, and the iOS 17+ and kdebug paths of the demo
+/// are `DemoCommandTests`' and `KdebugEndToEndTests`' subject.
 @Suite(.timeLimit(.minutes(5))) struct ExplainCommandTests {
     static func launchbench(_ arguments: [String]) async throws -> (status: Int32?, out: String, err: String) {
-        let outcome = try await LaunchbenchCLI.run(arguments, environment: ["NO_COLOR": "1"])
+        let outcome = try await LaunchbenchCLI.run(
+            arguments, environment: EndToEnd.withoutPymobiledevice3.merging(["NO_COLOR": "1"]) { $1 })
         return (outcome.status, outcome.stdout, outcome.stderr)
     }
 
@@ -43,9 +46,9 @@ import Testing
         #expect(trend.status == 0, "stderr: \(trend.err)")
         #expect(trend.err.contains("skipped"))
         let rows = trend.out.components(separatedBy: "\r\n").filter { $0.contains(",cold,total_premain_ms,") }
-        // Devices with pre-main phases: three from dyld's statistics, and with pymobiledevice3 three more from
-        // kdebug; each in two runs.
-        let measured = Pymobiledevice3EndToEnd.executable == nil ? 3 : 6
+        // Devices with pre-main phases: the three whose dyld prints its statistics (without pymobiledevice3 the
+        // iOS 16 phone has markers only); each in two runs.
+        let measured = 3
         #expect(rows.count == measured * 2)
         #expect(rows.first?.hasPrefix("1,\(base),") == true)  // in the order the runs started, not as given
         #expect(rows.filter { $0.contains(",regression,") }.count == measured)

@@ -204,27 +204,31 @@ extension RealPymobiledevice3Tests {
             #expect(child.standardError.components(separatedBy: "Error:").count == 2)
             #expect(!child.standardError.contains("Usage:"))
         }
+    }
+}
 
-        /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
-        @Test func theSeedRepeatsTheEmulatedFigures() async throws {
-            func figures(seed: Int) async throws -> [String: Double] {
-                let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
-                let child = try LaunchbenchCLI.start(
-                    ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
-                    environment: ["NO_COLOR": "1", "LAUNCHBENCH_TUNNEL_TRACE": "1"])
-                let status = try await child.waitForExit(timeout: .seconds(120))
-                #expect(status == 0, "stderr: \(child.standardError)")
-                #expect(child.standardError.contains("--seed \(seed)"))
-                var result: [String: Double] = [:]
-                for sample in try EndToEnd.samplesOnDisk(output) {
-                    result["\(sample.deviceUDID) \(sample.kind)"] = sample[.firstFrameMs]
-                }
-                return result
+/// `launchbench demo`'s noise seed, without pymobiledevice3 (its subject is the emulated figures, not the
+/// iOS 17+ path, which `DemoCommandTests` covers): it runs beside the other suites.
+@Suite(.timeLimit(.minutes(5))) struct DemoSeedTests {
+    /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
+    @Test func theSeedRepeatsTheEmulatedFigures() async throws {
+        func figures(seed: Int) async throws -> [String: Double] {
+            let output = EndToEnd.temporaryFolder("demo-seed").appendingPathComponent("results")
+            let child = try LaunchbenchCLI.start(
+                ["demo", "--iterations", "1", "--seed", "\(seed)", "--output", output.path],
+                environment: EndToEnd.withoutPymobiledevice3.merging(["NO_COLOR": "1"]) { $1 })
+            let status = try await child.waitForExit(timeout: .seconds(120))
+            #expect(status == 0, "stderr: \(child.standardError)")
+            #expect(child.standardError.contains("--seed \(seed)"))
+            var result: [String: Double] = [:]
+            for sample in try EndToEnd.samplesOnDisk(output) {
+                result["\(sample.deviceUDID) \(sample.kind)"] = sample[.firstFrameMs]
             }
-            let first = try await figures(seed: 7)
-            #expect(first.count == (Pymobiledevice3EndToEnd.executable == nil ? 8 : 12))  // 4 or 6 phones × cold, warm
-            #expect(try await figures(seed: 7) == first)
-            #expect(try await figures(seed: 8) != first)
+            return result
         }
+        let first = try await figures(seed: 7)
+        #expect(first.count == 8)  // 4 phones × cold, warm
+        #expect(try await figures(seed: 7) == first)
+        #expect(try await figures(seed: 8) != first)
     }
 }

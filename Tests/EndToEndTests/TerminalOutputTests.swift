@@ -13,8 +13,10 @@ import Testing
                 "util-linux's script is missing")
             let binary = try LaunchbenchCLI.executable()
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("tty-\(UUID().uuidString)")
-            let command = (["env"] + environment + [binary, "demo", "--iterations", "2", "--output", output.path])
-                .map { "'\($0)'" }.joined(separator: " ")
+            let pymobiledevice3 = EndToEnd.withoutPymobiledevice3.map { "\($0.key)=\($0.value)" }
+            // env's options (-u) come before its assignments.
+            let demo = [binary, "demo", "--iterations", "2", "--output", output.path]
+            let command = (["env"] + environment + pymobiledevice3 + demo).map { "'\($0)'" }.joined(separator: " ")
             let child = try ChildProcess(executable: script, arguments: ["-qec", command, "/dev/null"])
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "\(child.standardOutput)")
