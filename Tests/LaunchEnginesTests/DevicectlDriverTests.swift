@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 @testable import LaunchEngines
@@ -52,7 +53,7 @@ import Testing
         let observer = RecordingObserver()
         let termination = try await driver().launch(request, on: udid, observer: observer)
         #expect(termination == .exited(status: 0))
-        #expect(observer.didLaunch)
+        #expect(observer.wasLaunched)
         #expect(
             observer.text == """
                 [launchbench] mark=main t=142.7

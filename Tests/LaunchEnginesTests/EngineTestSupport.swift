@@ -24,27 +24,3 @@ enum EngineFixtures {
         DeviceInfo(udid: udid, name: "Test iPhone", productType: "iPhone15,4", osVersion: ios, buildVersion: "21F90")
     }
 }
-
-/// Collects output; ends the launch when `stopAfter` passes (like `--timeout`) or never.
-final class RecordingObserver: LaunchObserver, Sendable {
-    private struct State {
-        var bytes: [UInt8] = []
-        var started: ContinuousClock.Instant?
-    }
-
-    private let state = Locked(State())
-    let stopAfter: Duration?
-
-    init(stopAfter: Duration? = nil) { self.stopAfter = stopAfter }
-
-    func launched(at instant: ContinuousClock.Instant) { state.withLock { $0.started = instant } }
-    func output(_ chunk: [UInt8]) { state.withLock { $0.bytes += chunk } }
-    func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
-        guard let stopAfter, let started = state.withLock({ $0.started }), instant - started >= stopAfter else {
-            return nil
-        }
-        return .timeout
-    }
-    var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
-    var didLaunch: Bool { state.withLock { $0.started != nil } }
-}
