@@ -11,7 +11,7 @@ import Testing
 enum EndToEnd {
     /// For a child whose subject is not pymobiledevice3 (the terminal display, the demo's seed): a path that is
     /// not a program, so the locator finds none and the demo runs its iOS 10–16 phones only, without Python's
-    /// CPU beside the suites that need it (those run one at a time, in `RealPymobiledevice3Tests`).
+    /// CPU beside the suites that need it (those run in two lanes of one test at a time, `RealPymobiledevice3Tests`).
     static let withoutPymobiledevice3 = [Pymobiledevice3Locator.environmentVariable: "/nonexistent/pymobiledevice3"]
 
     /// A fresh temp folder.

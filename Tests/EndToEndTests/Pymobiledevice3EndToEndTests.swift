@@ -6,15 +6,23 @@ import MobileDevice
 import TestSupport
 import Testing
 
-/// Every suite that runs the real pymobiledevice3 (the demo too), one test at a time: each starts Python
+/// Every suite that runs the real pymobiledevice3, in two lanes of one test at a time: each test starts Python
 /// sidecars (and on iOS 17+ a userspace TCP/IP stack), and a 2-core CI machine running them all at once
-/// starves the other tests. CI installs pymobiledevice3 (`Scripts/test`), so none of them skips there.
+/// starved the other tests; in one lane, though, they were the whole suite's critical path (a kdebug test that
+/// takes 8 s alone took 80 s in the crowd). This lane: kdebug and the sidecar; `RealPymobiledevice3TunnelTests`:
+/// the iOS 17+ tunnel and the demo. CI installs pymobiledevice3 (`Scripts/test`), so none of them skips there.
 @Suite(.serialized) enum RealPymobiledevice3Tests {
     /// On the suites that cannot run without it.
     static let installed = ConditionTrait.enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
         "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
     )
+}
+
+/// The second lane of `RealPymobiledevice3Tests`: the suites that go through pymobiledevice3's iOS 17+ tunnel.
+@Suite(.serialized) enum RealPymobiledevice3TunnelTests {
+    /// On the suites that cannot run without it.
+    static let installed = RealPymobiledevice3Tests.installed
 }
 
 extension RealPymobiledevice3Tests {

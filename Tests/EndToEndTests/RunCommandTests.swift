@@ -150,7 +150,7 @@ import Testing
     }
 }
 
-extension RealPymobiledevice3Tests {
+extension RealPymobiledevice3TunnelTests {
     /// `launchbench demo` as a newcomer runs it (with pymobiledevice3, two phones go through its tunnel;
     /// `LAUNCHBENCH_TUNNEL_TRACE` puts the emulator's TCP anomalies in the stderr a failure quotes).
     @Suite(.timeLimit(.minutes(5))) struct DemoCommandTests {

@@ -6,7 +6,7 @@ import MobileDevice
 import TestSupport
 import Testing
 
-extension RealPymobiledevice3Tests {
+extension RealPymobiledevice3TunnelTests {
     /// iOS 17.4+ end to end: `run --engine auto` picks pymobiledevice3, whose `--userspace` tunnel reaches
     /// the emulated phone's CoreDeviceProxy (TLS, CDTunnel, IPv6, the emulator's TCP server, RSD over
     /// HTTP/2 + XPC) and forwards debugproxy to the same debugserver emulation as on iOS ≤ 16. The real,
@@ -97,7 +97,7 @@ extension RealPymobiledevice3Tests {
     }
 }
 
-extension RealPymobiledevice3Tests {
+extension RealPymobiledevice3TunnelTests {
     /// The faults of a modern phone's transport, each a recorded failure with pymobiledevice3's own words
     /// and the fix, within 60 s: never a hang.
     @Suite(.timeLimit(.minutes(5)), installed) struct TunnelFaultTests {
@@ -169,7 +169,7 @@ extension RealPymobiledevice3Tests {
     }
 }
 
-extension RealPymobiledevice3Tests {
+extension RealPymobiledevice3TunnelTests {
     /// iOS 17.0–17.3.1 through a tunneld: the emulator's loopback stand-in for pymobiledevice3's root
     /// `remote tunneld`, on its own port (`--tunneld PORT`), so parallel runs never share 49151.
     @Suite(.timeLimit(.minutes(5)), installed) struct TunneldEndToEndTests {
