@@ -30,6 +30,16 @@ import Testing
         #expect(refusal.message.contains(named), "\(refusal.message)")
     }
 
+    /// `run` and `demo` share their results-folder options, and the refusal of an empty one.
+    @Test(arguments: [["run", "X.app"], ["demo"]]) func anEmptyOutputIsRefused(command: [String]) throws {
+        let refusal = try #require(Self.refusal(command + ["--output", ""]), "\(command) took an empty --output")
+        #expect(refusal.status == ExitStatus.usage.rawValue)
+        #expect(refusal.message.contains("--output is empty. Name a folder, e.g. --output results."))
+        let parsed = try LaunchBenchCommand.parseAsRoot(command + ["-o", "out", "--overwrite"])
+        let results = try #require((parsed as? Run)?.results ?? (parsed as? Demo)?.results)
+        #expect(results.output == "out" && results.overwrite)
+    }
+
     @Test func goodRunOptionsParse() throws {
         let command = try LaunchBenchCommand.parseAsRoot(["run", "X.app", "--iterations", "3", "--warm", "2"])
         #expect(command is Run)

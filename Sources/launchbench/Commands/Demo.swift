@@ -23,14 +23,7 @@ struct Demo: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .shortAndLong,
-        help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"),
-        completion: .directory)
-    var output: String?
-
-    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
-    var overwrite = false
+    @OptionGroup var results: OutputOptions
 
     @Option(help: "Iterations per device.")
     var iterations: Int = 10
@@ -55,9 +48,6 @@ struct Demo: AsyncParsableCommand {
         if let build, build.isEmpty || !build.allSatisfy({ $0.isNumber || $0 == "." }) {
             throw ValidationError("--build '\(build)' is not a build number. Use digits and dots, e.g. --build 35.")
         }
-        if let output, output.isEmpty {
-            throw ValidationError("--output is empty. Name a folder, e.g. --output demo-results.")
-        }
     }
 
     func run() async throws {
@@ -75,7 +65,7 @@ struct Demo: AsyncParsableCommand {
                 grace: .milliseconds(200))
             code = try await RunExecution.execute(
                 plan, driver: lab.driver, kdebug: lab.kdebug, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
-                output: output, overwrite: overwrite)
+                output: results.output, overwrite: results.overwrite)
         } catch {
             await lab.stop()
             throw error

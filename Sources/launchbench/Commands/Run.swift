@@ -85,14 +85,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to keep reading after a launch is complete.", valueName: "seconds"))
     var grace: Double = 0.5
 
-    @Option(
-        name: .shortAndLong,
-        help: ArgumentHelp("Results folder (default: launchbench-results/<timestamp>).", valueName: "dir"),
-        completion: .directory)
-    var output: String?
-
-    @Flag(help: "Reuse an --output folder holding an earlier run's results (only launchbench's own files are removed).")
-    var overwrite = false
+    @OptionGroup var results: OutputOptions
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -137,9 +130,6 @@ struct Run: AsyncParsableCommand {
             throw ValidationError(
                 "--grace \(grace) must be 0 or more seconds and below --timeout (\(timeout)), e.g. --grace 0.5.")
         }
-        if let output, output.isEmpty {
-            throw ValidationError("--output is empty. Name a folder, e.g. --output results.")
-        }
     }
 
     func run() async throws {
@@ -157,7 +147,7 @@ struct Run: AsyncParsableCommand {
         do {
             code = try await RunExecution.execute(
                 plan, driver: driver, kdebug: engines.makeKdebugTracer(usbmuxd: usbmuxd), usbmuxd: usbmuxd,
-                output: output, overwrite: overwrite, gate: runGate)
+                output: results.output, overwrite: results.overwrite, gate: runGate)
         } catch {
             await driver.shutdown()
             throw error
