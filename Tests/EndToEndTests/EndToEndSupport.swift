@@ -88,7 +88,7 @@ enum EndToEnd {
         _ = try await SharedTestLab.lab()  // sets USBMUXD_SOCKET_ADDRESS before the first library call
         let folder = temporaryFolder("results")
         return try await BenchmarkRunner(driver: MobileDeviceDriver(), reporter: reporter)
-            .run(plan, output: folder, workingDirectory: folder)
+            .run(plan, into: folder)
     }
 
     /// What the sample's raw log says, parsed on its own.

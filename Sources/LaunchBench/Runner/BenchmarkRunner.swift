@@ -50,17 +50,6 @@ public struct BenchmarkRunner: Sendable {
         return DeviceListing(devices: selected, unreadable: listing.unreadable, attached: listing.attached)
     }
 
-    /// Selects the devices, prepares the results folder, and runs the plan.
-    /// - Parameters:
-    ///   - output: `--output`, or `nil` for a new `launchbench-results/<timestamp>` in `workingDirectory`.
-    /// - Throws: device selection and results-folder errors (before anything is launched), results-store write errors.
-    public func run(_ plan: RunPlan, output: URL?, workingDirectory: URL) async throws -> RunResult {
-        let devices = try await selectDevices(for: plan).devices
-        let folder = try OutputFolder.prepare(output: output, workingDirectory: workingDirectory)
-        let store = try ResultsStore(folder: folder)
-        return try await run(plan, devices: devices, store: store)
-    }
-
     /// Runs the plan on `devices`, writing into `store`. When the task is cancelled (Ctrl-C), the launches
     /// in flight are ended, nothing measured is lost, and the result says `interrupted`.
     /// - Parameters:

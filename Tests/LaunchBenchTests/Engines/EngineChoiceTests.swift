@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 @Suite struct EngineChoiceTests {
@@ -137,7 +138,7 @@ import Testing
             host: EngineHost(isMacOS: false, pymobiledevice3: "/venv/bin/pymobiledevice3"))
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 1, warm: 0), output: folder, workingDirectory: folder)
+            F.plan(iterations: 1, warm: 0), into: folder)
         let manifest = try F.readManifest(in: folder)
         #expect(manifest.outcome(of: old.udid)?.engine == "libimobiledevice")
         #expect(manifest.outcome(of: modern.udid)?.engine == "pymobiledevice3")
@@ -160,7 +161,7 @@ import Testing
         let reporter = RecordingReporter()
         let folder = F.temporaryFolder()
         _ = try await BenchmarkRunner(driver: driver, reporter: reporter).run(
-            F.plan(iterations: 1, warm: 0), output: folder, workingDirectory: folder)
+            F.plan(iterations: 1, warm: 0), into: folder)
         let outcome = try #require(try F.readManifest(in: folder).outcome(of: modern.udid))
         #expect(outcome.outcome == .skipped)
         #expect(outcome.engine == nil)
@@ -179,7 +180,7 @@ import Testing
         }
         let folder = F.temporaryFolder()
         _ = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 0), output: folder, workingDirectory: folder)
+            F.plan(iterations: 2, warm: 0), into: folder)
         let results = try ResultsFolder.load(folder)
         let summary = try #require(results.summary.devices.first)
         #expect(summary.keyMetrics == [.mainMs, .firstFrameMs])

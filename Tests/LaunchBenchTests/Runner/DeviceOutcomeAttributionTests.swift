@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 /// Each device's end must land on that device. Swift 6.3.1 `-O` handed `BenchmarkRunner`'s child tasks'
@@ -23,7 +24,7 @@ import Testing
         }
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 3, warm: 1), output: folder, workingDirectory: folder)
+            F.plan(iterations: 3, warm: 1), into: folder)
         let samples = try result.samples
 
         let outcomes = try #require(result.manifest.deviceOutcomes)

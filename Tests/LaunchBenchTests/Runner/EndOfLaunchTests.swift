@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LaunchBench
@@ -56,8 +57,7 @@ import Testing
         }
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 1, timeout: .milliseconds(600), grace: .milliseconds(20)), output: folder,
-            workingDirectory: folder)
+            F.plan(iterations: 2, warm: 1, timeout: .milliseconds(600), grace: .milliseconds(20)), into: folder)
         let samples = try result.samples
         #expect(samples.map(\.status) == [.ok, .timeout, .crashed, .crashed])
         #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
@@ -77,7 +77,7 @@ import Testing
         }
         let folder = F.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 1, timeout: .seconds(20)), output: folder, workingDirectory: folder)
+            F.plan(iterations: 2, warm: 1, timeout: .seconds(20)), into: folder)
         let samples = try result.samples
         #expect(samples.map(\.status) == [.ok, .ok, .exitedEarly, .ok])
         #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
@@ -119,7 +119,7 @@ import Testing
             }
             await #expect {
                 _ = try await BenchmarkRunner(driver: driver).run(
-                    F.plan(iterations: 3, warm: 1), output: folder, workingDirectory: folder)
+                    F.plan(iterations: 3, warm: 1), into: folder)
             } throws: { error in
                 guard case LaunchBenchError.cannotWrite(let path, _)? = error as? LaunchBenchError else { return false }
                 return path.hasSuffix("samples.jsonl")
@@ -145,7 +145,7 @@ import Testing
                 return F.statisticsApp(context)
             }
             let result = try await BenchmarkRunner(driver: driver).run(
-                F.plan(iterations: 1, warm: 1), output: folder, workingDirectory: folder)
+                F.plan(iterations: 1, warm: 1), into: folder)
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .ok])
             #expect(samples[0].warnings.isEmpty)

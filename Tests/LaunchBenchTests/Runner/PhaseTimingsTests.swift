@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 /// Where an iteration's time went: the runner records the reinstall's steps and each launch's duration.
@@ -8,7 +9,7 @@ import Testing
 
     private func run(_ driver: any DeviceDriver, _ plan: RunPlan) async throws -> RunResult {
         let folder = F.temporaryFolder()
-        return try await BenchmarkRunner(driver: driver).run(plan, output: folder, workingDirectory: folder)
+        return try await BenchmarkRunner(driver: driver).run(plan, into: folder)
     }
 
     @Test func coldSamplesCarryTheReinstallAndEverySampleItsLaunch() async throws {

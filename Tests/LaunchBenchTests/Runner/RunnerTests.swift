@@ -11,7 +11,7 @@ import Testing
     ) async throws -> RunResult {
         let folder = F.temporaryFolder()
         return try await BenchmarkRunner(driver: driver, reporter: reporter).run(
-            plan, output: folder, workingDirectory: folder)
+            plan, into: folder)
     }
 
     @Test func everyLaunchBecomesASampleWithThePrintedValues() async throws {
@@ -236,7 +236,7 @@ import Testing
         let folder = F.temporaryFolder()
         let task = Task {
             try await BenchmarkRunner(driver: driver, reporter: reporter).run(
-                F.plan(iterations: 5, warm: 1, timeout: .seconds(600)), output: folder, workingDirectory: folder)
+                F.plan(iterations: 5, warm: 1, timeout: .seconds(600)), into: folder)
         }
         try await waitUntil("the third launch starts") { driver.launchRequests(on: device.udid).count >= 3 }
         task.cancel()
@@ -294,7 +294,7 @@ import Testing
         let folder = F.temporaryFolder()
         await #expect(throws: LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid])) {
             try await BenchmarkRunner(driver: driver).run(
-                F.plan(devices: ["nope"]), output: folder, workingDirectory: folder)
+                F.plan(devices: ["nope"]), into: folder)
         }
         let message = LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid]).errorDescription ?? ""
         #expect(message.contains("nope") && message.contains(attached.udid))
