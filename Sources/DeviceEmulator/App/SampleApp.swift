@@ -9,28 +9,30 @@ public enum SampleApp {
     /// The app's `CFBundleIdentifier`.
     public static let bundleID = "com.example.launchbench.sample"
 
+    /// An embedded framework's Info.plist, as Xcode writes it.
+    static func frameworkInfoPlist(_ name: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        	<key>CFBundleExecutable</key>
+        	<string>\(name)</string>
+        	<key>CFBundleIdentifier</key>
+        	<string>com.example.launchbench.\(name.lowercased())</string>
+        	<key>CFBundlePackageType</key>
+        	<string>FMWK</string>
+        	<key>CFBundleVersion</key>
+        	<string>1</string>
+        </dict>
+        </plist>
+
+        """
+    }
+
     /// Every file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break).
     public static let files: [(path: String, text: String)] = [
-        (
-            "Frameworks/SampleKit.framework/Info.plist",
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            	<key>CFBundleExecutable</key>
-            	<string>SampleKit</string>
-            	<key>CFBundleIdentifier</key>
-            	<string>com.example.launchbench.samplekit</string>
-            	<key>CFBundlePackageType</key>
-            	<string>FMWK</string>
-            	<key>CFBundleVersion</key>
-            	<string>1</string>
-            </dict>
-            </plist>
-
-            """
-        ),
+        ("Frameworks/SampleKit.framework/Info.plist", frameworkInfoPlist("SampleKit")),
         (
             "Frameworks/SampleKit.framework/SampleKit",
             """
@@ -38,26 +40,7 @@ public enum SampleApp {
 
             """
         ),
-        (
-            "Frameworks/SampleNetworking.framework/Info.plist",
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            	<key>CFBundleExecutable</key>
-            	<string>SampleNetworking</string>
-            	<key>CFBundleIdentifier</key>
-            	<string>com.example.launchbench.samplenetworking</string>
-            	<key>CFBundlePackageType</key>
-            	<string>FMWK</string>
-            	<key>CFBundleVersion</key>
-            	<string>1</string>
-            </dict>
-            </plist>
-
-            """
-        ),
+        ("Frameworks/SampleNetworking.framework/Info.plist", frameworkInfoPlist("SampleNetworking")),
         (
             "Frameworks/SampleNetworking.framework/SampleNetworking",
             """
