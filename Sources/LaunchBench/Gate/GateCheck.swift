@@ -31,7 +31,7 @@ public struct GateCheck: Sendable {
         var report = GateReport(
             referenceGaps: ReferenceGap.gaps(
                 app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
-            sampleSizes: Self.sampleSizes(current))
+            sampleSizes: Self.sampleSizes(current), notes: current.referenceProblem.map { [$0] } ?? [])
         if let baseline {
             guard !current.samples.isEmpty else {
                 throw .noLaunches(.current, path: current.path, folder: current.folder.url)

@@ -52,6 +52,8 @@ public struct GateInput: Sendable {
     public var samples: [Sample]
     /// Samples of other apps in the same run (`--reference-app`).
     public var referenceSamples: [Sample]
+    /// Why DIR/reference/ held launches that could not be read (the gaps are then missing, not zero).
+    public var referenceProblem: String? = nil
 
     /// Reads a side. `summary.json` holds statistics only, so the launches come from the
     /// `samples.jsonl` next to it (a results folder is the unit to keep as a baseline).
@@ -99,16 +101,23 @@ extension GateInput {
         let ofApp = samples.filter { $0.appBundleID == appBundleID }
         var reference = ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID }
         let referenceURL = folder.url.appendingPathComponent(RunManifest.referenceFolderName)
+        var problem: String?
         if FileManager.default.fileExists(
-            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path),
-            let referenceFolder = try? ResultsFolder.loadSamples(referenceURL)
+            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path)
         {
-            reference += referenceFolder.samples
+            do {
+                reference += try ResultsFolder.loadSamples(referenceURL).samples
+            } catch {
+                problem =
+                    "The reference app's launches could not be read from \(referenceURL.path): "
+                    + error.localizedDescription
+            }
         }
         self.path = path
         self.folder = folder
         self.appBundleID = appBundleID
         self.samples = ofApp.isEmpty ? samples : ofApp
         referenceSamples = reference
+        referenceProblem = problem
     }
 }

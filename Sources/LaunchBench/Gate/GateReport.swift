@@ -50,9 +50,9 @@ public struct GateReport: Sendable, Hashable {
         return .passed
     }
 
-    /// Whether there is anything to show: a comparison, the guard, reference gaps or sample sizes.
+    /// Whether there is anything to show: a comparison, the guard, reference gaps, sample sizes or notes.
     public var isEmpty: Bool {
-        comparison == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty
+        comparison == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty && notes.isEmpty
     }
 
     /// Whether a run ends with the gate's exit status: when it compared with a baseline or the guard found an

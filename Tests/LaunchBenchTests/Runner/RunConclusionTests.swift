@@ -102,6 +102,20 @@ import Testing
         #expect(cancelled.verdict == .interrupted(signal: nil))
     }
 
+    /// The reference app's launches that cannot be read are said, not left out in silence.
+    @Test func unreadableReferenceLaunchesAreNamed() async throws {
+        let result = try await Self.run()
+        let reference = result.folder.appendingPathComponent(RunManifest.referenceFolderName)
+        // A folder where samples.jsonl should be: present, but not readable as a file.
+        try FileManager.default.createDirectory(
+            at: reference.appendingPathComponent(ResultsFolder.FileName.samples), withIntermediateDirectories: true)
+        let conclusion = RunConclusion.conclude(result, gate: GateCheck(settings: GateSettings()))
+        let report = try #require(conclusion.report)
+        #expect(report.referenceGaps.isEmpty)
+        #expect(report.notes.contains { $0.hasPrefix("The reference app's launches could not be read from ") })
+        #expect(conclusion.verdict == .measured)
+    }
+
     @Test func anUnreadableDeviceMakesAFullyMeasuredRunIncomplete() async throws {
         let conclusion = RunConclusion.conclude(try await Self.run(), gate: nil, unreadableDevices: 1)
         #expect(conclusion.verdict == .incomplete(unmeasured: 0, total: 10))
