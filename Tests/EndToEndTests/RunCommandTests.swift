@@ -162,11 +162,11 @@ extension RealPymobiledevice3TunnelTests {
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")
             let samples = try EndToEnd.samplesOnDisk(output)
-            // With pymobiledevice3 (CI installs it) the iOS 17.5 and 18.6 phones join, measured through its
-            // userspace tunnel; without it the demo says how to add them.
+            // With pymobiledevice3 (Scripts/bootstrap installs it) the iOS 17.5, 18.6 and 26.1 phones join,
+            // measured through its userspace tunnel; without it the demo says how to add them.
             let modern = Pymobiledevice3EndToEnd.executable != nil
             var versions: Set<String> = ["10.3.4", "12.5.7", "14.8", "16.7"]
-            if modern { versions.formUnion(["17.5", "18.6"]) }
+            if modern { versions.formUnion(["17.5", "18.6", "26.1"]) }
             #expect(samples.count == versions.count * 4)
             #expect(samples.allSatisfy { $0.status == .ok })
             #expect(Set(samples.map(\.osVersion)) == versions)
@@ -182,7 +182,7 @@ extension RealPymobiledevice3TunnelTests {
             if modern {
                 let traces = output.appendingPathComponent("traces")
                 let devices = try FileManager.default.contentsOfDirectory(atPath: traces.path)
-                #expect(devices.count == 3)  // iOS 16.7, 17.5 and 18.6
+                #expect(devices.count == 4)  // iOS 16.7, 17.5, 18.6 and 26.1
                 // iOS 14.8 prints dyld's statistics and serves kdebug: the two sources agree.
                 #expect(
                     child.standardOutput.contains("kdebug cross-check: 4 of 4 launches agree"),

@@ -51,10 +51,11 @@ public struct EmulatedDeviceSpec: Sendable, Hashable {
         let known = [
             "9.3.5": "13G36", "10.3.4": "14G61", "11.4.1": "15G77", "12.5.7": "16H81", "13.7": "17H35",
             "14.8": "18H17", "14.8.1": "18H107", "15.7": "19H12", "15.8": "19H370", "16.7": "20H19",
-            "17.0": "21A329", "17.5": "21F79",
+            "17.0": "21A329", "17.5": "21F79", "18.6": "22G86", "26.1": "23B85",
         ]
         if let build = known[osVersion] { return build }
         let major = OSVersion(osVersion)?.major ?? 14
-        return "\(major + 4)A100"
+        // iOS 26 followed 18 (year-named): its builds are 23x, one on from 18's 22x.
+        return "\(major >= 26 ? major - 3 : major + 4)A100"
     }
 }

@@ -11,8 +11,9 @@ struct Demo: AsyncParsableCommand {
         abstract: "Benchmark the sample app on an emulated lab of iPhones (no device needed).",
         discussion: """
             Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
-            iPhone 11 on 14.8, iPhone 13 on 16.7; with pymobiledevice3 installed also iPhone 15 on 17.5 and \
-            iPhone 16 on 18.6), then runs `launchbench run` on them with Fixtures/SampleApp/Sample.app: \
+            iPhone 11 on 14.8, iPhone 13 on 16.7; with pymobiledevice3 installed, as Scripts/bootstrap does, \
+            also iPhone 15 on 17.5, iPhone 16 on 18.6 and iPhone 15 Pro on 26.1), then runs `launchbench run` \
+            on them with Fixtures/SampleApp/Sample.app: \
             reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
             through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
             DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it) so that dyld3 prints its \
@@ -58,7 +59,9 @@ struct Demo: AsyncParsableCommand {
         let lab = try await DemoLab.start(seed: seed ?? UInt64.random(in: 1...999_999))
         let code: ExitCode
         do {
-            Terminal.note(lab.description)
+            for line in lab.description.split(separator: "\n", omittingEmptySubsequences: false) {
+                Terminal.note(String(line))
+            }
             let plan = RunPlan(
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
@@ -98,6 +101,7 @@ struct DemoLab {
     static let modernDevices: [EmulatedDeviceSpec] = [
         .numbered(5, productType: "iPhone15,4", osVersion: "17.5"),
         .numbered(6, productType: "iPhone17,3", osVersion: "18.6"),
+        .numbered(7, productType: "iPhone16,1", osVersion: "26.1"),
     ]
 
     let lab: EmulatedLab
@@ -162,8 +166,8 @@ struct DemoLab {
             + "Emulated time runs \(Int(1 / Self.timeScale))x faster: dyld and the app print realistic times, the "
             + "harness's wall time (wall_ms) is real time. Noise seed \(seed) (repeat with --seed \(seed))."
             + (pymobiledevice3 == nil
-                ? "\nAn iPhone 15 (iOS 17.5) and an iPhone 16 (iOS 18.6), measured through pymobiledevice3's "
-                    + "userspace tunnel, join the demo once pymobiledevice3 is installed: "
+                ? "\nAn iPhone 15 (iOS 17.5), an iPhone 16 (iOS 18.6) and an iPhone 15 Pro (iOS 26.1), measured "
+                    + "through pymobiledevice3's userspace tunnel, join the demo once pymobiledevice3 is installed: "
                     + EngineChoice.pymobiledevice3Install + "."
                 : "\nThe iOS 17+ phones are measured through pymobiledevice3's userspace tunnel (\(pymobiledevice3!)).")
     }
