@@ -6,6 +6,8 @@ public enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
     case truncatedHeader(needed: Int, count: Int)
     /// The header's flags lack `KDBG_LP64`: records are 32-bit, which only 32-bit devices write.
     case not64Bit(flags: UInt32)
+    /// A chunk in Apple's LZ4 (`bv41`) could not be decoded; the reason names the offset in the chunk.
+    case undecodableLZ4(String)
 
     /// What is wrong and what to do.
     public var errorDescription: String? {
@@ -16,6 +18,9 @@ public enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
         case .not64Bit(let flags):
             return "The kdebug header flags 0x\(String(flags, radix: 16)) lack KDBG_LP64 (0x1): 32-bit records "
                 + "are not supported; record the trace from a 64-bit device."
+        case .undecodableLZ4(let reason):
+            return "A kdebug chunk compressed with Apple's LZ4 (bv41) cannot be decoded (\(reason)); the device "
+                + "sent damaged data: record the trace again."
         }
     }
 }
@@ -146,11 +151,19 @@ public struct KdebugChunkDecoder: Sendable {
     public init() {}
 
     /// Decodes the next chunk.
-    /// - Parameter chunk: one DATA message's payload.
+    /// - Parameter chunk: one DATA message's payload; Apple LZ4 (`bv41` blocks, as some phones send) is
+    ///   decoded first.
     /// - Returns: the records it holds, in order.
-    /// - Throws: `KdebugFormatError` when a header chunk is malformed.
+    /// - Throws: `KdebugFormatError` when a header chunk is malformed or an LZ4 payload cannot be decoded.
     public mutating func decode<Bytes: Collection<UInt8>>(chunk: Bytes) throws -> [KdebugRecord] {
-        let bytes = [UInt8](chunk)
+        var bytes = [UInt8](chunk)
+        if LZ4Block.starts(bytes) {
+            do {
+                bytes = try LZ4Block.decode(bytes)
+            } catch {
+                throw KdebugFormatError.undecodableLZ4(String(describing: error))
+            }
+        }
         if bytes.starts(with: Array("bplist".utf8)) || bytes.starts(with: Self.stackshotMagic) {
             skippedChunks += 1
             return []
@@ -176,6 +189,17 @@ public struct KdebugTrace: Sendable {
     public var records: [KdebugRecord]
     /// Bytes at the end that did not make a whole record.
     public var droppedBytes: Int
+
+    /// A trace from its parts.
+    /// - Parameters:
+    ///   - header: the RAW_VERSION2 header, if any.
+    ///   - records: the records in stream order.
+    ///   - droppedBytes: bytes that did not make a whole record.
+    public init(header: KdebugHeader?, records: [KdebugRecord], droppedBytes: Int = 0) {
+        self.header = header
+        self.records = records
+        self.droppedBytes = droppedBytes
+    }
 
     /// Decodes a trace, such as a header chunk followed by record chunks, concatenated.
     /// - Parameter data: the bytes.

@@ -11,6 +11,12 @@ struct Parse: ParsableCommand {
             (iOS 9 to 14, macOS), and the app's `[launchbench] mark=NAME t=MS` lines. A log may hold several \
             launches; each becomes one JSON object or CSV row. Values a log does not contain are null (JSON) or \
             empty (CSV), never 0. Use - to read stdin.
+
+            Also reads kdebug captures (RAW_VERSION2, known by their magic; Apple LZ4 `bv41` is decoded): \
+            launchbench's DIR/kdebug/UDID/NNNN-cold.kdebug or a whole-session capture from another tool \
+            (e.g. `pymobiledevice3 developer dvt core-profile-session save`). Each app launch in it is one \
+            object or row: executable, pid, the samples.jsonl phase columns, initializers by image, warnings. \
+            --process NAME keeps that executable's launches. Name kdebug captures and logs in separate calls.
             """
     )
 
@@ -24,11 +30,31 @@ struct Parse: ParsableCommand {
     @Option(help: ArgumentHelp("Output format: json, csv or table.", valueName: "format"))
     var format: Format = .json
 
+    @Option(help: ArgumentHelp("Keep only this executable's launches (kdebug captures).", valueName: "name"))
+    var process: String?
+
     func validate() throws {
         guard !logs.isEmpty else { throw ValidationError("Name at least one log file, or - to read stdin.") }
     }
 
     func run() throws {
+        let captures = logs.filter { $0 != "-" && KdebugCapture.isCapture(path: $0) }
+        if !captures.isEmpty {
+            guard captures.count == logs.count else {
+                let others = logs.filter { !captures.contains($0) }.joined(separator: ", ")
+                throw CommandFailure(
+                    .failure,
+                    "\(captures.joined(separator: ", ")) are kdebug captures but \(others) are not: their columns "
+                        + "differ, so parse them in separate calls.")
+            }
+            return try KdebugCapture(paths: logs, process: process).print(format: format)
+        }
+        if let process {
+            throw CommandFailure(
+                .failure,
+                "--process \(process) applies to kdebug captures only, and none was named: drop --process for "
+                    + "dyld logs.")
+        }
         switch format {
         case .json: try stream(as: .json)
         case .csv: try stream(as: .csv)

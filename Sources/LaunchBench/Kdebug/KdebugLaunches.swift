@@ -1,0 +1,116 @@
+/// One launch found in a kdebug trace: the process, and its phases as `DyldLaunchPhases` measures them.
+public struct KdebugLaunch: Sendable {
+    /// The exec'd name (`TRACE_STRING_EXEC`, else the thread map's), nil when the trace names neither.
+    public var executable: String?
+    /// The process id, nil when the trace does not map the launch's thread to one.
+    public var pid: Int?
+    /// The phases.
+    public var phases: DyldLaunchPhases
+
+    /// A launch from its parts.
+    /// - Parameters:
+    ///   - executable: the exec'd name.
+    ///   - pid: the process id.
+    ///   - phases: the phases.
+    public init(executable: String?, pid: Int?, phases: DyldLaunchPhases) {
+        self.executable = executable
+        self.pid = pid
+        self.phases = phases
+    }
+
+    /// The `samples.jsonl` columns this launch fills, in that file's order; nil where the trace cannot tell.
+    public var metrics: [(Metric, Double?)] {
+        [
+            (.totalPremainMs, phases.totalPremainMs), (.processCreationMs, phases.processCreationMs),
+            (.dylibLoadingMs, phases.dylibLoadingMs), (.rebaseBindingMs, phases.rebaseBindingMs),
+            (.objcSetupMs, phases.objcSetupMs), (.initializerMs, phases.initializerMs),
+            (.closureBuildMs, phases.closureBuildMs), (.firstFrameMs, phases.firstFrameMs),
+        ]
+    }
+
+    /// The metric columns ``metrics`` gives, for headers.
+    public static let columns: [Metric] = [
+        .totalPremainMs, .processCreationMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
+        .closureBuildMs, .firstFrameMs,
+    ]
+
+    /// Whether the launch's executable is `name`: exec names are cut (to 16 bytes in the thread map, 31 in
+    /// `TRACE_STRING_EXEC`), so a name of 15 bytes or more that starts `name` matches too.
+    /// - Parameter name: the executable's full name.
+    /// - Returns: true when it is this launch's.
+    public func isProcess(named name: String) -> Bool {
+        guard let executable else { return false }
+        return executable == name || (executable.utf8.count >= 15 && name.hasPrefix(executable))
+    }
+}
+
+/// Every app launch in a trace, such as a whole-session capture from another tool, in the order they start.
+public enum KdebugLaunches {
+    /// Finds the launches: each `TRACE_DATA_EXEC` whose thread then emits dyld timing events (class 31,
+    /// subclass 7) is one. On iOS one pid execs twice (launchd spawns xpcproxy, which execs the app), so each
+    /// launch is measured on the records from its own exec on. Without exec events (class 7 not traced), each
+    /// thread that starts dyld's launch is one.
+    /// - Parameters:
+    ///   - trace: the decoded trace.
+    ///   - timebase: the device's mach timebase.
+    /// - Returns: the launches in start order.
+    public static func find(in trace: KdebugTrace, timebase: MachTimebase) -> [KdebugLaunch] {
+        let threads = trace.header?.threads ?? []
+        let sorted = trace.records.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }.map(\.element)
+        var pids: [UInt64: Int] = [:]
+        var names: [Int: String] = [:]
+        for thread in threads {
+            pids[thread.threadID] = thread.pid
+            if !thread.processName.isEmpty { names[thread.pid] = thread.processName }
+        }
+        // Each exec: where it sits in `sorted`, its pid, and the name TRACE_STRING_EXEC gives it next.
+        var execs: [(index: Int, pid: Int, thread: UInt64, name: String?, dyld: Bool)] = []
+        var latestExec: [UInt64: Int] = [:]  // thread → its newest exec in `execs`
+        var launchStarters: [UInt64] = []
+        for (index, record) in sorted.enumerated() {
+            switch record.debugID.eventID {
+            case .traceDataNewThread:
+                pids[record.arg1] = Int(truncatingIfNeeded: record.arg2)
+            case .traceDataExec:
+                let pid = Int(truncatingIfNeeded: record.arg1)
+                pids[record.threadID] = pid
+                latestExec[record.threadID] = execs.count
+                execs.append((index, pid, record.threadID, nil, false))
+            case .traceStringExec:
+                let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
+                if let exec = latestExec[record.threadID], execs[exec].name == nil, !name.isEmpty {
+                    execs[exec].name = name
+                }
+            default:
+                let id = record.debugID
+                guard id.eventClass == 31, id.subclass == 7 else { break }
+                if let exec = latestExec[record.threadID] { execs[exec].dyld = true }
+                let starts =
+                    id.eventID == .dyldBootstrapStart
+                    || (id.eventID == .dyldLaunchExecutable && id.function == .start)
+                if starts, !launchStarters.contains(record.threadID) { launchStarters.append(record.threadID) }
+            }
+        }
+        let launched = execs.filter(\.dyld)
+        guard !launched.isEmpty else {
+            return launchStarters.compactMap { thread in
+                guard
+                    let phases = DyldLaunchPhases(
+                        records: sorted, timebase: timebase, selection: .mainThread(thread), threads: threads)
+                else { return nil }
+                let pid = pids[thread]
+                return KdebugLaunch(executable: pid.flatMap { names[$0] }, pid: pid, phases: phases)
+            }
+        }
+        return launched.compactMap { exec in
+            guard
+                let phases = DyldLaunchPhases(
+                    records: Array(sorted[exec.index...]), timebase: timebase, selection: .pid(exec.pid),
+                    threads: threads)
+            else { return nil }
+            return KdebugLaunch(executable: exec.name ?? names[exec.pid], pid: exec.pid, phases: phases)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+/// The launches found in one kdebug capture, for `launchbench parse`.
+public struct ParsedKdebugFile: Sendable {
+    /// The file as the user named it.
+    public var file: String
+    /// Its launches, in start order.
+    public var launches: [KdebugLaunch]
+
+    /// The launches of `file`.
+    public init(file: String, launches: [KdebugLaunch]) {
+        self.file = file
+        self.launches = launches
+    }
+}
+
+/// `parse`'s output for kdebug captures: per launch the file, its number in the file, the executable, the pid,
+/// the `samples.jsonl` metric columns (null in JSON, empty in CSV, `-` in the table when not measured, never
+/// 0), initializer time by image and the warnings.
+public enum KdebugParseReport {
+    /// A JSON array, one object per launch; ends with a newline.
+    public static func json(_ files: [ParsedKdebugFile]) -> String {
+        var objects: [String] = []
+        for file in files {
+            for (index, launch) in file.launches.enumerated() {
+                var fields = [
+                    ("file", string(file.file)), ("launch", String(index + 1)),
+                    ("executable", launch.executable.map(string) ?? "null"),
+                    ("pid", launch.pid.map(String.init) ?? "null"),
+                ]
+                fields += launch.metrics.map { ($0.0.rawValue, $0.1.map(ParseReport.number) ?? "null") }
+                let initializers = byImage(launch).map {
+                    "{\"image\": \(string($0.image)), \"ms\": \(ParseReport.number($0.ms))}"
+                }
+                fields.append(("initializers", list(initializers, indent: "    ")))
+                fields.append(("warnings", list(launch.phases.warnings.map(string), indent: "    ")))
+                objects.append(
+                    "  {\n" + fields.map { "    \(string($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n  }")
+            }
+        }
+        return objects.isEmpty ? "[]\n" : "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// RFC 4180: a header (`file`, `launch`, `executable`, `pid`, then the metric columns), one row per launch.
+    public static func csv(_ files: [ParsedKdebugFile]) -> String {
+        var text = CSVWriter.line(
+            ["file", "launch", "executable", "pid"] + KdebugLaunch.columns.map(\.rawValue))
+        for file in files {
+            for (index, launch) in file.launches.enumerated() {
+                text += CSVWriter.line(
+                    [file.file, String(index + 1), launch.executable ?? "", launch.pid.map(String.init) ?? ""]
+                        + launch.metrics.map { $0.1.map(ParseReport.number) ?? "" })
+            }
+        }
+        return text
+    }
+
+    /// Columns for people (`-` = not measured), then initializers by image and the warnings, each naming its
+    /// launch.
+    public static func table(_ files: [ParsedKdebugFile]) -> String {
+        let headers = [
+            "file", "#", "executable", "pid", "pre-main", "creation", "dylibs", "rebase/bind", "ObjC",
+            "initializers", "closure", "first frame",
+        ]
+        var table = TextTable(
+            headers: headers, alignments: [.left, .right, .left] + Array(repeating: .right, count: headers.count - 3))
+        var initializers: [String] = []
+        var notes: [String] = []
+        for file in files {
+            for (index, launch) in file.launches.enumerated() {
+                let name = "\(file.file) #\(index + 1)"
+                table.append(
+                    [file.file, String(index + 1), launch.executable ?? "-", launch.pid.map(String.init) ?? "-"]
+                        + launch.metrics.map { $0.1.map { DecimalText.fixed($0, maxFractionDigits: 3) } ?? "-" })
+                initializers += byImage(launch).map {
+                    "  \(name): \($0.image) \(DecimalText.fixed($0.ms, maxFractionDigits: 3)) ms\n"
+                }
+                notes += launch.phases.warnings.map { "  \(name): \($0)\n" }
+            }
+        }
+        var text = table.render() + "\n"
+        if !initializers.isEmpty { text += "\ninitializers by image:\n" + initializers.joined() }
+        if !notes.isEmpty { text += "\nwarnings:\n" + notes.joined() }
+        return text
+    }
+
+    /// Initializer time by image, slowest first (then by path).
+    private static func byImage(_ launch: KdebugLaunch) -> [(image: String, ms: Double)] {
+        launch.phases.initializersByImage.map { ($0.key, $0.value) }.sorted { ($1.ms, $0.image) < ($0.ms, $1.image) }
+    }
+
+    private static func list(_ items: [String], indent: String) -> String {
+        items.isEmpty ? "[]" : "[\n" + items.map { indent + "  " + $0 }.joined(separator: ",\n") + "\n" + indent + "]"
+    }
+
+    /// A JSON string literal.
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
