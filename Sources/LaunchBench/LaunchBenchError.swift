@@ -10,6 +10,8 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
     case unreadableResults(path: String, reason: String)
     /// Writing results failed (disk full, permissions…).
     case cannotWrite(path: String, reason: String)
+    /// A folder launchbench writes to or runs helpers from is not private to this user (`PrivateFolder`).
+    case unsafeFolder(path: String, reason: String)
     /// `--output` names a folder that holds other files, an earlier run (without `--overwrite`) or the baseline.
     case outputFolderInUse(path: String, reason: String)
     /// `--output` is, holds or lies inside the baseline the run is compared with (`relation` says which).
@@ -39,6 +41,10 @@ extension LaunchBenchError: LocalizedError {
         case .cannotWrite(let path, let reason):
             let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
             return "Cannot write \(path): \(reason). Check free disk space and permissions."
+        case .unsafeFolder(let path, let reason):
+            return "Will not use \(path): \(reason), and another user could plant code there that launchbench "
+                + "would run as you. Remove it (rm -rf \(path)) and run again, or set TMPDIR to a folder only you "
+                + "can write."
         case .outputFolderInUse(let path, let reason):
             return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "
                 + "or add --overwrite to replace an earlier run's results (only the files launchbench wrote are "

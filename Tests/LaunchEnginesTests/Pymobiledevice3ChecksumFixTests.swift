@@ -27,12 +27,12 @@ struct Pymobiledevice3ChecksumFixTests {
         let broken = try await ChildProcess.run(python, ["-c", Self.script], environment: ["PYTHONPATH": ""])
         #expect(String(decoding: broken.stdout, as: UTF8.self) == "0xffff 0xffff\n", "\(broken.stderr)")
         let fixed = try await ChildProcess.run(
-            python, ["-c", Self.script], environment: Pymobiledevice3ChecksumFix.environment(adding: [:]))
+            python, ["-c", Self.script], environment: try Pymobiledevice3ChecksumFix.environment(adding: [:]))
         #expect(String(decoding: fixed.stdout, as: UTF8.self) == "0xfffe 0xfffe\n", "\(fixed.stderr)")
     }
 
-    @Test func keepsAnExistingPythonPath() {
-        let environment = Pymobiledevice3ChecksumFix.environment(adding: ["PYTHONPATH": "/opt/mine"])
+    @Test func keepsAnExistingPythonPath() throws {
+        let environment = try Pymobiledevice3ChecksumFix.environment(adding: ["PYTHONPATH": "/opt/mine"])
         let parts = (environment["PYTHONPATH"] ?? "").split(separator: ":")
         #expect(parts.count == 2 && parts.last == "/opt/mine")
         #expect(parts.first?.hasSuffix(".py") == false)

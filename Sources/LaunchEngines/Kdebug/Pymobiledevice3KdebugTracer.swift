@@ -12,14 +12,15 @@ public struct Pymobiledevice3KdebugTracer: KdebugTracing {
     public var environment: [String: String]
     /// The root tunneld for iOS 17.0–17.3 (as `Pymobiledevice3Engine.Configuration.tunneld`).
     public var tunneld: String?
-    /// Where each helper's stderr goes: `folder/<UDID>/kdebug-tap.log`.
+    /// Where each helper's stderr goes: `folder/<UDID>/kdebug-tap.log` (`kdebug-tap-2.log` for the next helper
+    /// of the device); by default the run's private folder (`PrivateFolder.run()`).
     public var logFolder: URL
     /// How long the session may take to start (a userspace tunnel takes seconds on a real phone).
     public var startTimeout: Duration
 
     public init(
         executable: String, environment: [String: String] = [:], tunneld: String? = nil,
-        logFolder: URL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-engines"),
+        logFolder: URL = PrivateFolder.runLocation.appendingPathComponent("logs"),
         startTimeout: Duration = .seconds(60)
     ) {
         self.executable = executable
@@ -41,12 +42,11 @@ public struct Pymobiledevice3KdebugTracer: KdebugTracing {
             }
         }
         if let usbmux = environment["PYMOBILEDEVICE3_USBMUX"] { arguments += ["--usbmux", usbmux] }
-        let log = logFolder.appendingPathComponent(device.udid).appendingPathComponent("kdebug-tap.log")
+        let environment = try Pymobiledevice3ChecksumFix.environment(
+            adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        let log = try HelperLog.next(in: logFolder.appendingPathComponent(device.udid), named: "kdebug-tap")
         let helper = try KdebugTapProcess.start(
-            udid: device.udid, python: python, arguments: arguments,
-            environment: Pymobiledevice3ChecksumFix.environment(
-                adding: ProcessInfo.processInfo.environment.merging(environment) { $1 }),
-            log: log)
+            udid: device.udid, python: python, arguments: arguments, environment: environment, log: log)
         return try await helper.feed(startTimeout: startTimeout)
     }
 
@@ -83,16 +83,14 @@ public struct Pymobiledevice3KdebugTracer: KdebugTracing {
         throw KdebugTapError.noPython(executable: executable)
     }
 
-    /// The helper script, written once per launchbench process to a private temporary file.
+    /// The helper script, written once per launchbench process into the same private folder as the checksum
+    /// fix (`Pymobiledevice3ChecksumFix.folder()`): Python searches a script's own folder first, so it must be
+    /// one no other user can write. It goes when launchbench exits (`PrivateFolder.run()`).
     static func scriptFile() throws -> URL {
         try scriptLocation.withLock { location in
             if let location { return location }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "launchbench-\(getpid())-kdebug")
-            let url = folder.appendingPathComponent("kdebug_tap.py")
+            let url = try Pymobiledevice3ChecksumFix.folder().appendingPathComponent("kdebug_tap.py")
             do {
-                try FileManager.default.createDirectory(
-                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try Data(KdebugTapScript.source.utf8).write(to: url, options: .atomic)
             } catch {
                 throw KdebugTapError.cannotWriteScript(path: url.path, reason: error.localizedDescription)

@@ -25,9 +25,14 @@ final class DebugserverSidecar: @unchecked Sendable {
         guard let port = LocalPort.free() else {
             throw EngineError.sidecarExited(udid: udid, status: -1, log: "no free port on 127.0.0.1", logPath: "")
         }
+        // First: it makes the run's private folder, which also holds the default log folder.
+        let environment = try Pymobiledevice3ChecksumFix.environment(
+            adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         try? FileManager.default.createDirectory(
             at: logURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        if !FileManager.default.fileExists(atPath: logURL.path) {
+            _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        }
         let log = try FileHandle(forWritingTo: logURL)
         log.seekToEndOfFile()
         let arguments =
@@ -39,8 +44,7 @@ final class DebugserverSidecar: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = Pymobiledevice3ChecksumFix.environment(
-            adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        process.environment = environment
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice

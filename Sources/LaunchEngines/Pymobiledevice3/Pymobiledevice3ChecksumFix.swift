@@ -37,25 +37,34 @@ enum Pymobiledevice3ChecksumFix {
             pass
         """
 
-    /// The sidecar's full `environment` with `PYTHONPATH` led by a folder holding the fix (named after its
-    /// content, so concurrent launchbench processes share it); unchanged when the folder cannot be written.
-    static func environment(adding environment: [String: String]) -> [String: String] {
-        guard let folder else { return environment }
+    /// The sidecar's full `environment` with `PYTHONPATH` led by the run's private folder holding the fix
+    /// (`PrivateFolder.run()`: 0700, owned by this user, removed when launchbench exits). A folder on
+    /// `PYTHONPATH` is searched before the standard library, so a shared one would run whatever another user
+    /// planted there.
+    /// - Throws: `LaunchBenchError.unsafeFolder` or `.cannotWrite` when the private folder cannot be had.
+    static func environment(adding environment: [String: String]) throws -> [String: String] {
+        let folder = try self.folder()
         var result = environment
         let existing = environment["PYTHONPATH"]
         result["PYTHONPATH"] = [folder.path, existing].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
         return result
     }
 
-    private static let folder: URL? = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-pmd3-fix-\(String(stableHash(source), radix: 16))")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(source.utf8).write(to: folder.appendingPathComponent("sitecustomize.py"), options: .atomic)
+    /// `<run folder>/python/sitecustomize.py`, written once per process.
+    static func folder() throws -> URL {
+        try written.withLock { written in
+            if let written { return written }
+            let folder = try PrivateFolder.ensure(PrivateFolder.run().appendingPathComponent("python"))
+            let file = folder.appendingPathComponent("sitecustomize.py")
+            do {
+                try Data(source.utf8).write(to: file, options: .atomic)
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: file.path, reason: error.localizedDescription)
+            }
+            written = folder
             return folder
-        } catch {
-            return nil
         }
-    }()
+    }
+
+    private static let written = Locked<URL?>(nil)
 }

@@ -15,7 +15,8 @@ public actor Pymobiledevice3Engine {
         /// The root `remote tunneld` that serves iOS 17.0–17.3.1: a port on 127.0.0.1 or `host:port`;
         /// `nil` is pymobiledevice3's default, 127.0.0.1:49151 (parallel labs each need their own).
         public var tunneld: String?
-        /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`.
+        /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`: by default the
+        /// run's private folder (`PrivateFolder.run()`), never a shared temporary one.
         public var logFolder: URL
         /// pymobiledevice3's own options, before the command: plain logs (`--no-color`), and `-v` from
         /// `LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE=1` (its debug log, for a launch that fails unexplained).
@@ -25,7 +26,7 @@ public actor Pymobiledevice3Engine {
 
         public init(
             executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60),
-            logFolder: URL = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-engines")
+            logFolder: URL = PrivateFolder.runLocation.appendingPathComponent("logs")
         ) {
             self.executable = executable
             self.environment = environment
@@ -41,7 +42,8 @@ public actor Pymobiledevice3Engine {
         self.configuration = configuration
     }
 
-    /// Sidecar logs from now on go to `folder/<UDID>/pymobiledevice3.log` (the results folder's `logs/`).
+    /// Sidecar logs from now on go to `folder/<UDID>/pymobiledevice3.log` (the results folder's `logs/`); a
+    /// sidecar restarted after its predecessor died writes `pymobiledevice3-2.log` beside it, and so on.
     public func useLogFolder(_ folder: URL) {
         configuration.logFolder = folder
     }
@@ -57,8 +59,8 @@ public actor Pymobiledevice3Engine {
             executable: configuration.executable, globalArguments: configuration.globalArguments, udid: device.udid,
             extraArguments: Self.tunnelArguments(for: device, tunneld: configuration.tunneld),
             environment: configuration.environment,
-            logURL: configuration.logFolder.appendingPathComponent(device.udid).appendingPathComponent(
-                "pymobiledevice3.log"),
+            logURL: try HelperLog.next(
+                in: configuration.logFolder.appendingPathComponent(device.udid), named: "pymobiledevice3"),
             startTimeout: configuration.startTimeout)
         sidecars[device.udid] = sidecar
         return sidecar
