@@ -40,6 +40,44 @@ import Testing
         #expect(results.output == "out" && results.overwrite)
     }
 
+    /// Durations and counts past their ceiling are refused before anything runs (`--timeout 1e10` used to trap
+    /// converting to nanoseconds, exit 132); the message names the option, the value and the ceiling.
+    @Test(arguments: [
+        (["--timeout", "1e9"], "--timeout 1000000000.0 is beyond the ceiling of 3600 seconds"),
+        (["--timeout", "1e10"], "--timeout 10000000000.0 is beyond the ceiling of 3600 seconds"),
+        (["--settle", "1e10"], "--settle 10000000000.0 is beyond the ceiling of 3600 seconds"),
+        (["--grace", "61", "--timeout", "600"], "--grace 61.0 is beyond the ceiling of 60 seconds"),
+        (["--timeout", "nan"], "--timeout nan must be a number of seconds above 0, at most 3600"),
+        (
+            ["--iterations", "100001"],
+            "--iterations 100001 is out of range. Use a number from 1 to the ceiling of 100000"
+        ),
+        (["--warm", "1001"], "--warm 1001 is out of range. Use 0 (cold launches only) up to the ceiling of 1000"),
+        (
+            ["--baseline", "B", "--until-verdict", "--max-iterations", "100001"],
+            "--max-iterations 100001 must be from 5 (the minimum) to the ceiling of 100000"
+        ),
+    ])
+    func runRefusesADurationOrCountPastItsCeiling(arguments: [String], message: String) throws {
+        let refusal = try #require(Self.refusal(["run", "X.app"] + arguments), "\(arguments) was accepted")
+        #expect(refusal.status == ExitStatus.usage.rawValue)
+        #expect(refusal.message.contains(message), "\(refusal.message)")
+    }
+
+    @Test func runAcceptsTheCeilingsThemselves() throws {
+        let command = try LaunchBenchCommand.parseAsRoot([
+            "run", "X.app", "--timeout", "3600", "--settle", "3600", "--grace", "60", "--warm", "1000",
+        ])
+        #expect(command is Run)
+    }
+
+    @Test func emulatorRefusesATimeScalePastItsCeiling() throws {
+        let refusal = try #require(
+            Self.refusal(["emulator", "--time-scale", "1e300"]), "--time-scale 1e300 was accepted")
+        #expect(refusal.status == ExitStatus.usage.rawValue)
+        #expect(refusal.message.contains("--time-scale 1e+300 must be above zero and at most the ceiling of 100"))
+    }
+
     @Test func goodRunOptionsParse() throws {
         let command = try LaunchBenchCommand.parseAsRoot(["run", "X.app", "--iterations", "3", "--warm", "2"])
         #expect(command is Run)

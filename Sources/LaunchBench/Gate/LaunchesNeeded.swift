@@ -30,7 +30,8 @@ public enum LaunchesNeeded {
         let z = NormalDistribution.quantile(1 - alpha / 2) + NormalDistribution.quantile(0.8)
         let n = Double.pi / 3 * 2 * pooledVariance * z * z / (shift * shift)
         guard n.isFinite else { return nil }
-        return max(minimum, Int(n.rounded(.up)))
+        // A tiny threshold (`--threshold 1e-9`) asks for more launches than an Int holds: a billion says it.
+        return max(minimum, Int(min(n.rounded(.up), 1e9)))
     }
 
     /// Median absolute deviation × 1.4826 (the standard deviation for normal data); falls back to

@@ -263,6 +263,8 @@ public struct DyldLaunchPhases: Sendable {
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
 
     static func format(_ ms: Double) -> String {
+        // A trace's timestamps are 64-bit ticks: past 2^53 thousandths there is nothing exact left to show.
+        guard ms.isFinite, abs(ms) < 9e12 else { return ms.description }
         let thousandths = Int((ms * 1000).rounded())
         let sign = thousandths < 0 ? "-" : ""
         let magnitude = abs(thousandths)

@@ -34,7 +34,7 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
     /// For progress lines: `reinstall 812 ms (uninstall 160 ms, upload 12 ms, install 655 ms), launch 270 ms`;
     /// `nil` when nothing was timed.
     public var summary: String? {
-        func ms(_ value: Double) -> String { "\(Int(value.rounded())) ms" }
+        func ms(_ value: Double) -> String { "\(DecimalText.fixed(value, maxFractionDigits: 0)) ms" }
         var parts: [String] = []
         if let reinstallMs {
             let steps = [("uninstall", uninstallMs), ("upload", uploadMs), ("install", installMs)]

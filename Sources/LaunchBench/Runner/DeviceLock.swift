@@ -40,8 +40,8 @@ public final class DeviceLock: Sendable {
 
     /// Takes the lock of `udid`, or tells who holds it.
     /// - Parameters:
-    ///   - scope: distinguishes devices reached through another usbmuxd (an emulated lab's UDIDs repeat
-    ///     from lab to lab); `nil` for the system usbmuxd, so a real device is locked by its UDID alone.
+    ///   - scope: the usbmuxd the device is reached through (``scope(usbmuxd:systemBUID:)``): an emulated
+    ///     lab's UDIDs repeat from lab to lab; `nil` locks by the UDID alone.
     ///   - folder: where lock files live (default `defaultFolder()`).
     /// - Returns: the lock (hold it until the run ends, then `release`), or the holder when the device is busy.
     /// - Throws: `LaunchBenchError.cannotWrite` when the lock file cannot be created.
@@ -91,28 +91,61 @@ public final class DeviceLock: Sendable {
     }
 
     /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks`, else
-    /// `$TMPDIR/launchbench-<uid>/locks` (created 0700; per user, so another user's runs cannot block yours).
+    /// `$TMPDIR/launchbench-<uid>/locks` (per user, so another user's runs cannot block yours). The last two are
+    /// created 0700 and checked to be this user's alone (`PrivateFolder`): in a shared folder another user could
+    /// otherwise swap the lock files.
+    /// - Throws: `LaunchBenchError.cannotWrite` or `.unsafeFolder` naming the folder.
     public static func defaultFolder() throws -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let folder: URL
         if let custom = environment["LAUNCHBENCH_LOCK_DIR"], !custom.isEmpty {
-            folder = URL(fileURLWithPath: custom, isDirectory: true)
-        } else if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            let folder = URL(fileURLWithPath: custom, isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw LaunchBenchError.cannotWrite(
+                    path: folder.path, reason: "the device-lock folder cannot be created")
+            }
+            return folder
+        }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
             FileManager.default.isWritableFile(atPath: runtime)
         {
-            folder = URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("launchbench/locks")
-        } else {
-            let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            folder = URL(fileURLWithPath: temporary, isDirectory: true)
-                .appendingPathComponent("launchbench-\(getuid())/locks")
+            let launchbench = try PrivateFolder.ensure(
+                URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("launchbench"))
+            return try PrivateFolder.ensure(launchbench.appendingPathComponent("locks"))
         }
-        do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw LaunchBenchError.cannotWrite(path: folder.path, reason: "the device-lock folder cannot be created")
+        return try PrivateFolder.ensure(
+            PrivateFolder.userTemporary(environment: environment).appendingPathComponent("locks"))
+    }
+
+    /// What a device's lock is keyed by beside its UDID: the usbmuxd that really serves it, however its address
+    /// is spelled. Emulated labs repeat UDIDs from lab to lab, so the UDID alone is not enough; the address as
+    /// written is too much: a symlinked socket, `/run/usbmuxd` for `/var/run/usbmuxd` or a TCP relay of the same
+    /// daemon would let two runs measure one phone at once.
+    /// - Parameters:
+    ///   - address: the configured usbmuxd (`nil`: the system daemon).
+    ///   - systemBUID: what that usbmuxd answers to `ReadBUID` (one per daemon), when it answered.
+    /// - Returns: the daemon's BUID when known; else the socket's resolved path (`nil` for the system daemon's
+    ///   socket) or the TCP address.
+    public static func scope(usbmuxd address: USBMuxAddress?, systemBUID: String?) -> String? {
+        if let systemBUID, !systemBUID.isEmpty { return "BUID:" + systemBUID }
+        switch address {
+        case nil:
+            return nil
+        case .unix(let path)?:
+            let resolved = resolvedPath(path)
+            return resolved == resolvedPath(USBMuxAddress.systemSocketPath) ? nil : "UNIX:" + resolved
+        case .tcp?:
+            return address?.description
         }
-        return folder
+    }
+
+    /// `path` with every symlink resolved (as `realpath(3)`), or as given when it does not exist.
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `<UDID>.lock`, or `<UDID>@<hash of scope>.lock`; only file-name-safe characters.

@@ -82,7 +82,7 @@ struct LaunchVerdict: Sendable, Hashable {
 
     static func formatSeconds(_ duration: Duration) -> String {
         let seconds = milliseconds(duration) / 1000
-        return seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        return seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 
     /// `SIGSEGV (11)`; Darwin's numbering, which is what debugserver reports.

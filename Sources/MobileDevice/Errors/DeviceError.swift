@@ -167,7 +167,7 @@ extension DeviceError: LocalizedError {
     }
 
     private static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%g", seconds)
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(format: "%g", seconds)
     }
 
     static func unreachableMessage(address: USBMuxAddress?) -> String {

@@ -135,8 +135,10 @@ final class PlistNode {
         case .bool(let flag): return plist_new_bool(flag ? 1 : 0)
         case .date(let date):
             let interval = date.timeIntervalSinceReferenceDate
-            let seconds = interval.rounded(.down)
-            return plist_new_date(Int32(seconds), Int32(((interval - seconds) * 1_000_000).rounded()))
+            // plist dates hold 32-bit seconds since 2001: a date past them (±68 years) is clamped, not a trap.
+            let seconds = min(max(interval.isFinite ? interval.rounded(.down) : 0, -2_147_483_648), 2_147_483_647)
+            let micros = interval.isFinite ? min(max(((interval - seconds) * 1_000_000).rounded(), 0), 999_999) : 0
+            return plist_new_date(Int32(seconds), Int32(micros))
         case .data(let bytes):
             return bytes.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { plist_new_data($0.baseAddress, UInt64($0.count)) }

@@ -95,9 +95,10 @@ struct Run: AsyncParsableCommand {
 
     func validate() throws {
         if let iterations {
-            guard (1...100_000).contains(iterations) else {
+            guard (1...OptionCeilings.iterations).contains(iterations) else {
                 throw ValidationError(
-                    "--iterations \(iterations) is out of range. Use a number from 1 to 100000 (10 is a good start).")
+                    "--iterations \(iterations) is out of range. Use a number from 1 to the ceiling of "
+                        + "\(OptionCeilings.iterations) (10 is a good start).")
             }
             guard !gate.untilVerdict else {
                 throw ValidationError(
@@ -105,8 +106,10 @@ struct Run: AsyncParsableCommand {
                         + "--max-iterations N for the most).")
             }
         }
-        guard (0...1_000).contains(warm) else {
-            throw ValidationError("--warm \(warm) is out of range. Use 0 (cold launches only) to 1000.")
+        guard (0...OptionCeilings.warmLaunches).contains(warm) else {
+            throw ValidationError(
+                "--warm \(warm) is out of range. Use 0 (cold launches only) up to the ceiling of "
+                    + "\(OptionCeilings.warmLaunches).")
         }
         for assignment in environment {
             guard let variable = EnvironmentVariable(assignment: assignment) else {
@@ -120,15 +123,20 @@ struct Run: AsyncParsableCommand {
                 )
             }
         }
-        guard timeout.isFinite, timeout > 0 else {
-            throw ValidationError("--timeout \(timeout) must be a number of seconds above 0, e.g. --timeout 30.")
+        let durations = [
+            (timeout, "--timeout", OptionCeilings.timeoutSeconds, false, "30"),
+            (settle, "--settle", OptionCeilings.settleSeconds, true, "30"),
+            (grace, "--grace", OptionCeilings.graceSeconds, true, "0.5"),
+        ]
+        for (seconds, option, ceiling, allowsZero, example) in durations {
+            if let problem = OptionCeilings.problem(
+                seconds: seconds, option: option, ceiling: ceiling, allowsZero: allowsZero, example: example)
+            {
+                throw ValidationError(problem)
+            }
         }
-        guard settle.isFinite, settle >= 0 else {
-            throw ValidationError("--settle \(settle) must be 0 or more seconds, e.g. --settle 30.")
-        }
-        guard grace.isFinite, grace >= 0, grace < timeout else {
-            throw ValidationError(
-                "--grace \(grace) must be 0 or more seconds and below --timeout (\(timeout)), e.g. --grace 0.5.")
+        guard grace < timeout else {
+            throw ValidationError("--grace \(grace) must be below --timeout (\(timeout)), e.g. --grace 0.5.")
         }
     }
 
@@ -156,7 +164,7 @@ struct Run: AsyncParsableCommand {
         if code != .success { throw code }
     }
 
-    static func duration(_ seconds: Double) -> Duration { .nanoseconds(Int64((seconds * 1e9).rounded())) }
+    static func duration(_ seconds: Double) -> Duration { .seconds(clamping: seconds) }
 }
 
 extension RunPlan.ColdMode: ExpressibleByArgument {}

@@ -96,7 +96,7 @@ struct EngineOptions: ParsableArguments {
             if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(
                 Double.init)
             {
-                configuration.startTimeout = .milliseconds(Int64(seconds * 1000))
+                configuration.startTimeout = .seconds(clamping: seconds)
             }
             pymobiledevice3 = Pymobiledevice3Engine(configuration)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import LaunchBench
+import MobileDevice
 
 /// The device locks of one run (see `DeviceLock`): taken after the devices are selected, held until the run
 /// ends. A busy device is left out with who holds it; when every device is busy the run is refused.
@@ -8,12 +9,11 @@ struct DeviceLocks {
     /// Busy devices: UDID → why they are not measured (recorded as skipped in run.json).
     var busy: [String: String]
 
-    /// - Parameter usbmuxd: the usbmuxd in use (`nil`: the system daemon); it scopes the lock, since emulated
-    ///   labs reuse UDIDs, while the system daemon's devices are keyed by UDID alone.
+    /// - Parameter usbmuxd: the usbmuxd in use (`nil`: the system daemon); the daemon it really is (its BUID,
+    ///   else its resolved socket) scopes the lock, since emulated labs reuse UDIDs (`DeviceLock.scope`).
     /// - Throws: `LaunchBenchError.devicesBusy` when no selected device is free.
     static func acquire(_ devices: [DeviceInfo], usbmuxd address: USBMuxAddress?) throws -> DeviceLocks {
-        let system = address == nil || address == .unix(path: USBMuxAddress.systemSocketPath)
-        let scope = system ? nil : address?.description
+        let scope = DeviceLock.scope(usbmuxd: address, systemBUID: USBMuxAddress.configuredSystemBUID())
         var locks = DeviceLocks(held: [], busy: [:])
         var refusals: [String] = []
         for device in devices {

@@ -45,4 +45,17 @@ import Testing
         #expect(notes.first?.contains("95000.0 ms is beyond what the run's timeout allows (90 s)") == true)
         #expect(ResultsFolder.valueLimitMs(nil) == Sample.defaultValueLimitMs)
     }
+
+    /// A run.json timeout past `run`'s ceiling (hand-edited: `run` refuses it) widens nothing: the bound is the
+    /// ceiling's, so `timeoutSeconds: 1e300` does not let a 1e200 ms launch through to a pass.
+    @Test func aRecordedTimeoutCountsUpToTheCeilingOnly() {
+        var manifest = RunManifest()
+        manifest.options = RunManifest.Options(timeoutSeconds: 1e300)
+        #expect(ResultsFolder.valueLimitMs(manifest) == (OptionCeilings.timeoutSeconds + 60) * 1000)
+        let (samples, notes) = ResultsFolder.parseSamples(
+            Data((Self.line("1e200", iteration: 1) + Self.line("85000", iteration: 2)).utf8),
+            valueLimitMs: ResultsFolder.valueLimitMs(manifest))
+        #expect(samples.map(\.iteration) == [2])
+        #expect(notes.first?.contains("is beyond what the run's timeout allows (3660 s)") == true)
+    }
 }

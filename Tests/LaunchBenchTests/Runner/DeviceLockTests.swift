@@ -57,4 +57,25 @@ import Testing
         let b = DeviceLock.fileName(udid: "U/../x", scope: "UNIX:/tmp/b.sock")
         #expect(a != b && !a.contains("/") && a == DeviceLock.fileName(udid: "U/../x", scope: "UNIX:/tmp/a.sock"))
     }
+
+    /// Two spellings of one usbmuxd are one lock: a symlinked socket, and (by its BUID) a TCP relay of it.
+    @Test func theLockIsKeyedByTheUsbmuxdItReallyIs() throws {
+        let socket = folder.appendingPathComponent("usbmuxd")
+        _ = FileManager.default.createFile(atPath: socket.path, contents: nil)
+        let link = folder.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: socket)
+        let direct = DeviceLock.scope(usbmuxd: .unix(path: socket.path), systemBUID: nil)
+        #expect(direct != nil && direct == DeviceLock.scope(usbmuxd: .unix(path: link.path), systemBUID: nil))
+        #expect(direct == DeviceLock.scope(usbmuxd: .unix(path: folder.path + "/./usbmuxd"), systemBUID: nil))
+
+        let buid = "1D7E4C2A-0000-4000-8000-000000000001"
+        let byBUID = DeviceLock.scope(usbmuxd: .unix(path: socket.path), systemBUID: buid)
+        #expect(byBUID == DeviceLock.scope(usbmuxd: .tcp(host: "127.0.0.1", port: 27015), systemBUID: buid))
+        #expect(byBUID == DeviceLock.scope(usbmuxd: nil, systemBUID: buid))
+        #expect(byBUID != DeviceLock.scope(usbmuxd: .unix(path: socket.path), systemBUID: "another"))
+
+        // Without a BUID, the system daemon's socket however it is reached: the UDID alone, as before.
+        #expect(DeviceLock.scope(usbmuxd: nil, systemBUID: nil) == nil)
+        #expect(DeviceLock.scope(usbmuxd: .unix(path: USBMuxAddress.systemSocketPath), systemBUID: nil) == nil)
+    }
 }
