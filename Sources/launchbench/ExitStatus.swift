@@ -23,10 +23,11 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .regression: "regression, or an image the allow list does not name"
         case .incomplete:
             "launches failed or measured nothing (`no-metrics`), a device was busy, skipped or lost (without "
-                + "`--baseline`), or too few/failed launches or no matching device to judge, a device or app that "
-                + "changed since the baseline (`not comparable`), or `--until-verdict` reached its cap unsettled"
+                + "`--baseline`), or too few/failed launches or no matching device to judge, a device, app or pre-main "
+                + "source that changed since the baseline (`not comparable`), or `--until-verdict` reached its cap "
+                + "unsettled"
         case .baselineNotFound: "baseline not found"
-        case .usage: "bad options"
+        case .usage: "bad options (a value past its ceiling too, see Limits)"
         case .interrupted: "interrupted (Ctrl-C; 128+signal for SIGHUP 129, SIGQUIT 131, SIGTERM 143)"
         }
     }

@@ -189,12 +189,14 @@ public struct ResultsFolder: Sendable {
     }
 
     /// The largest launch time a sample of the run can hold: its `--timeout` and a minute for the kill and
-    /// the grace (every launch metric is measured within one launch); a day when run.json does not say.
+    /// the grace (every launch metric is measured within one launch); a day when run.json does not say. The
+    /// timeout counts up to `OptionCeilings.timeoutSeconds` only: `run` refuses more, so a larger one in
+    /// run.json was not written by a run and must not let impossible values through.
     static func valueLimitMs(_ manifest: RunManifest?) -> Double {
         guard let timeout = manifest?.options?.timeoutSeconds, timeout.isFinite, timeout > 0 else {
             return Sample.defaultValueLimitMs
         }
-        return (timeout + 60) * 1000
+        return (min(timeout, OptionCeilings.timeoutSeconds) + 60) * 1000
     }
 
     /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note — among

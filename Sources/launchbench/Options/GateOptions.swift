@@ -171,8 +171,10 @@ struct GateOptions: ParsableArguments {
                     "--max-iterations only applies with --target-precision PCT or --until-verdict; for a fixed count "
                         + "use --iterations.")
             }
-            guard (5...100_000).contains(maxIterations) else {
-                throw ValidationError("--max-iterations \(maxIterations) must be from 5 (the minimum) to 100000.")
+            guard (5...OptionCeilings.iterations).contains(maxIterations) else {
+                throw ValidationError(
+                    "--max-iterations \(maxIterations) must be from 5 (the minimum) to the ceiling of "
+                        + "\(OptionCeilings.iterations).")
             }
         }
     }
