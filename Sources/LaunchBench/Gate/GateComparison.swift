@@ -139,7 +139,9 @@ extension GateComparison {
                         pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
                         current: Self.side(newOfKind, metric), settings: settings)
                     entry.explanation = explanation
-                    entry.markChanges(Self.changes(pair), compareAnyway: settings.compareAnyway)
+                    entry.markChanges(
+                        Self.changes(pair) + Self.premainSourceChange(baseline: old, current: new),
+                        compareAnyway: settings.compareAnyway)
                     entries.append(entry)
                 }
             }
@@ -223,6 +225,24 @@ extension GateComparison {
             changes.append("iOS \(pair.baseline.osVersion) → \(pair.current.osVersion)")
         }
         return changes
+    }
+
+    /// Where most of the measured launches' pre-main phases came from; `nil` when none says (no pre-main
+    /// phases, or samples written before `premain_source` was recorded).
+    public static func premainSource(of samples: [Sample]) -> PremainSource? {
+        let sources = samples.filter { !$0.status.isFailure }.compactMap(\.premainSource)
+        let counts = Dictionary(grouping: sources, by: { $0 }).mapValues(\.count)
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key
+    }
+
+    /// `pre-main source dyld-statistics → kdebug` when the two sides' pre-main phases came from different
+    /// sources: kdebug's total counts from the process's creation, dyld's printed statistics from dyld's start,
+    /// so the same launch reads tens of ms apart. Unknown on a side (an older file) is no change.
+    static func premainSourceChange(baseline: [Sample], current: [Sample]) -> [String] {
+        guard let old = premainSource(of: baseline), let new = premainSource(of: current), old != new else {
+            return []
+        }
+        return ["pre-main source \(old.rawValue) → \(new.rawValue)"]
     }
 
     /// The fixed-sample verdict of two sets of measured values (no failures), as `compare` would give it.

@@ -1,7 +1,8 @@
 extension GateEntry {
     /// Records what differs between the two sides. Without `compareAnyway` the entry gets no verdict: launch
-    /// times move by themselves when the model, the iOS version or the app changes, so a pass (or a
-    /// regression) across such a change would say nothing about the build.
+    /// times move by themselves when the model, the iOS version or the app changes, and read differently when
+    /// the pre-main source does, so a pass (or a regression) across such a change would say nothing about the
+    /// build.
     mutating func markChanges(_ new: [String], compareAnyway: Bool) {
         guard !new.isEmpty else { return }
         changes += new

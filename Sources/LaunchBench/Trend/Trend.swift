@@ -141,7 +141,7 @@ public struct Trend: Sendable {
         var order: [String] = []
         var previous: [String: [LaunchPoint]] = [:]
         /// The last series key of each anchor device (without kind and metric), to notice a break.
-        var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?)] = [:]
+        var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?, source: PremainSource?)] = [:]
         for (runIndex, (path, folder, samples)) in folders.enumerated() {
             folderNotes += folder.notes.map { "\(path): \($0)" }
             let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(samples)
@@ -158,12 +158,21 @@ public struct Trend: Sendable {
             for deviceSummary in summary.devices {
                 guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
                 let current = deviceSummary.device
-                let seriesKey = [app ?? "", anchor.udid, current.productType, current.osVersion].joined(
-                    separator: "\u{1}")
+                // Another pre-main source reads the same launch differently (kdebug counts process creation);
+                // a run that does not say (an older file) continues the series it follows.
+                let source =
+                    GateComparison.premainSource(of: samples.filter { $0.deviceUDID == current.udid })
+                    ?? lastSeriesOf[anchor.udid]?.source
+                let seriesKey = [
+                    app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
+                ]
+                .joined(separator: "\u{1}")
                 if let last = lastSeriesOf[anchor.udid], last.key != seriesKey {
-                    folderNotes.append(Self.breakNote(from: last.device, last.app, to: current, app, path: path))
+                    folderNotes.append(
+                        Self.breakNote(
+                            from: last.device, last.app, last.source, to: current, app, source, path: path))
                 }
-                lastSeriesOf[anchor.udid] = (seriesKey, current, app)
+                lastSeriesOf[anchor.udid] = (seriesKey, current, app, source)
                 for kind in deviceSummary.kinds {
                     let metrics = settings.metrics.isEmpty ? summary.metrics : settings.metrics
                     for metric in metrics {
@@ -200,12 +209,17 @@ public struct Trend: Sendable {
 
     /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.
     static func breakNote(
-        from old: DeviceIdentity, _ oldApp: String?, to new: DeviceIdentity, _ newApp: String?, path: String
+        from old: DeviceIdentity, _ oldApp: String?, _ oldSource: PremainSource?, to new: DeviceIdentity,
+        _ newApp: String?, _ newSource: PremainSource?, path: String
     ) -> String {
         var changes: [String] = []
         if old.productType != new.productType { changes.append("model \(old.productType) → \(new.productType)") }
         if old.osVersion != new.osVersion { changes.append("iOS \(old.osVersion) → \(new.osVersion)") }
         if oldApp != newApp { changes.append("app \(oldApp ?? "unknown") → \(newApp ?? "unknown")") }
+        if oldSource != newSource {
+            changes.append(
+                "pre-main source \(oldSource?.rawValue ?? "unknown") → \(newSource?.rawValue ?? "unknown")")
+        }
         return "\(new.name) (\(new.udid)): \(changes.joined(separator: ", ")) in \(path): a new series starts "
             + "there, since launch times are not comparable across such a change."
     }

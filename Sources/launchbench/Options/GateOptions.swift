@@ -22,7 +22,8 @@ struct GateCheckOptions<Help: GateCheckHelp>: ParsableArguments {
 
     @Flag(
         help: ArgumentHelp(
-            "Judge devices whose model or iOS version changed since the baseline, and a baseline of another app, "
+            "Judge devices whose model, iOS version or pre-main source changed since the baseline, and a baseline "
+                + "of another app, "
                 + "instead of calling them not comparable (exit 3); the report names every such change."))
     var compareAnyway = false
 

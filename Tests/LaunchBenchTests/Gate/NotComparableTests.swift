@@ -9,13 +9,16 @@ import Testing
 @Suite struct NotComparableTests {
     static func samples(
         udid: String = "UDID-A", productType: String = "iPhone12,1", osVersion: String, app: String = "com.example.app",
-        median: Double
+        median: Double, premainSource: PremainSource? = nil
     ) -> [Sample] {
         (1...10).map { i in
-            Sample(
+            var sample = Sample(
                 runID: "r", deviceUDID: udid, deviceName: "Phone", productType: productType, osVersion: osVersion,
                 appBundleID: app, appVersion: "1.0", iteration: i, kind: .cold, status: .ok,
                 metrics: [.firstFrameMs: median + Double(i % 5)], startedAt: Date(timeIntervalSince1970: Double(i)))
+            if premainSource != nil { sample.metrics[.totalPremainMs] = median / 2 + Double(i % 5) }
+            sample.premainSource = premainSource
+            return sample
         }
     }
 
@@ -75,6 +78,43 @@ import Testing
         #expect(entry.reason.hasPrefix("Compared anyway (--compare-anyway) across iOS 14.8 → 15.0."))
         #expect(GateTableReport.render(report).contains("Compared anyway (--compare-anyway) across iOS 14.8 → 15.0"))
         #expect(report.outcome == .failed)
+    }
+
+    /// A `dyld-statistics` baseline against a `kdebug` run: kdebug's total includes process creation, so the
+    /// same build reads slower (or, with a faster build, the same): no pass, no regression across it.
+    @Test func anotherPremainSourceIsNotComparableInEveryFormat() throws {
+        let report = try Self.report(
+            Self.samples(osVersion: "14.8", median: 300, premainSource: .dyldStatistics),
+            Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug))
+        let entry = try #require(report.comparison?.entries.first)
+        #expect(entry.verdict == .notComparable)
+        #expect(entry.changes == ["pre-main source dyld-statistics → kdebug"])
+        #expect(report.outcome == .undecided)
+        let named = "Not comparable: pre-main source dyld-statistics → kdebug between the baseline and this run"
+        #expect(GateTableReport.render(report).contains(named))
+        #expect(GateMarkdownReport.render(report).contains("pre-main source dyld-statistics → kdebug"))
+        #expect(GateJUnitReport.render(report).contains(named))
+        #expect(GateJSONReport.render(report, exitCode: 3).contains(named))
+    }
+
+    @Test func compareAnywayJudgesAcrossAPremainSourceChangeAndNamesIt() throws {
+        let report = try Self.report(
+            Self.samples(osVersion: "14.8", median: 300, premainSource: .dyldStatistics),
+            Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug), anyway: true)
+        let entry = try #require(report.comparison?.entries.first)
+        #expect(entry.verdict == .unchanged)
+        #expect(
+            entry.reason.hasPrefix(
+                "Compared anyway (--compare-anyway) across pre-main source dyld-statistics → kdebug."))
+    }
+
+    /// A side that does not say where its pre-main phases came from (written before `premain_source`) is no change.
+    @Test func anUnknownPremainSourceIsNoChange() throws {
+        let report = try Self.report(
+            Self.samples(osVersion: "14.8", median: 300),
+            Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug))
+        let entry = try #require(report.comparison?.entries.first)
+        #expect(entry.changes.isEmpty && entry.verdict == .unchanged)
     }
 
     @Test func theSameDeviceAndAppCompareAsBefore() throws {

@@ -40,6 +40,26 @@ import Testing
         #expect(trend.notes.contains(breaks[0]))
     }
 
+    /// kdebug's total counts from the process's creation, dyld's printed statistics from dyld's start: the
+    /// same launches read tens of ms apart, so a source change is a break, not a step. A run that does not say
+    /// (an older file) continues the series it follows.
+    @Test func anotherPremainSourceStartsANewSeriesWithANote() throws {
+        let root = Self.root()
+        let paths = [
+            try T.folder(root, "r1", median: 200, day: 1, udid: "UDID-A", seed: 1, premainSource: .dyldStatistics),
+            try T.folder(root, "r2", median: 201, day: 2, udid: "UDID-A", seed: 2),
+            try T.folder(root, "r3", median: 240, day: 3, udid: "UDID-A", seed: 3, premainSource: .kdebug),
+            try T.folder(root, "r4", median: 241, day: 4, udid: "UDID-A", seed: 4, premainSource: .kdebug),
+        ]
+        let trend = Trend(paths: paths)
+        let premain = trend.series.filter { $0.metric == .totalPremainMs }
+        #expect(premain.map(\.points.count) == [2, 2])
+        #expect(premain.allSatisfy { !$0.points.contains(where: \.isStep) })
+        let breaks = trend.folderNotes.filter { $0.contains("a new series starts there") }
+        #expect(breaks.count == 1)
+        #expect(breaks.first?.contains("pre-main source dyld-statistics → kdebug in \(paths[2])") == true)
+    }
+
     @Test func impossibleValuesAndACutOffLineAreSkippedWithANoteNamingTheFolderAndLine() throws {
         let root = Self.root()
         let good = try T.folder(root, "good", median: 200, day: 1, udid: "UDID-A", seed: 1)

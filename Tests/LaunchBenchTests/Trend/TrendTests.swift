@@ -29,17 +29,18 @@ import Testing
     static func folder(
         _ root: URL, _ label: String, median: Double, day: Int, udid: String, seed: UInt64,
         osVersion: String = "14.8", productType: String = "iPhone12,1", app: String = "com.example.app",
-        trailing: String = ""
+        trailing: String = "", premainSource: PremainSource? = nil
     ) throws -> String {
         let url = root.appendingPathComponent(label)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         var noise = Noise(state: seed)
         let lines = try (1...20).map { i -> String in
             let value = median * (1 + 0.03 * noise.gaussian())
-            let sample = Sample(
+            var sample = Sample(
                 runID: label, deviceUDID: udid, deviceName: name, productType: productType, osVersion: osVersion,
                 appBundleID: app, appVersion: "1.0 (\(label))", iteration: i, kind: .cold, status: .ok,
                 metrics: [.totalPremainMs: value], startedAt: Date(timeIntervalSince1970: Double(day * 86_400 + i)))
+            sample.premainSource = premainSource
             return String(decoding: try JSONCoding.encoder().encode(sample), as: UTF8.self)
         }
         try Data((lines.joined(separator: "\n") + "\n" + trailing).utf8).write(
