@@ -51,10 +51,9 @@ public struct GateCheck: Sendable {
 
     private func comparison(_ baseline: GateInput, _ current: GateInput, notes: inout [String]) -> GateComparison {
         var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
-        if let a = baseline.appBundleID, let b = current.appBundleID, a != b {
-            for index in comparison.entries.indices {
-                comparison.entries[index].markChanges(["app \(a) → \(b)"], compareAnyway: settings.compareAnyway)
-            }
+        if comparison.markAppChange(baseline: baseline.appBundleID, current: current.appBundleID),
+            let a = baseline.appBundleID, let b = current.appBundleID
+        {
             notes.append(
                 settings.compareAnyway
                     ? "The baseline measured \(a), the current run \(b): compared anyway (--compare-anyway)."

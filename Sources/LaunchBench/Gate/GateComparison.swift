@@ -206,7 +206,11 @@ extension GateComparison {
             baselineDevice: pair.baseline, currentDevice: pair.current, matchedBy: pair.basis, kind: kind,
             metric: metric, baseline: baseline, current: current, test: test, shift: shift, verdict: .unchanged,
             reason: "", launchesNeeded: needed)
-        if let design = settings.sequential, failureReason(entry) == nil {
+        // A baseline too small to judge stays so however many launches the run adds: the fixed gate's reason
+        // says so, where the sequential design would only say "still open".
+        if let design = settings.sequential, failureReason(entry) == nil,
+            baseline.values.count >= settings.minimumLaunches
+        {
             judgeSequentially(&entry, design: design, settings: settings)
         } else {
             (entry.verdict, entry.reason, entry.moreLaunchesWouldTell) = judge(entry, settings: settings)

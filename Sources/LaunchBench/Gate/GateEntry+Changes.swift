@@ -18,3 +18,16 @@ extension GateEntry {
         }
     }
 }
+
+extension GateComparison {
+    /// Marks every entry with the change of app when the baseline measured another one than the current run
+    /// (``GateCheck`` and ``VerdictStopping`` alike). Returns whether the apps differ.
+    @discardableResult
+    mutating func markAppChange(baseline a: String?, current b: String?) -> Bool {
+        guard let a, let b, a != b else { return false }
+        for index in entries.indices {
+            entries[index].markChanges(["app \(a) → \(b)"], compareAnyway: settings.compareAnyway)
+        }
+        return true
+    }
+}

@@ -2,19 +2,25 @@
 /// against the baseline by the gate itself (``GateComparison`` with a ``SequentialVerdict`` design), and
 /// the device stops as soon as the verdict of every launch kind is settled, or at the design's cap.
 /// The gate at the end of the run judges the same launches the same way, so what stopped a device is
-/// what the report says.
+/// what the report says. When no verdict can come whatever the device measures (no baseline device matches
+/// it, the baseline has too few measured launches, or the two runs are not comparable) it stops after its
+/// first iteration, saying why, instead of launching up to the cap for an answer known from the start.
 public struct VerdictStopping: Sendable {
     /// The baseline's launches (every device; each device of the run is matched as the gate matches it).
     public var baseline: [Sample]
     /// The gate's settings, with `sequential` set.
     public var settings: GateSettings
+    /// The app the baseline measured; another app in the run is not comparable (as in ``GateCheck``).
+    public var baselineApp: String?
 
     /// A rule for `baseline` under `settings` and `design` (which replaces `settings.sequential`).
-    public init(baseline: [Sample], settings: GateSettings, design: SequentialVerdict) {
+    /// - Parameter baselineApp: the baseline's app (``GateInput/appBundleID``); `nil` when unknown.
+    public init(baseline: [Sample], settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil) {
         self.baseline = baseline
         var settings = settings
         settings.sequential = design
         self.settings = settings
+        self.baselineApp = baselineApp
     }
 
     /// The design the rule decides with.
@@ -22,16 +28,48 @@ public struct VerdictStopping: Sendable {
 
     /// Why the device whose launches so far are `samples` may stop, or `nil` to launch again.
     public func stopReason(samples: [Sample]) -> String? {
-        let comparison = GateComparison(baseline: baseline, current: samples, settings: settings)
+        var comparison = GateComparison(baseline: baseline, current: samples, settings: settings)
+        comparison.markAppChange(baseline: baselineApp, current: samples.first?.appBundleID)
         let iterations = Set(samples.filter { $0.kind == .cold }.map(\.iteration)).count
+        let after = "stopped after \(iterations) iteration\(iterations == 1 ? "" : "s")"
         guard !comparison.entries.isEmpty else {
-            // No counterpart in the baseline: nothing can settle, so do not hold the phone to the cap.
-            guard iterations >= design.minimumLaunches else { return nil }
-            return "no device of the baseline matches it, so no verdict can be reached; stopped after \(iterations) "
-                + "iterations"
+            // A device's identity does not change between its launches: the first iteration tells.
+            guard iterations >= 1 else { return nil }
+            return "no device of the baseline matches it, so no verdict can be reached; \(after)"
+        }
+        if let why = comparison.entries.lazy.compactMap(noVerdictPossible).first {
+            return "no verdict can be reached: \(why); \(after)"
         }
         guard comparison.entries.allSatisfy({ $0.sequential?.isFinal == true }) else { return nil }
-        return "verdict settled after \(iterations) iterations: "
-            + comparison.entries.map { "\($0.kind.rawValue) \($0.verdict.rawValue)" }.joined(separator: ", ")
+        let verdicts = comparison.entries.map { "\($0.kind.rawValue) \($0.verdict.rawValue)" }.joined(separator: ", ")
+        guard
+            comparison.entries.allSatisfy({
+                if case .settled? = $0.sequential { return true } else { return false }
+            })
+        else {
+            return "the cap of \(design.maxLaunches) iterations (--max-iterations) came before the verdict "
+                + "settled: \(verdicts)"
+        }
+        return "verdict settled after \(iterations) iterations: \(verdicts)"
+    }
+
+    /// Why `entry` cannot get a verdict however many launches the current run adds; `nil` when it can.
+    private func noVerdictPossible(_ entry: GateEntry) -> String? {
+        if entry.verdict == .notComparable {
+            return "\(entry.changes.joined(separator: ", ")) between the baseline and this run makes them not "
+                + "comparable (pass --compare-anyway to judge them all the same, or measure a new baseline)"
+        }
+        let side = entry.baseline
+        if side.failures * 2 > side.launches {
+            return "\(side.failures) of the baseline's \(side.launches) \(entry.kind.rawValue) launches on this "
+                + "device failed (measure a new baseline)"
+        }
+        if side.values.count < settings.minimumLaunches {
+            return "the baseline has \(side.values.count) measured \(entry.kind.rawValue) launch"
+                + "\(side.values.count == 1 ? "" : "es") of \(entry.metric.rawValue) on this device and the gate "
+                + "needs \(settings.minimumLaunches) (measure a new baseline with --iterations "
+                + "\(max(settings.minimumLaunches, 10)) or more)"
+        }
+        return nil
     }
 }

@@ -65,7 +65,8 @@ enum RunExecution {
         return ExitCode(conclusion.verdict)
     }
 
-    private static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
+    /// The start line: what the run will do, with the real iteration count (a stopping rule's cap).
+    static func introduction(_ plan: RunPlan, devices: [DeviceInfo], folder: URL) -> String {
         let cold: String
         switch plan.coldMode {
         case .reinstall: cold = "cold after reinstall"
@@ -74,8 +75,19 @@ enum RunExecution {
         }
         let warm = plan.warmLaunches == 1 ? "1 warm launch" : "\(plan.warmLaunches) warm launches"
         let deviceText = devices.count == 1 ? "1 device" : "\(devices.count) devices"
-        return "Measuring \(plan.app.bundleID) \(plan.app.versionDescription) on \(deviceText): \(plan.iterations) "
-            + "iterations, \(cold), \(warm) each. Results: \(folder.path)"
+        let iterations: String
+        if let stopping = plan.stopping {
+            iterations =
+                "up to \(stopping.maxIterations) iterations (until the cold median is known within "
+                + "±\(DecimalText.fixed(stopping.targetPrecisionPercent, maxFractionDigits: 2)) %)"
+        } else if let rule = plan.untilVerdict {
+            iterations =
+                "up to \(rule.design.maxLaunches) iterations (until the verdict against the baseline is settled)"
+        } else {
+            iterations = "\(plan.iterations) iterations"
+        }
+        return "Measuring \(plan.app.bundleID) \(plan.app.versionDescription) on \(deviceText): \(iterations), "
+            + "\(cold), \(warm) each. Results: \(folder.path)"
     }
 
     /// Prints the statistics per device and launch kind (stdout), with notes on devices not fully measured, or

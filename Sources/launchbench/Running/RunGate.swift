@@ -58,7 +58,9 @@ struct RunGate {
         }
         if let stopping = options.stopping { plan.stopping = stopping }
         if let design = options.design, let baseline {
-            plan.untilVerdict = VerdictStopping(baseline: baseline.samples, settings: options.settings, design: design)
+            plan.untilVerdict = VerdictStopping(
+                baseline: baseline.samples, settings: options.settings, design: design,
+                baselineApp: baseline.appBundleID)
         }
         plan.referenceApp = referenceApp
         return plan
