@@ -118,18 +118,6 @@ public enum MarkdownReport {
         return version.isEmpty ? title : title + " " + escape(version)
     }
 
-    /// Text safe inside a GFM table cell: Markdown punctuation backslash-escaped (so `|` cannot
-    /// split the cell and `<` cannot open HTML), control characters and line breaks shown as `\u{…}`.
-    public static func escape(_ text: String) -> String {
-        var result = ""
-        for character in ReportText.printable(text) {
-            if specials.contains(character) { result.append("\\") }
-            result.append(character)
-        }
-        return result
-    }
-
-    private static let specials: Set<Character> = [
-        "\\", "|", "`", "*", "_", "[", "]", "<", ">", "&", "~", "$", "#", "!",
-    ]
+    /// Text safe inside a GFM table cell (see `UserText.markdown`).
+    public static func escape(_ text: String) -> String { UserText.markdown(text) }
 }

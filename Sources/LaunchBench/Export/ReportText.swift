@@ -1,18 +1,7 @@
 /// Small text helpers shared by the human-readable reports.
 enum ReportText {
-    /// Device and app texts are user-set: control characters (terminal escape sequences, line
-    /// breaks) become visible `\u{…}` escapes so they can neither redraw a terminal nor break a line.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// Device and app texts are user-set: one line, control characters shown (see `UserText.logLine`).
+    static func printable(_ text: String) -> String { UserText.logLine(text) }
 
     /// Milliseconds for people: one decimal, or `–` when there is no value.
     static func ms(_ value: Double?) -> String {

@@ -19,8 +19,9 @@ public struct TextTable: Sendable {
     }
 
     /// Appends a row; missing trailing cells are left empty, cells beyond the header count are not shown.
+    /// Cells are any text (a phone's name): each is kept to one line (`UserText.tableCell`).
     public mutating func append(_ row: [String]) {
-        rows.append(row + Array(repeating: "", count: max(0, headers.count - row.count)))
+        rows.append(row.map(UserText.tableCell) + Array(repeating: "", count: max(0, headers.count - row.count)))
     }
 
     /// The table as lines joined by `\n`, columns separated by two spaces, no trailing spaces.

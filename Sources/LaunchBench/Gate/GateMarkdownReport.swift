@@ -77,21 +77,9 @@ public enum GateMarkdownReport {
         }
     }
 
-    /// Device names and paths are any text: keep them from breaking the table or turning into markup/HTML.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "|", "\\", "*", "_", "`", "[", "]", "<", ">", "#": out += "\\\(character)"
-            case "\n", "\r": out += " "
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Device names and paths are any text: one line, no markup (see `UserText.markdown`).
+    static func escape(_ text: String) -> String { UserText.markdown(text) }
 
-    /// Text inside a code span: backticks cannot be escaped there, so they become `'`.
-    static func code(_ text: String) -> String {
-        String(text.map { $0 == "`" ? "'" : $0 == "\n" ? " " : $0 })
-    }
+    /// Text inside a code span (see `UserText.markdownCode`).
+    static func code(_ text: String) -> String { UserText.markdownCode(text) }
 }

@@ -3,6 +3,7 @@ public enum GateTableReport {
     /// The report as plain-text tables for a terminal or CI log.
     public static func render(_ report: GateReport) -> String {
         var lines: [String] = []
+        var tableLine: Int?  // the rendered table, whose cells are escaped one by one
         if let baseline = report.baselinePath { lines.append("Baseline: \(baseline)") }
         if let current = report.currentPath { lines.append("Current:  \(current)") }
         if let comparison = report.comparison {
@@ -26,6 +27,7 @@ public enum GateTableReport {
                     GateText.pValue(entry.test?.pValue), GateText.verdict(entry.verdict),
                 ])
             }
+            if !comparison.entries.isEmpty { tableLine = lines.count }
             lines.append(comparison.entries.isEmpty ? "No device × launch kind to compare." : table.render())
             let explained = comparison.entries.filter {
                 $0.verdict != .unchanged || $0.moreLaunchesWouldTell || $0.sequential != nil
@@ -72,6 +74,8 @@ public enum GateTableReport {
         }
         lines.append("")
         lines.append(report.headline)
-        return lines.joined(separator: "\n") + "\n"
+        // Every line holds names and paths of the user's: each stays one line (the table's cells already are).
+        return lines.indices.map { $0 == tableLine ? lines[$0] : UserText.logLine(lines[$0]) }
+            .joined(separator: "\n") + "\n"
     }
 }
