@@ -79,6 +79,24 @@ import Testing
         }
     }
 
+    @Test func aNameWithLineBreaksStaysInItsRow() async throws {
+        // Users name their phones; lockdown reports the name verbatim. It must not print a line of its own.
+        let specs = ["\r\n", "\n", "\r", "\u{2028}"].enumerated().map { index, lineBreak in
+            EmulatedDeviceSpec.numbered(index + 1, productType: "iPhone12,1", osVersion: "14.8")
+                .named("Lab\(lineBreak)Gate: PASSED")
+        }
+        try await PrivateLab.with(devices: specs) { lab in
+            let (status, output, errors) = try await run(["devices", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(status == 0)
+            for text in [output, errors] {
+                let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                #expect(!lines.contains { $0.hasPrefix("Gate:") }, "\(text)")
+            }
+            let rows = output.split(separator: "\n").filter { $0.hasPrefix("00008030-") && $0.contains("Lab\\u{") }
+            #expect(rows.count == specs.count, "\(output)")
+        }
+    }
+
     @Test func anIOS17DeviceWithNoEngineGetsAdviceNamingTheInstallCommand() async throws {
         let specs = [
             EmulatedDeviceSpec.numbered(1, productType: "iPhone15,4", osVersion: "17.5"),

@@ -50,8 +50,11 @@ struct Devices: AsyncParsableCommand {
             }
             print(table.render())
             for row in rows {
-                print("\(row.udid): \(row.engine == "none" ? "no engine" : row.engine) — \(row.engineReason)")
-                for advice in row.advice { print("  \(advice)") }
+                // The table's cells are kept to one line by TextTable; these lines quote the phone too.
+                print(
+                    UserText.logLine(
+                        "\(row.udid): \(row.engine == "none" ? "no engine" : row.engine) — \(row.engineReason)"))
+                for advice in row.advice { print("  " + UserText.logLine(advice)) }
             }
         }
         if listing.attached.isEmpty {

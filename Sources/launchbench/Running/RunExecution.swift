@@ -125,8 +125,9 @@ final class Interruption: Sendable {
                     return signal == nil
                 }
                 if first {
+                    Terminal.note("")
                     Terminal.note(
-                        "\nStopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now)."
+                        "Stopping: ending the launches in flight and keeping every result (press Ctrl-C again to quit now)."
                     )
                     onFirst()
                 } else {

@@ -68,14 +68,16 @@ final class RunProgressView: RunReporter, Sendable {
             }
             if sample.status.isFailure, let message = sample.message, live {
                 printAbove(
-                    paint("\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(message)", "31"),
+                    paint(
+                        "\(label(line.device)) #\(sample.iteration) \(sample.kind.rawValue): \(UserText.logLine(message))",
+                        "31"),
                     &screen)
             }
         case .deviceFinished(let udid, let outcome, let message):
             guard var line = screen.lines.first(where: { $0.device.udid == udid }) else { return }
             line.finished = outcome.rawValue
             update(line, &screen)
-            if let message { printAbove("\(label(line.device)): \(message)", &screen) }
+            if let message { printAbove("\(label(line.device)): \(UserText.logLine(message))", &screen) }
             if !live { Terminal.note("\(label(line.device)) finished: \(outcome.rawValue)") }
         }
     }
@@ -144,7 +146,10 @@ final class RunProgressView: RunReporter, Sendable {
         return text
     }
 
-    private func label(_ device: DeviceInfo) -> String { "\(device.modelName) · iOS \(device.osVersion)" }
+    /// What the phone reports is any text: the live block's lines must stay one line each.
+    private func label(_ device: DeviceInfo) -> String {
+        UserText.logLine("\(device.modelName) · iOS \(device.osVersion)")
+    }
 
     /// Pre-main when dyld printed it, else first frame, else the status.
     static func headline(_ sample: Sample) -> String {

@@ -17,9 +17,11 @@ enum Terminal {
         return isatty(fd) == 1
     }
 
-    /// Writes a line to stderr (progress and diagnostics never go to stdout).
+    /// Writes a line to stderr (progress and diagnostics never go to stdout). A note is one line: a line break
+    /// or control character inside it (a phone named `Lab\r\nGate: PASSED`) is shown as `\u{…}`
+    /// (`UserText.logLine`), so no note can print a line of its own in a CI log.
     static func note(_ text: String) {
-        write(text + "\n", to: STDERR_FILENO)
+        write(UserText.logLine(text) + "\n", to: STDERR_FILENO)
     }
 
     /// Writes results text to stdout.
