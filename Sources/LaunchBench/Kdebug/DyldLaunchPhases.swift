@@ -32,17 +32,20 @@ public struct DyldLaunchPhases: Sendable {
 
     /// Exec → dyld's `start` (`BOOTSTRAP_START`): the kernel's part of process creation.
     public var processCreationMs: Double?
-    /// Σ MAP_IMAGE + Σ ATTACH_CODESIGNATURE: loading the images that are not in the shared cache.
+    /// The time MAP_IMAGE and ATTACH_CODESIGNATURE cover, counted once (the attach runs inside the map):
+    /// loading the images that are not in the shared cache.
     public var dylibLoadingMs: Double?
-    /// The launch's APPLY_FIXUPS (the first in the launch; later ones belong to dlopen calls): rebase and binding.
+    /// The time APPLY_FIXUPS covers before main: rebase and binding.
     public var rebaseBindingMs: Double?
-    /// Σ OBJC_MAP: the ObjC runtime's `map_images`.
+    /// The time OBJC_MAP covers: the ObjC runtime's `map_images`; nil when the launch has none (dyld4 then runs
+    /// it untimed inside libSystem's initializer).
     public var objcSetupMs: Double?
-    /// Σ STATIC_INITIALIZER + Σ OBJC_INIT, counting an interval nested in another on the same thread once.
+    /// The time STATIC_INITIALIZER and OBJC_INIT cover, counted once; nil on dyld3/dyld2 launches, whose
+    /// initializer timers end as they start.
     public var initializerMs: Double?
     /// Exec → `LAUNCH_EXECUTABLE` END, which dyld emits right before calling `main`.
     public var totalPremainMs: Double?
-    /// Σ BUILD_CLOSURE: nil when dyld reused a saved launch closure (no such interval).
+    /// The time BUILD_CLOSURE covers: nil when dyld reused a saved launch closure (no such interval).
     public var closureBuildMs: Double?
     /// STATIC_INITIALIZER + OBJC_INIT time by image path (or `0x…` mach header when the path is unknown).
     public var initializersByImage: [String: Double]
@@ -59,6 +62,9 @@ public struct DyldLaunchPhases: Sendable {
     public var firstFrameMs: Double?
     /// Its timestamp (ticks).
     public var firstFrameTimestamp: UInt64?
+    /// LAUNCH_EXECUTABLE END's arg4: 3 for a dyld3 launch, 2 for dyld2 (iOS 13–14), 4 or 0 for dyld4; nil
+    /// without that END.
+    public var dyldLaunchMode: UInt64?
     /// Every paired interval that starts before main, by START time, with times from the origin.
     public var timeline: [DyldInterval]
     /// Why values are nil or doubtful, in words, in the order found.
@@ -161,11 +167,22 @@ public struct DyldLaunchPhases: Sendable {
                 "The kernel lost events at \(at(timestamp)) (TRACE_LOST_EVENTS): any phase may be missing intervals.")
         }
 
+        // The launch's mode: LAUNCH_EXECUTABLE END arg4 (dyld-832.7.3 `dyld2.cpp:6076` ends a dyld3 launch with
+        // 3, `:7100` a dyld2 one with 2; dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`) or 0 (dyld-1378
+        // `dyldMain.cpp:1011`)).
+        let launchEnd = pairs.paired.filter { $0.kind == .launchExecutable }.min {
+            $0.start.timestamp < $1.start.timestamp
+        }?.end
+        let mode = (launchEnd ?? orphanEnd?.record)?.arg4
+        let dyld3 = mode == 3
+        let dyld2 = mode == 2
+
+        // Every phase is the time its intervals cover, counted once (see `IntervalCoverage`).
         func ticks(_ kinds: Set<DyldIntervalKind>) -> UInt64? {
             guard brokenKinds.isDisjoint(with: kinds) else { return nil }
             let chosen = intervals.filter { kinds.contains($0.kind) }
             if chosen.isEmpty && main == nil { return nil }
-            return chosen.reduce(0) { $0 + $1.ticks }
+            return IntervalCoverage.ticks(chosen)
         }
         dylibLoadingMs = ticks([.mapImage, .attachCodeSignature]).map(timebase.milliseconds)
         objcSetupMs = ticks([.objcMap]).map(timebase.milliseconds)
@@ -173,27 +190,51 @@ public struct DyldLaunchPhases: Sendable {
             intervals.contains { $0.kind == .buildClosure } || brokenKinds.contains(.buildClosure)
             ? ticks([.buildClosure]).map(timebase.milliseconds) : nil
 
-        let fixups = intervals.first { $0.kind == .applyFixups }
-        rebaseBindingMs = brokenKinds.contains(.applyFixups) ? nil : fixups.map { timebase.milliseconds($0.ticks) }
-        if fixups == nil, !brokenKinds.contains(.applyFixups), main != nil {
+        // dyld4 fixes up the launch once (dyld-1378 `dyldMain.cpp:775`), dyld3 once per image (dyld-832.7.3
+        // `dyld3/Loading.cpp:793`); a dlopen in an initializer adds its own, before main, and counts too.
+        let fixups = intervals.filter { $0.kind == .applyFixups }
+        rebaseBindingMs = fixups.isEmpty ? nil : ticks([.applyFixups]).map(timebase.milliseconds)
+        if fixups.isEmpty, !brokenKinds.contains(.applyFixups), main != nil, !dyld2 {
             warnings.append("No APPLY_FIXUPS interval in the launch: rebase/binding time is unknown.")
         }
 
-        // Initializers: the outermost intervals on each thread count toward the total; by image, each counts.
+        // Initializers: their covered time toward the total; by image, each interval counts.
         let initializers = intervals.filter { $0.kind == .staticInitializer || $0.kind == .objcInit }
-        var outermost: [UInt64: DyldInterval] = [:]
-        var initializerTicks: UInt64 = 0
         var byImage: [String: UInt64] = [:]
-        for interval in initializers {
-            byImage[interval.image ?? "?", default: 0] += interval.ticks
-            if let outer = outermost[interval.threadID], interval.endTimestamp <= outer.endTimestamp { continue }
-            outermost[interval.threadID] = interval
-            initializerTicks += interval.ticks
-        }
-        let initializersKnown =
-            brokenKinds.isDisjoint(with: [.staticInitializer, .objcInit]) && (main != nil || !initializers.isEmpty)
-        initializerMs = initializersKnown ? timebase.milliseconds(initializerTicks) : nil
+        for interval in initializers { byImage[interval.image ?? "?", default: 0] += interval.ticks }
+        initializerMs = ticks([.staticInitializer, .objcInit]).map(timebase.milliseconds)
+        if initializers.isEmpty && main == nil { initializerMs = nil }
         initializersByImage = byImage.mapValues(timebase.milliseconds)
+
+        // dyld tells libobjc about the images loaded at launch when libobjc registers its callbacks, from
+        // libSystem's initializer, without an OBJC_MAP timer (dyld-1378 `DyldRuntimeState.cpp:2129`, dyld-832.7.3
+        // `dyld3/AllImages.cpp:1410` setObjCNotifiers; the timed map_images is for later loads): initializer time.
+        if main != nil, !intervals.contains(where: { $0.kind == .objcMap }), !brokenKinds.contains(.objcMap) {
+            objcSetupMs = nil
+            warnings.append(
+                "No OBJC_MAP interval in the launch: dyld hands the images loaded at launch to libobjc inside "
+                    + "libSystem's initializer, untimed, so ObjC setup is unknown on its own; its time is part of "
+                    + "libSystem's initializer time.")
+        }
+
+        // dyld3 (iOS 13–14) and dyld2 run each initializer under an unnamed timer that ends at once
+        // (dyld-832.7.3 `dyld3/AllImages.cpp:1672`, `src/ImageLoaderMachO.cpp:2268`); dyld2 also so times its
+        // fixups (`src/ImageLoader.cpp:522`) and code signatures (`src/ImageLoaderMachO.cpp:1134`) and maps no
+        // image under MAP_IMAGE.
+        if dyld3 || dyld2 {
+            initializerMs = nil
+            initializersByImage = [:]
+            var unknown = ["initializer"]
+            if dyld2 {
+                dylibLoadingMs = nil
+                rebaseBindingMs = nil
+                unknown = ["dylib loading", "rebase/binding", "initializer"]
+            }
+            warnings.append(
+                "A \(dyld3 ? "dyld3" : "dyld2") launch (LAUNCH_EXECUTABLE END arg4 = \(mode ?? 0), iOS 13–14): its "
+                    + "STATIC_INITIALIZER timers end as they start, so \(unknown.joined(separator: ", ")) time is "
+                    + "unknown from kdebug (dyld's printed statistics have it).")
+        }
 
         // dyld-940…960 (iOS 15): the launch fixups and every static initializer read about 0.
         let oneMicrosecond = 1_000.0
@@ -202,7 +243,7 @@ public struct DyldLaunchPhases: Sendable {
             [.mapImage, .objcMap, .objcInit, .launchExecutable].contains($0.kind)
                 && timebase.nanoseconds($0.ticks) >= oneMicrosecond
         }
-        if let fixups, timebase.nanoseconds(fixups.ticks) < oneMicrosecond, real,
+        if !dyld3, !dyld2, let first = fixups.first, timebase.nanoseconds(first.ticks) < oneMicrosecond, real,
             statics.allSatisfy({ timebase.nanoseconds($0.ticks) < oneMicrosecond })
         {
             rebaseBindingMs = nil
@@ -213,6 +254,7 @@ public struct DyldLaunchPhases: Sendable {
                     + "intervals are real: dyld-940…960 (iOS 15) ends those timers at once, so rebase/binding and "
                     + "initializer times are unknown on this OS.")
         }
+        dyldLaunchMode = mode
 
         // Named by address only: a mach header with no UUID_MAP path, among the launch's intervals.
         let unresolvedHeaders = Set(

@@ -83,10 +83,11 @@ public actor KdebugLaunchRecorder {
         return Capture(phases: nil, lostEvents: lostEvents, warnings: warnings)
     }
 
-    /// Counts one launch checked against dyld's statistics: the largest difference over its four phases in ms,
-    /// `nil` when kdebug gave no phases for it.
-    public func tally(_ largestDifferenceMs: Double?) {
+    /// Counts one launch checked against dyld's statistics: the largest difference over the phases both time
+    /// in ms, `nil` when kdebug gave no phases for it; `skipped` names the phases only dyld timed.
+    public func tally(_ largestDifferenceMs: Double?, skipped: [String] = []) {
         checked += 1
+        for name in skipped where !self.skipped.contains(name) { self.skipped.append(name) }
         if let largestDifferenceMs {
             compared += 1
             if largestDifferenceMs <= 0.1 { agreed += 1 }
@@ -98,14 +99,18 @@ public actor KdebugLaunchRecorder {
     public func crossCheckSummary() -> String? {
         guard checked > 0 else { return nil }
         return "kdebug cross-check: \(agreed) of \(checked) launches agree with dyld's printed statistics within "
-            + "0.1 ms on every phase (largest difference \(DecimalText.fixed(largest, maxFractionDigits: 3)) ms"
-            + (compared < checked ? "; \(checked - compared) without kdebug phases" : "") + ")."
+            + "0.1 ms on every phase both time (largest difference \(DecimalText.fixed(largest, maxFractionDigits: 3)) ms"
+            + (compared < checked ? "; \(checked - compared) without kdebug phases" : "") + ")"
+            + (skipped.isEmpty
+                ? "."
+                : "; skipped: \(skipped.joined(separator: ", ")), which kdebug does not time on this device's dyld.")
     }
 
     private var checked = 0
     private var compared = 0
     private var agreed = 0
     private var largest = 0.0
+    private var skipped: [String] = []
 
     /// Ends the session.
     public func stop() async {

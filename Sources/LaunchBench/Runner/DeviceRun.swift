@@ -322,7 +322,8 @@ struct DeviceRun: Sendable {
                 let capture = await kdebug.capture(executable: plan.app.executable, timeout: Self.kdebugGrace)
                 if sample.premainSource == .dyldStatistics && plan.crossChecksPremain(on: device) {
                     let difference = KdebugSampling.crossCheck(capture, of: &sample)
-                    await kdebug.tally(difference)
+                    let skipped = KdebugSampling.untimed(capture, sample).map(\.title)
+                    await kdebug.tally(difference, skipped: skipped)
                 } else {
                     KdebugSampling.apply(capture, to: &sample, store: store)
                 }

@@ -25,6 +25,15 @@ enum KdebugSampling {
         return largest
     }
 
+    /// The four phases dyld printed but kdebug does not time on this launch (dyld3's initializers, an absent
+    /// OBJC_MAP): the cross-check skips them rather than compare a number with nothing.
+    static func untimed(_ capture: KdebugLaunchRecorder.Capture, _ sample: Sample) -> [Metric] {
+        guard let phases = capture.phases else { return [] }
+        return values(phases).compactMap { metric, value in
+            fourPhases.contains(metric) && value == nil && sample[metric] != nil ? metric : nil
+        }
+    }
+
     static let fourPhases: [Metric] = [.dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs]
 
     /// A warning per phase on which kdebug and dyld's printed statistics differ by more than 0.1 ms and 1 %.
