@@ -7,6 +7,17 @@ public enum DyldLaunchSelection: Sendable, Equatable {
     case pid(Int)
     /// The process whose main thread has this id, for traces without class-7 (exec and thread) events.
     case mainThread(UInt64)
+    /// The first exec (`TRACE_DATA_EXEC` + `TRACE_STRING_EXEC`) under this executable's name, whatever came
+    /// before in the same pid: launchd's `xpcproxy` execs the app in its own process, so one pid has two execs
+    /// and two dyld launches, each on its own thread id (a real capture shows it; xnu-11417.101.15
+    /// `bsd/kern/kern_exec.c:2301`/`:2306` emit TRACE_DATA_EXEC and the name at every exec).
+    case executable(String)
+
+    /// Whether the name an exec recorded is `executable`'s: exec records it cut to 31 bytes or fewer, so a
+    /// prefix of 15 bytes or more of a longer name matches.
+    static func execName(_ name: String, matches executable: String) -> Bool {
+        name == executable || (name.utf8.count >= 15 && executable.hasPrefix(name))
+    }
 }
 
 /// The pre-main phases of one app launch, from dyld4's own kdebug intervals (issue 20).
@@ -398,6 +409,9 @@ private struct ProcessMap {
     var pids: [UInt64: Int] = [:]
     var names: [Int: String] = [:]
     var execs: [KdebugRecord] = []
+    /// The name each exec ran under (TRACE_STRING_EXEC after it on its thread), by the exec's index in `execs`.
+    var execNames: [Int: String] = [:]
+    private var lastExecOnThread: [UInt64: Int] = [:]
 
     struct Selected {
         var pid: Int?
@@ -419,10 +433,14 @@ private struct ProcessMap {
             pids[record.arg1] = Int(truncatingIfNeeded: record.arg2)
         case .traceDataExec:
             pids[record.threadID] = Int(truncatingIfNeeded: record.arg1)
+            lastExecOnThread[record.threadID] = execs.count
             execs.append(record)
         case .traceStringExec:
             let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
             if let pid = pids[record.threadID], !name.isEmpty { names[pid] = name }
+            if let index = lastExecOnThread.removeValue(forKey: record.threadID), !name.isEmpty {
+                execNames[index] = name
+            }
         default:
             break
         }
@@ -439,7 +457,18 @@ private struct ProcessMap {
             }?.threadID
         }
         switch selection {
+        case .executable(let executable):
+            guard
+                let index = execs.indices.first(where: {
+                    execNames[$0].map { DyldLaunchSelection.execName($0, matches: executable) } ?? false
+                })
+            else { return nil }
+            let exec = execs[index]
+            let pid = Int(truncatingIfNeeded: exec.arg1)
+            let threads = Set(pids.filter { $0.value == pid }.keys)
+            return Selected(pid: pid, mainThread: exec.threadID, exec: exec, threads: threads.union([exec.threadID]))
         case .pid(let pid):
+            // When launchd's xpcproxy exec'd first in this pid, this is its launch: `.executable` finds the app's.
             let exec = execs.first { Int(truncatingIfNeeded: $0.arg1) == pid }
             let threads = Set(pids.filter { $0.value == pid }.keys)
             let main =

@@ -62,15 +62,15 @@ public actor KdebugLaunchRecorder {
     public func capture(executable: String, timeout: Duration) async -> Capture {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let pid = completedLaunch(of: executable) { return measure(pid: pid) }
+            if launchCompleted(of: executable) { return measure(executable: executable) }
             if ended || ContinuousClock.now >= deadline { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
         var warnings: [String] = []
         if let failure {
             warnings.append("kdebug: the trace session ended: \(failure)")
-        } else if let pid = exec(of: executable) {
-            var capture = measure(pid: pid)
+        } else if exec(of: executable) != nil {
+            var capture = measure(executable: executable)
             capture.warnings.append(
                 "kdebug: no LAUNCH_EXECUTABLE end within \(DecimalText.fixed(timeout.totalSeconds, maxFractionDigits: 1)) s of the launch (it died before main, "
                     + "or events were lost)")
@@ -117,9 +117,10 @@ public actor KdebugLaunchRecorder {
         await stopFeed()
     }
 
-    private func measure(pid: Int) -> Capture {
+    private func measure(executable: String) -> Capture {
         let phases = DyldLaunchPhases(
-            records: records, timebase: timebase, selection: .pid(pid), threads: decoder.header?.threads ?? [])
+            records: records, timebase: timebase, selection: .executable(executable),
+            threads: decoder.header?.threads ?? [])
         // Lost events make every phase doubtful: none is given, and the one warning says why.
         guard lostEvents == 0 else {
             return Capture(
@@ -129,33 +130,33 @@ public actor KdebugLaunchRecorder {
         return Capture(phases: phases, lostEvents: 0, warnings: phases?.warnings.map { "kdebug: " + $0 } ?? [])
     }
 
-    /// The pid of the newest exec of `executable` (exec records the name under which it ran, cut to 31 bytes
-    /// or fewer, so a prefix of the executable's name matches).
-    private func exec(of executable: String) -> Int? {
-        var pidsByThread: [UInt64: Int] = [:]
-        var found: Int?
+    /// The first exec under `executable`'s name since the last mark: its record (exec records the name under
+    /// which it ran, cut to 31 bytes or fewer, so a prefix of the executable's name matches). An earlier exec in
+    /// the same pid (launchd's `xpcproxy`) is not the launch.
+    private func exec(of executable: String) -> KdebugRecord? {
+        var lastExec: [UInt64: KdebugRecord] = [:]
         for record in records {
             switch record.debugID.eventID {
             case .traceDataExec:
-                pidsByThread[record.threadID] = Int(truncatingIfNeeded: record.arg1)
+                lastExec[record.threadID] = record
             case .traceStringExec:
                 let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
-                let matches = name == executable || (name.utf8.count >= 15 && executable.hasPrefix(name))
-                if matches, let pid = pidsByThread[record.threadID] { found = pid }
+                if DyldLaunchSelection.execName(name, matches: executable), let exec = lastExec[record.threadID] {
+                    return exec
+                }
             default:
                 break
             }
         }
-        return found
+        return nil
     }
 
-    private func completedLaunch(of executable: String) -> Int? {
-        guard let pid = exec(of: executable) else { return nil }
-        let threads = Set(
-            records.filter { $0.debugID.eventID == .traceDataExec && Int($0.arg1) == pid }.map(\.threadID))
-        let ends = records.contains {
-            $0.debugID.eventID == .dyldLaunchExecutable && $0.debugID.function == .end && threads.contains($0.threadID)
+    /// Whether dyld's `LAUNCH_EXECUTABLE` ended in the app's exec (on its thread, after it).
+    private func launchCompleted(of executable: String) -> Bool {
+        guard let exec = exec(of: executable) else { return false }
+        return records.contains {
+            $0.debugID.eventID == .dyldLaunchExecutable && $0.debugID.function == .end
+                && $0.threadID == exec.threadID && $0.timestamp >= exec.timestamp
         }
-        return ends ? pid : nil
     }
 }

@@ -120,5 +120,50 @@ extension KdebugTests {
                         + "as they start, so initializer time is unknown from kdebug (dyld's printed statistics have it)."
                 ])
         }
+
+        /// `name` as TRACE_STRING_EXEC carries it: little-endian words of up to 32 bytes.
+        static func execName(_ name: String, atMs ms: Double, thread: UInt64) -> KdebugRecord {
+            let bytes = Array(name.utf8.prefix(31)) + [UInt8](repeating: 0, count: 32 - min(31, name.utf8.count))
+            let words = (0..<4).map { word in
+                (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[word * 8 + $1]) << (8 * UInt64($1)) }
+            }
+            return event(ms, .traceStringExec, .none, words, thread: thread)
+        }
+
+        /// launchd starts `xpcproxy`, which execs the app in the same pid: two execs, two full dyld launches, a new
+        /// thread id at the second (a real capture). xpcproxy's launch: exec 1 ms, main at 30 on thread 0x700;
+        /// the app's: exec 40 ms on thread 0x800, bootstrap 41, main 52.
+        static func xpcproxyThenApp() -> [KdebugRecord] {
+            let app: UInt64 = 0x800
+            var xpcproxy = Self.launch(
+                mode: 0, Self.interval(.dyldMapImage, 2, 3, 7) + Self.interval(.dyldObjCMap, 3, 8, 9))
+            xpcproxy.insert(Self.execName("xpcproxy", atMs: 1, thread: thread), at: 1)
+            return xpcproxy + [
+                Self.event(40, .traceDataExec, .none, [88], thread: app),
+                Self.execName("Demo", atMs: 40, thread: app),
+                Self.event(41, .dyldBootstrapStart, .none, thread: app),
+                Self.event(41.5, .dyldLaunchExecutable, .start, [0x51, 0xF000], thread: app),
+                // UUID maps can come twice per image (a real capture): the path is the same.
+                Self.event(41.5, .dyldUUIDMapA, .none, [0, 0, 0xF000, 0], thread: app),
+                Self.event(41.5, .dyldUUIDMapA, .none, [0, 0, 0xF000, 0], thread: app),
+            ] + Self.interval(.dyldMapImage, 0x52, 42, 45, thread: app)
+                + Self.interval(.dyldApplyFixups, 0x53, 45, 46, thread: app)
+                + Self.interval(.dyldObjCMap, 0x54, 46, 47, thread: app)
+                + [Self.event(52, .dyldLaunchExecutable, .end, [0x51, 0, 0, 0], thread: app)]
+        }
+
+        @Test func choosesTheLaunchByTheExecutablesName() throws {
+            let records = Self.xpcproxyThenApp()
+            let phases = try #require(
+                DyldLaunchPhases(records: records, timebase: .nanoseconds, selection: .executable("Demo")))
+            #expect(phases.pid == 88)
+            #expect(phases.mainThreadID == 0x800)
+            #expect(phases.execTimestamp == 40_000_000)
+            #expect(phases.processCreationMs == 1.0)
+            #expect(phases.totalPremainMs == 12.0)
+            #expect(phases.dylibLoadingMs == 3.0)
+            #expect(phases.timeline.allSatisfy { $0.threadID == 0x800 })
+            #expect(DyldLaunchPhases(records: records, timebase: .nanoseconds, selection: .executable("Other")) == nil)
+        }
     }
 }

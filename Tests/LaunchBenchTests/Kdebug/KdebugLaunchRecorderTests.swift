@@ -44,6 +44,19 @@ extension KdebugTests {
             #expect(stops.value == 1)
         }
 
+        /// xpcproxy's exec and dyld launch come first in the same pid: the recorder waits for the app's own
+        /// launch and measures that one, not xpcproxy's.
+        @Test func measuresTheAppsExecNotXpcproxys() async throws {
+            let records = DyldPhaseShapesTests.xpcproxyThenApp()
+            let (feed, _) = Self.feed([records.flatMap(\.bytes)])
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))
+            let phases = try #require(capture.phases)
+            #expect(phases.mainThreadID == 0x800)
+            #expect(phases.execTimestamp == 40_000_000)
+            #expect(phases.mainTimestamp == 52_000_000)
+        }
+
         @Test func anotherAppsExecIsNotThisLaunch() async throws {
             let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
