@@ -77,4 +77,23 @@ import Testing
         }
         #expect((try? AppProfile.decode(Data("{}".utf8))) == AppProfile(schemaVersion: nil))
     }
+
+    /// A profile's times reach µs and ns counters (`UInt64(ms * 1000)`), which trap past their range: a time
+    /// past an hour is refused naming the field, before any launch could crash the emulator.
+    @Test(arguments: [
+        (
+            #"{"models": {"A7": {"cold": {"dylibLoadingMs": 1e300, "rebaseBindingMs": 0, "objcSetupMs": 0, "initializerMs": 0}}}}"#,
+            "models.A7.cold.dylibLoadingMs is 1e+300; times must be ≥ 0 and at most 3600000 ms"
+        ),
+        (#"{"install": {"delayMs": 1e20}}"#, "install.delayMs is 1e+20; times must be ≥ 0"),
+        (#"{"changes": [{"fromLaunch": 2, "objcSetupMs": 4e6}]}"#, "changes[0].objcSetupMs is 4000000.0"),
+    ])
+    func hugeTimesAreRejectedNamingTheField(json: String, message: String) {
+        do {
+            _ = try AppProfile.decode(Data(json.utf8))
+            Issue.record("\(json) decoded")
+        } catch {
+            #expect(error.localizedDescription.contains(message), "\(error.localizedDescription)")
+        }
+    }
 }

@@ -85,8 +85,8 @@ public struct ProfileChange: Codable, Sendable, Hashable {
         let times =
             [("dylibLoadingMs", dylibLoadingMs), ("rebaseBindingMs", rebaseBindingMs), ("objcSetupMs", objcSetupMs)]
             + (initializers ?? []).map { ("initializers.\($0.image)", $0.ms) }
-        for case (let field, let value?) in times where value < 0 {
-            throw AppProfileError("\(name).\(field) is \(value); times must be ≥ 0")
+        for case (let field, let value?) in times {
+            if let problem = AppProfile.timeProblem(value) { throw AppProfileError("\(name).\(field) is \(problem)") }
         }
     }
 }

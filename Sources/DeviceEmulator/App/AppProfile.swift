@@ -97,6 +97,18 @@ public struct AppProfile: Codable, Sendable, Hashable {
         return profile
     }
 
+    /// The longest time a profile may give a step: an hour of emulated time. Longer is a hang (launchbench's
+    /// `--timeout` stops at an hour too), and the emulator's µs and ns counters convert it without trapping.
+    static let maximumMs = 3_600_000.0
+
+    /// Why `value` is not a time a profile may hold (negative, not finite, past `maximumMs`), or `nil`.
+    static func timeProblem(_ value: Double) -> String? {
+        guard value.isFinite, (0...maximumMs).contains(value) else {
+            return "\(value); times must be ≥ 0 and at most \(Int(maximumMs)) ms (an hour)"
+        }
+        return nil
+    }
+
     func validate() throws {
         if let version = schemaVersion, version != 1 {
             throw AppProfileError("\(Self.fileName): schemaVersion \(version) is not supported; use 1")
@@ -109,11 +121,15 @@ public struct AppProfile: Codable, Sendable, Hashable {
         for (key, model) in models ?? [:] {
             for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {
                 guard let timings else { continue }
-                for (name, value) in timings.numbers where value < 0 {
-                    throw AppProfileError(
-                        "\(Self.fileName): models.\(key).\(kind).\(name) is \(value); times must be ≥ 0")
+                for (name, value) in timings.numbers {
+                    if let problem = Self.timeProblem(value) {
+                        throw AppProfileError("\(Self.fileName): models.\(key).\(kind).\(name) is \(problem)")
+                    }
                 }
             }
+        }
+        if let delay = install?.delayMs, let problem = Self.timeProblem(delay) {
+            throw AppProfileError("\(Self.fileName): install.delayMs is \(problem)")
         }
     }
 

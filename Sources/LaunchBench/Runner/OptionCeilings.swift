@@ -17,6 +17,9 @@ public enum OptionCeilings {
     public static let warmLaunches = 1_000
     /// `emulator --time-scale`: real seconds per emulated second.
     public static let timeScale = 100.0
+    /// `emulator --time-scale`'s floor: a thousand times faster than real time. Below it the emulated clocks
+    /// (uptime divided by the scale, in ns) leave the 64-bit range within days of uptime.
+    public static let timeScaleFloor = 0.001
 
     /// Why `seconds` is not a duration `option` accepts (not finite, below `minimum`, or past `ceiling`), in
     /// words that name the option, the value and the limits; `nil` when it is accepted.

@@ -108,11 +108,11 @@ struct Emulator: AsyncParsableCommand {
         if let tunneld, !(0...65535).contains(tunneld) {
             throw ValidationError("--tunneld \(tunneld) is not a port. Use 1 to 65535, or 0 for a free one.")
         }
-        guard timeScale.isFinite, timeScale > 0, timeScale <= OptionCeilings.timeScale else {
+        guard timeScale.isFinite, (OptionCeilings.timeScaleFloor...OptionCeilings.timeScale).contains(timeScale) else {
             throw ValidationError(
-                "--time-scale \(timeScale) must be above zero and at most the ceiling of "
-                    + "\(DecimalText.fixed(OptionCeilings.timeScale, maxFractionDigits: 0)) (1 = real time, 0.1 = ten times faster)."
-            )
+                "--time-scale \(timeScale) must be from \(OptionCeilings.timeScaleFloor) to the ceiling of "
+                    + "\(DecimalText.fixed(OptionCeilings.timeScale, maxFractionDigits: 0)) (1 = real time, 0.1 = ten "
+                    + "times faster).")
         }
     }
 

@@ -166,7 +166,8 @@ final class AFCEngine {
         let type = attributes[.type] as? FileAttributeType
         let ifmt = type == .typeDirectory ? "S_IFDIR" : type == .typeSymbolicLink ? "S_IFLNK" : "S_IFREG"
         let modified = (attributes[.modificationDate] as? Date) ?? Date()
-        let nanoseconds = String(UInt64(max(0, modified.timeIntervalSince1970) * 1e9))
+        // Clamped to the year 2554, where UInt64 nanoseconds end (a file dated later would trap).
+        let nanoseconds = String(UInt64(min(max(0, modified.timeIntervalSince1970), 1.8e10) * 1e9))
         var info: [(String, String)] = [
             ("st_size", String(size)), ("st_blocks", String((size + 511) / 512)),
             ("st_nlink", String((attributes[.referenceCount] as? NSNumber)?.intValue ?? 1)), ("st_ifmt", ifmt),
