@@ -46,6 +46,9 @@ extension RealPymobiledevice3Tests {
                             udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
                             launchIndex: sample.launchIndex))
                     try Self.expectChromeTrace(trace)
+                    if sample.iteration == 1 && sample.kind == .cold {
+                        try await Self.expectRawKdebug(of: sample, in: result.folder, app: "Traced")
+                    }
                 }
                 // iOS 14: the same launches as printed by dyld, within 0.1 ms per phase.
                 for sample in samples where sample.osVersion == "14.8" {

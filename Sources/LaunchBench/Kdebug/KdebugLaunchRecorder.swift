@@ -13,6 +13,9 @@ public actor KdebugLaunchRecorder {
         public var lostEvents: Int
         /// Why there are no phases, or what is doubtful about them, in words.
         public var warnings: [String]
+        /// The launch's records since ``mark()`` as a RAW_VERSION2 file (the device's header and thread map
+        /// first), kept whether or not phases were found: what a bug report needs.
+        public var raw: [UInt8] = []
     }
 
     /// The device's mach timebase.
@@ -60,6 +63,12 @@ public actor KdebugLaunchRecorder {
     /// The launch of `executable` since the last ``mark()``: waits until dyld's `LAUNCH_EXECUTABLE` ends in a
     /// process exec'd under that name, or `timeout` passes, or the session ends.
     public func capture(executable: String, timeout: Duration) async -> Capture {
+        var capture = await waitForLaunch(of: executable, timeout: timeout)
+        capture.raw = RawKdebugWriter.bytes(header: decoder.header, records: records, timebase: timebase)
+        return capture
+    }
+
+    private func waitForLaunch(of executable: String, timeout: Duration) async -> Capture {
         let deadline = ContinuousClock.now + timeout
         while true {
             if launchCompleted(of: executable) { return measure(executable: executable) }

@@ -165,6 +165,24 @@ public actor ResultsStore {
         return "traces/" + log.dropFirst("logs/".count).dropLast(".log".count) + ".json"
     }
 
+    /// Writes one launch's raw kdebug (RAW_VERSION2) as `kdebug/UDID/0001-cold.kdebug`, beside its log.
+    /// - Returns: the path relative to the results folder.
+    public nonisolated func writeRawKdebug(
+        _ bytes: [UInt8], udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
+    ) throws -> String {
+        let log = Self.logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
+        let relative = "kdebug/" + log.dropFirst("logs/".count).dropLast(".log".count) + ".kdebug"
+        let url = folder.appendingPathComponent(relative)
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url, options: .atomic)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+        return relative
+    }
+
     /// Closes `samples.jsonl` and frees the reserve.
     public func close() {
         try? samples.synchronize()

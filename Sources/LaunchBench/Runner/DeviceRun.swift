@@ -320,6 +320,7 @@ struct DeviceRun: Sendable {
             if Metric.preMain.contains(where: { sample[$0] != nil }) { sample.premainSource = .dyldStatistics }
             if let kdebug, sample.status != .launchRefused {
                 let capture = await kdebug.capture(executable: plan.app.executable, timeout: Self.kdebugGrace)
+                KdebugSampling.keepRaw(capture, of: &sample, store: store)
                 if sample.premainSource == .dyldStatistics && plan.crossChecksPremain(on: device) {
                     let difference = KdebugSampling.crossCheck(capture, of: &sample)
                     let skipped = KdebugSampling.untimed(capture, sample).map(\.title)

@@ -47,6 +47,19 @@ enum KdebugSampling {
         }
     }
 
+    /// Writes the launch's raw kdebug beside its log (`kdebug/UDID/0001-cold.kdebug`), whether its phases
+    /// were used, only cross-checked, or not found: a launch to look into has its trace.
+    static func keepRaw(_ capture: KdebugLaunchRecorder.Capture, of sample: inout Sample, store: ResultsStore) {
+        guard !capture.raw.isEmpty else { return }
+        do {
+            _ = try store.writeRawKdebug(
+                capture.raw, udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
+                launchIndex: sample.launchIndex)
+        } catch {
+            sample.warnings.append("kdebug: the launch's raw trace could not be written: \(DeviceRun.describe(error))")
+        }
+    }
+
     /// Puts the capture's phases in the sample (kdebug's values replace dyld's printed ones, which are
     /// compared first: a phase on which they disagree by more than 0.1 ms and 1 % gets a warning), names
     /// the initializers by image, and writes the launch's timeline beside its log.
