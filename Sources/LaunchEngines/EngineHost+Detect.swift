@@ -3,15 +3,32 @@ import LaunchBench
 
 extension EngineHost {
     /// This computer: macOS or not, the selected Xcode's version (macOS only), and pymobiledevice3
-    /// (`Pymobiledevice3Locator`).
+    /// (`Pymobiledevice3Locator`), or why a `LAUNCHBENCH_PYMOBILEDEVICE3` setting was not taken.
     public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> EngineHost {
         #if os(macOS)
-            return EngineHost(
-                isMacOS: true, xcodeVersion: xcodeVersion(environment: environment),
-                pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
+            let isMacOS = true
+            let xcode = xcodeVersion(environment: environment)
         #else
-            return EngineHost(isMacOS: false, pymobiledevice3: Pymobiledevice3Locator.find(environment: environment))
+            let isMacOS = false
+            let xcode: OSVersion? = nil
         #endif
+        let found = Pymobiledevice3Locator.find(environment: environment)
+        return EngineHost(
+            isMacOS: isMacOS, xcodeVersion: xcode,
+            pymobiledevice3: found,
+            pymobiledevice3Problem: found == nil ? explicitPymobiledevice3Problem(environment: environment) : nil)
+    }
+
+    /// `LAUNCHBENCH_PYMOBILEDEVICE3` set to something that is not a program (`Pymobiledevice3Locator` then
+    /// finds nothing, and the install command would not help): the variable, its value and the fix.
+    static func explicitPymobiledevice3Problem(environment: [String: String]) -> String? {
+        let name = Pymobiledevice3Locator.environmentVariable
+        guard let value = environment[name], !value.isEmpty, !Pymobiledevice3Locator.isExecutable(value) else {
+            return nil
+        }
+        let what = FileManager.default.fileExists(atPath: value) ? "is not an executable program" : "does not exist"
+        return "\(name) is set to \(value), which \(what). Point \(name) at the pymobiledevice3 program "
+            + "(e.g. .venv-pmd3/bin/pymobiledevice3) or unset it to have launchbench look for one"
     }
 
     /// `Xcode 16.2` from `xcodebuild -version`, `nil` without Xcode.

@@ -20,8 +20,9 @@ public enum EngineChoice {
         case .forced(.pymobiledevice3):
             guard let path = host.pymobiledevice3 else {
                 return .unavailable(
-                    advice: "--engine pymobiledevice3: pymobiledevice3 is not installed. Install it with "
-                        + pymobiledevice3Install + ".")
+                    advice: "--engine pymobiledevice3: "
+                        + (host.pymobiledevice3Problem.map { $0 + "." }
+                            ?? "pymobiledevice3 is not installed. Install it with " + pymobiledevice3Install + "."))
             }
             return .use(.pymobiledevice3, reason: "forced with --engine pymobiledevice3 (\(path))")
         case .forced(.devicectl):
@@ -66,7 +67,8 @@ public enum EngineChoice {
     /// What to install to measure an iOS 17+ device on this host.
     static func modernAdvice(_ host: EngineHost) -> String {
         var advice =
-            "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
+            host.pymobiledevice3Problem.map { "pymobiledevice3 would launch on it, but " + $0 + "." }
+            ?? "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
             + ", then run again (launchbench picks it for iOS 17+ devices)."
         if host.isMacOS { advice += " Or install Xcode 16 or later, whose devicectl launchbench uses." }
         return advice + " Or measure a device on iOS 16 or earlier."

@@ -48,12 +48,19 @@ public struct EngineHost: Sendable, Hashable {
     public var xcodeVersion: OSVersion?
     /// The `pymobiledevice3` executable found (see README "iOS 17 and later"), `nil` when not installed.
     public var pymobiledevice3: String?
+    /// Why `pymobiledevice3` is `nil` when that is not "not installed": a setting that points at nothing,
+    /// named with its fix (said instead of the install command, which would not help).
+    public var pymobiledevice3Problem: String?
 
     /// What this host offers: macOS with Xcode (for devicectl), and where pymobiledevice3 is, if found.
-    public init(isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil) {
+    public init(
+        isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil,
+        pymobiledevice3Problem: String? = nil
+    ) {
         self.isMacOS = isMacOS
         self.xcodeVersion = xcodeVersion
         self.pymobiledevice3 = pymobiledevice3
+        self.pymobiledevice3Problem = pymobiledevice3Problem
     }
 
     /// A host with libimobiledevice only (what a driver that knows no other engine assumes).
