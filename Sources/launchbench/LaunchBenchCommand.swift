@@ -3,13 +3,18 @@ import LaunchBench
 
 @main
 struct LaunchBenchCommand: AsyncParsableCommand {
-    /// SIGPIPE is ignored before anything runs: `launchbench run … | head` must not die mid-run.
+    /// SIGPIPE is ignored before anything runs: `launchbench run … | head` must not die mid-run. An argument
+    /// that is not UTF-8 is refused before parsing (`ArgumentBytes`), with exit 64.
     ///
     /// The one place errors are printed: a command throws, and this prints the message once, as `Error: …`,
     /// then exits with the error's `ExitStatus` (`CommandFailure`); ArgumentParser reports the rest (bad
     /// options with the usage and exit 64, `ExitCode` silently, any other error with exit 1).
     static func main() async {
         Terminal.ignoreBrokenPipes()
+        if let problem = ArgumentBytes.problem(in: ArgumentBytes.current) {
+            Terminal.note("Error: " + problem)
+            exit(withError: ExitCode.validationFailure)
+        }
         do {
             var command = try await asyncParseAsRoot()
             if var command = command as? AsyncParsableCommand {
