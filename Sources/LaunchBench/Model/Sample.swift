@@ -162,8 +162,9 @@ public struct Sample: Sendable, Hashable, Codable {
 
     /// The `userInfo` key of the largest launch time (ms) a reader accepts: what the run's `--timeout` allows.
     public static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
-    /// Without a known timeout: a day, far beyond any launch and far below `1e308`.
-    public static let defaultValueLimitMs = 86_400_000.0
+    /// Without a known timeout: the longest `--timeout` a run accepts (`OptionCeilings.timeoutSeconds`) and a
+    /// minute, as with a known one: no run can have measured more.
+    public static let defaultValueLimitMs = (OptionCeilings.timeoutSeconds + 60) * 1000
 
     /// Why `value` cannot be a launch time in ms (negative, not finite, or beyond `limitMs`), or `nil`.
     static func impossibility(_ value: Double, limitMs: Double) -> String? {

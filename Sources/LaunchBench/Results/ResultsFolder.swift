@@ -189,7 +189,7 @@ public struct ResultsFolder: Sendable {
     }
 
     /// The largest launch time a sample of the run can hold: its `--timeout` and a minute for the kill and
-    /// the grace (every launch metric is measured within one launch); a day when run.json does not say. The
+    /// the grace (every launch metric is measured within one launch); the ceiling's when run.json does not say. The
     /// timeout counts up to `OptionCeilings.timeoutSeconds` only: `run` refuses more, so a larger one in
     /// run.json was not written by a run and must not let impossible values through.
     static func valueLimitMs(_ manifest: RunManifest?) -> Double {

@@ -46,6 +46,16 @@ import Testing
         #expect(ResultsFolder.valueLimitMs(nil) == Sample.defaultValueLimitMs)
     }
 
+    /// Without run.json the bound is the one a run with the longest `--timeout` would have: a launch of two hours
+    /// is no more possible in a folder that lost its run.json.
+    @Test func withoutRunJSONTheCeilingBoundsWhatIsPossible() {
+        #expect(Sample.defaultValueLimitMs == 3_660_000)
+        let (samples, notes) = ResultsFolder.parseSamples(
+            Data((Self.line("7200000", iteration: 1) + Self.line("85000", iteration: 2)).utf8))
+        #expect(samples.map(\.iteration) == [2])
+        #expect(notes.first?.contains("7200000.0 ms is beyond what the run's timeout allows (3660 s)") == true)
+    }
+
     /// A run.json timeout past `run`'s ceiling (hand-edited: `run` refuses it) widens nothing: the bound is the
     /// ceiling's, so `timeoutSeconds: 1e300` does not let a 1e200 ms launch through to a pass.
     @Test func aRecordedTimeoutCountsUpToTheCeilingOnly() {
