@@ -232,12 +232,31 @@ public struct ResultsFolder: Sendable {
         return reader.notes
     }
 
-    /// JSON Lines decoded as the bytes arrive, split anywhere.
+    /// JSON Lines decoded as the bytes arrive, split anywhere. A launch already read (same run, device, app,
+    /// iteration, kind and launch index: a line copied twice, a file appended to itself) is skipped with a
+    /// note, so every reader, the gate among them, counts each launch once.
     private struct SampleLines {
         let decoder = JSONCoding.decoder()
         var notes: [String] = []
         private var carry = Data()
         private var lineNumber = 0
+        /// The line each launch was first read from.
+        private var firstLine: [LaunchKey: Int] = [:]
+        /// Repeated lines named in a note of their own, and those beyond (a file appended to itself would
+        /// otherwise give a note per launch).
+        private var namedRepeatCount = 0
+        private var unnamedRepeats = 0
+        private static let namedRepeats = 10
+
+        private struct LaunchKey: Hashable {
+            let runID: String
+            let deviceUDID: String
+            /// Older runs kept `--reference-app`'s launches in the same file, with the same slots.
+            let appBundleID: String
+            let iteration: Int
+            let kind: LaunchKind
+            let launchIndex: Int
+        }
 
         init(valueLimitMs: Double) {
             decoder.userInfo[Sample.valueLimitKey] = valueLimitMs
@@ -258,13 +277,19 @@ public struct ResultsFolder: Sendable {
             let last = carry
             carry = Data()
             if !last.isEmpty, let sample = decode(last, cutOff: true) { try each(sample) }
+            if unnamedRepeats > 0 {
+                notes.append(
+                    "samples.jsonl: \(unnamedRepeats) more lines repeat launches already read; skipped (each launch counts "
+                        + "once).")
+                unnamedRepeats = 0
+            }
         }
 
         private mutating func decode(_ line: Data, cutOff: Bool) -> Sample? {
             lineNumber += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
             do {
-                return try decoder.decode(Sample.self, from: Data(line))
+                return firstReading(try decoder.decode(Sample.self, from: Data(line)))
             } catch {
                 notes.append(
                     cutOff
@@ -273,6 +298,27 @@ public struct ResultsFolder: Sendable {
                 )
                 return nil
             }
+        }
+
+        /// `sample`, or `nil` with a note when its launch was read before.
+        private mutating func firstReading(_ sample: Sample) -> Sample? {
+            let key = LaunchKey(
+                runID: sample.runID, deviceUDID: sample.deviceUDID, appBundleID: sample.appBundleID,
+                iteration: sample.iteration, kind: sample.kind, launchIndex: sample.launchIndex)
+            guard let first = firstLine[key] else {
+                firstLine[key] = lineNumber
+                return sample
+            }
+            if namedRepeatCount < Self.namedRepeats {
+                namedRepeatCount += 1
+                notes.append(
+                    "samples.jsonl line \(lineNumber) repeats line \(first) (run \(sample.runID), device "
+                        + "\(sample.deviceUDID), iteration \(sample.iteration), \(sample.kind.rawValue) launch "
+                        + "\(sample.launchIndex)); skipped, each launch counts once. Remove the copied line.")
+            } else {
+                unnamedRepeats += 1
+            }
+            return nil
         }
     }
 

@@ -158,7 +158,8 @@ import Testing
     @Test func aBadLineInTheMiddleIsSkippedWithItsNumber() {
         let good =
             #"{"run_id":"r","device_udid":"U","device_name":"A","product_type":"p","os_version":"14.8","app_bundle_id":"x","app_version":"1","iteration":1,"launch_kind":"cold","status":"ok","started_at":"2026-01-01T00:00:00.000Z","total_premain_ms":400}"#
-        let data = Data((good + "\n" + #"{"run_id":"r"}"# + "\n\n" + good + "\n").utf8)
+        let second = good.replacingOccurrences(of: #""iteration":1"#, with: #""iteration":2"#)
+        let data = Data((good + "\n" + #"{"run_id":"r"}"# + "\n\n" + second + "\n").utf8)
         let (samples, notes) = ResultsFolder.parseSamples(data)
         #expect(samples.count == 2)
         #expect(notes.count == 1)
