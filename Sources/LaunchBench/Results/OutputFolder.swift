@@ -9,7 +9,7 @@ public enum OutputFolder {
     public static let writtenEntries = [
         ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
         ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
-        "logs", RunManifest.referenceFolderName, ResultsStore.reserveFileName,
+        "logs", "traces", "kdebug", RunManifest.referenceFolderName, ResultsStore.reserveFileName,
     ]
 
     /// Creates the results folder and returns it.

@@ -5,9 +5,11 @@ import Foundation
 /// then read like any other and which can be kept as the next baseline.
 ///
 /// Each launch keeps its origin: its own `run_id` (the shard's run) in samples.jsonl, and its device's
-/// outcome notes in run.json name the shard's folder, host and run. A phone cannot be on two hosts at
-/// once, so the same UDID in two shards is refused, and so are shards of different apps. A shard still
-/// being written contributes its launches up to its last whole line, with the note `report` prints.
+/// outcome notes in run.json name the shard's folder, host, run and launchbench version. A phone cannot be
+/// on two hosts at once, so the same UDID in two shards is refused; so is one folder named twice (its
+/// launches would count twice), and so are shards of different apps or of different builds of one app (a
+/// merged folder is one build's run: its reports and the gate speak of one version). A shard still being
+/// written contributes its launches up to its last whole line, with the note `report` prints.
 public struct ResultsMerge: Sendable {
     /// The merged run: every shard's devices, outcomes and launches, in shard order.
     public var manifest: RunManifest
@@ -22,6 +24,10 @@ public struct ResultsMerge: Sendable {
         case sameDevice(udid: String, first: String, second: String)
         /// Two apps.
         case differentApps(first: String, firstApp: String, second: String, secondApp: String)
+        /// Two builds of the app (`1.2 (34)` and `1.2 (35)`).
+        case differentBuilds(first: String, firstBuild: String, second: String, secondBuild: String)
+        /// One folder named twice, however spelled (`A`, `./A/`, a symbolic link to it).
+        case sameFolder(first: String, second: String)
         /// Fewer than two folders.
         case tooFewShards(count: Int)
     }
@@ -33,14 +39,26 @@ public struct ResultsMerge: Sendable {
         guard shards.count >= 2 else { throw Refusal.tooFewShards(count: shards.count) }
         var owner: [String: String] = [:]
         var app: (folder: String, bundleID: String)?
+        var build: (folder: String, build: String)?
+        var named: [ShardIdentity: String] = [:]
         for shard in shards {
             let path = shard.folder.url.path
+            let identity = ShardIdentity(shard.folder.url)
+            if let first = named[identity] { throw Refusal.sameFolder(first: first, second: path) }
+            named[identity] = path
             if let bundleID = Self.bundleID(of: shard) {
                 if let first = app, first.bundleID != bundleID {
                     throw Refusal.differentApps(
                         first: first.folder, firstApp: first.bundleID, second: path, secondApp: bundleID)
                 }
                 app = app ?? (path, bundleID)
+            }
+            for shardBuild in Self.builds(of: shard) {
+                if let first = build, first.build != shardBuild {
+                    throw Refusal.differentBuilds(
+                        first: first.folder, firstBuild: first.build, second: path, secondBuild: shardBuild)
+                }
+                build = build ?? (path, shardBuild)
             }
             for udid in Self.devices(of: shard) {
                 if let first = owner[udid], first != path {
@@ -52,6 +70,54 @@ public struct ResultsMerge: Sendable {
         samples = shards.flatMap(\.samples)
         notes = shards.flatMap { shard in shard.folder.notes.map { "\(shard.folder.url.path): \($0)" } }
         manifest = Self.manifest(shards)
+        let versions = shards.map { Self.toolVersion(of: $0.folder) }
+        if Set(versions).count > 1 {
+            notes.append(
+                "The shards were measured by different launchbench versions ("
+                    + zip(shards, versions).map { "\($1) in \($0.folder.url.path)" }.joined(separator: ", ")
+                    + "); each device's notes in the merged run say which. Measure every shard with one version "
+                    + "when the numbers must compare exactly.")
+        }
+    }
+
+    /// A folder as the file system knows it: its device and inode when it can be read, else its path with
+    /// `.`, `..` and symbolic links resolved.
+    private struct ShardIdentity: Hashable {
+        let key: String
+
+        init(_ url: URL) {
+            let resolved = url.standardizedFileURL.resolvingSymlinksInPath()
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: resolved.path),
+                let device = attributes[.systemNumber], let inode = attributes[.systemFileNumber]
+            {
+                key = "\(device):\(inode)"
+            } else {
+                key = resolved.path
+            }
+        }
+    }
+
+    /// The app build a shard measured as its run.json names it (`1.2 (34)`), else the builds its launches
+    /// name (`app_version`; a shard without run.json).
+    private static func builds(of shard: (folder: ResultsFolder, samples: [Sample])) -> [String] {
+        if let listed = shard.folder.manifest?.app.flatMap(Self.versionDescription) { return [listed] }
+        var seen = Set<String>()
+        return shard.samples.map(\.appVersion).filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// run.json's version and build as a launch's `app_version` spells them (`AppBundle.versionDescription`).
+    private static func versionDescription(_ app: RunManifest.App) -> String? {
+        switch (app.version ?? "", app.build ?? "") {
+        case ("", ""): return nil
+        case (let version, ""): return version
+        case ("", let build): return build
+        case (let version, let build): return "\(version) (\(build))"
+        }
+    }
+
+    /// A shard's launchbench version, in words when run.json does not say.
+    private static func toolVersion(of folder: ResultsFolder) -> String {
+        folder.manifest?.toolVersion.map { "launchbench \($0)" } ?? "an unknown launchbench version"
     }
 
     private static func bundleID(of shard: (folder: ResultsFolder, samples: [Sample])) -> String? {
@@ -75,7 +141,7 @@ public struct ResultsMerge: Sendable {
             let origin =
                 "Measured in shard \(shard.folder.url.path)"
                 + (manifest?.host?.name.map { " on host \($0)" } ?? "")
-                + (manifest?.runID.map { " (run \($0))" } ?? "") + "."
+                + (manifest?.runID.map { " (run \($0))" } ?? "") + " with \(toolVersion(of: shard.folder))."
             let listed = manifest?.devices ?? []
             devices += listed
             var shardOutcomes = manifest?.deviceOutcomes ?? listed.map { RunManifest.DeviceOutcome(udid: $0.udid) }
@@ -92,10 +158,16 @@ public struct ResultsMerge: Sendable {
         var options = known.first?.options ?? RunManifest.Options()
         var other = options.other ?? [:]
         other["shards"] = shards.map(\.folder.url.path).joined(separator: ", ")
+        other["shard tool versions"] = shards.map { "\($0.folder.url.path): \(toolVersion(of: $0.folder))" }
+            .joined(separator: ", ")
         options.other = other
+        // The tools that measured (one version when they agree), not the one that merged.
+        var versions: [String] = []
+        for version in known.compactMap(\.toolVersion) where !versions.contains(version) { versions.append(version) }
         let ended = known.count == shards.count && known.allSatisfy { $0.endedAt != nil }
         return RunManifest(
             runID: "merged-" + (known.compactMap(\.runID).first ?? UUID().uuidString),
+            toolVersion: versions.isEmpty ? LaunchBenchVersion.current : versions.joined(separator: ", "),
             startedAt: known.compactMap(\.startedAt).min(),
             endedAt: ended ? known.compactMap(\.endedAt).max() : nil, host: nil, app: known.first?.app,
             options: options, devices: devices, deviceOutcomes: outcomes,
@@ -113,6 +185,13 @@ extension ResultsMerge.Refusal: LocalizedError {
         case .differentApps(let first, let firstApp, let second, let secondApp):
             return "The shards measured different apps: \(firstApp) in \(first), \(secondApp) in \(second). Merge "
                 + "the shards of one build of one app."
+        case .differentBuilds(let first, let firstBuild, let second, let secondBuild):
+            return "The shards measured different builds of the app: \(firstBuild) in \(first), \(secondBuild) in "
+                + "\(second). A merged folder is one build's run; merge the shards of one build, and compare "
+                + "builds with `launchbench compare BASELINE CURRENT`."
+        case .sameFolder(let first, let second):
+            return "\(first) and \(second) are the same folder: its launches would count twice. Name each shard's "
+                + "results folder once."
         case .tooFewShards(let count):
             return "merge needs at least two results folders (got \(count)); a single folder is already a run."
         }

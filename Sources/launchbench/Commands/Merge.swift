@@ -9,13 +9,15 @@ struct Merge: AsyncParsableCommand {
         discussion: """
             A CI matrix with one job per device host leaves one results folder per host (a shard). merge writes \
             them as one run: samples.jsonl with every launch (each keeps its shard's run_id), run.json with every \
-            device (its notes name the shard's folder, host and run), the logs, and the exports (summary.*, \
-            images.csv, report.html). compare, report and trend then read it like any results folder, and it \
-            can be kept as the next baseline.
+            device (its notes name the shard's folder, host, run and launchbench version), the logs, kdebug \
+            timelines (traces/) and raw kdebug files (kdebug/), and the exports (summary.*, images.csv, \
+            report.html). compare, report and trend then read it like any results folder, and it can be kept as \
+            the next baseline.
 
             Refused (exit 1): the same device (UDID) in two shards — one phone cannot be on two hosts at once — \
-            and shards of different apps. A shard still being written is read up to its last whole launch, with \
-            a note naming it.
+            one folder named twice (however spelled: ./A/, a symbolic link), and shards of different apps or of \
+            different builds of one app. Shards measured by different launchbench versions are merged with a \
+            note. A shard still being written is read up to its last whole launch, with a note naming it.
             """
     )
 
@@ -48,31 +50,12 @@ struct Merge: AsyncParsableCommand {
         try await store.writeManifest(merged.manifest)
         try await store.append(contentsOf: merged.samples)
         await store.close()
-        try copyLogs(from: folders.map(\.folder), to: destination)
+        let copyNotes = try ResultsMerge.copyDeviceFolders(from: folders.map(\.folder.url), to: destination)
+        for note in copyNotes { Terminal.note("note: \(note)") }
         let outcome = try ResultExports.writeAll(resultsFolder: destination)
         Terminal.note(
             "merge: \(merged.samples.count) launches of \(merged.manifest.devices.count) devices from "
                 + "\(folders.count) shards in \(destination.path); wrote "
                 + outcome.written.map(\.lastPathComponent).joined(separator: ", "))
-    }
-
-    /// Each shard's `logs/<UDID>/` (the samples' log paths are relative to the results folder; UDIDs are
-    /// unique across shards, so the folders never collide).
-    private func copyLogs(from folders: [ResultsFolder], to destination: URL) throws {
-        let fileManager = FileManager.default
-        let logs = destination.appendingPathComponent("logs")
-        for folder in folders {
-            let source = folder.url.appendingPathComponent("logs")
-            guard let devices = try? fileManager.contentsOfDirectory(atPath: source.path) else { continue }
-            do {
-                try fileManager.createDirectory(at: logs, withIntermediateDirectories: true)
-                for device in devices where !fileManager.fileExists(atPath: logs.appendingPathComponent(device).path) {
-                    try fileManager.copyItem(
-                        at: source.appendingPathComponent(device), to: logs.appendingPathComponent(device))
-                }
-            } catch {
-                throw LaunchBenchError.cannotWrite(path: logs.path, reason: error.localizedDescription)
-            }
-        }
     }
 }

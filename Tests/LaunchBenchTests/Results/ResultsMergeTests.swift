@@ -12,12 +12,13 @@ import Testing
     }
 
     static func shard(
-        _ name: String, udids: [String], app: String = "com.example.app", ended: Bool = true, notes: [String] = []
+        _ name: String, udids: [String], app: String = "com.example.app", build: String = "1", tool: String = "1.0.0",
+        ended: Bool = true, notes: [String] = [], at url: URL? = nil
     ) -> (folder: ResultsFolder, samples: [Sample]) {
         let manifest = RunManifest(
-            runID: "run-\(name)", startedAt: Date(timeIntervalSince1970: 1000),
+            runID: "run-\(name)", toolVersion: tool, startedAt: Date(timeIntervalSince1970: 1000),
             endedAt: ended ? Date(timeIntervalSince1970: 2000) : nil, host: RunManifest.Host(name: "host-\(name)"),
-            app: RunManifest.App(bundleID: app, name: "App", version: "1.0", build: "1", frameworks: []),
+            app: RunManifest.App(bundleID: app, name: "App", version: "1.0", build: build, frameworks: []),
             devices: udids.map {
                 DeviceInfo(
                     udid: $0, name: "Phone \($0)", productType: "iPhone12,1", osVersion: "14.8", buildVersion: "18H17")
@@ -27,7 +28,7 @@ import Testing
             (1...3).map { sample(udid, run: "run-\(name)", app: app, iteration: $0) }
         }
         let folder = ResultsFolder(
-            url: URL(fileURLWithPath: "/shards/\(name)"), manifest: manifest, samples: samples, notes: notes)
+            url: url ?? URL(fileURLWithPath: "/shards/\(name)"), manifest: manifest, samples: samples, notes: notes)
         return (folder, samples)
     }
 
@@ -37,7 +38,9 @@ import Testing
         #expect(Set(merged.samples.map(\.runID)) == ["run-a", "run-b"])
         #expect(merged.manifest.devices.map(\.udid) == ["A1", "A2", "B1"])
         let notes = try #require(merged.manifest.deviceOutcomes).map { $0.notes.first ?? "" }
-        #expect(notes[2] == "Measured in shard /shards/b on host host-b (run run-b).")
+        #expect(notes[2] == "Measured in shard /shards/b on host host-b (run run-b) with launchbench 1.0.0.")
+        #expect(merged.manifest.toolVersion == "1.0.0")
+        #expect(merged.notes.isEmpty)
         #expect(merged.manifest.endedAt == Date(timeIntervalSince1970: 2000))
         #expect(merged.manifest.options?.other?["shards"] == "/shards/a, /shards/b")
     }
@@ -61,6 +64,83 @@ import Testing
         }
         let text = try #require(error?.localizedDescription)
         #expect(text.contains("com.example.app in /shards/a") && text.contains("com.other in /shards/b"))
+    }
+
+    @Test func shardsOfDifferentBuildsAreRefusedNamingBoth() throws {
+        let error = #expect(throws: ResultsMerge.Refusal.self) {
+            try ResultsMerge([
+                Self.shard("a", udids: ["A1"], build: "34"), Self.shard("b", udids: ["B1"], build: "35"),
+            ])
+        }
+        #expect(
+            error
+                == .differentBuilds(
+                    first: "/shards/a", firstBuild: "1.0 (34)", second: "/shards/b", secondBuild: "1.0 (35)"))
+        #expect(try #require(error?.localizedDescription).contains("1.0 (34) in /shards/a, 1.0 (35) in /shards/b"))
+    }
+
+    @Test func shardsWithoutRunJSONAreComparedByTheirLaunchesBuilds() {
+        var a = Self.shard("a", udids: ["A1"])
+        var b = Self.shard("b", udids: ["B1"])
+        a.folder.manifest = nil
+        b.folder.manifest = nil
+        b.samples = b.samples.map { sample in
+            var sample = sample
+            sample.appVersion = "1.1"
+            return sample
+        }
+        #expect(
+            throws: ResultsMerge.Refusal.differentBuilds(
+                first: "/shards/a", firstBuild: "1.0", second: "/shards/b", secondBuild: "1.1")
+        ) {
+            try ResultsMerge([a, b])
+        }
+    }
+
+    @Test func oneFolderNamedTwiceHoweverSpelledIsRefused() throws {
+        let fileManager = FileManager.default
+        let root = fileManager.temporaryDirectory.appendingPathComponent("merge-same-\(UUID().uuidString)")
+        let folder = root.appendingPathComponent("A")
+        try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? fileManager.removeItem(at: root) }
+        let link = root.appendingPathComponent("link")
+        try fileManager.createSymbolicLink(at: link, withDestinationURL: folder)
+        let spellings = [
+            URL(fileURLWithPath: folder.path + "/", isDirectory: true),
+            URL(fileURLWithPath: root.path + "/./A", isDirectory: true),
+            URL(fileURLWithPath: root.path + "/link/../A", isDirectory: true), link,
+        ]
+        for spelling in spellings {
+            // Different devices in each, as if the folder had been rewritten between readings: the folder decides.
+            let error = #expect(throws: ResultsMerge.Refusal.self, "\(spelling.path)") {
+                try ResultsMerge([
+                    Self.shard("a", udids: ["A1"], at: folder), Self.shard("b", udids: ["B1"], at: spelling),
+                ])
+            }
+            #expect(error == .sameFolder(first: folder.path, second: spelling.path))
+        }
+        #expect(throws: ResultsMerge.Refusal.sameFolder(first: folder.path, second: folder.path)) {
+            try ResultsMerge([Self.shard("a", udids: ["A1"], at: folder), Self.shard("a", udids: ["A1"], at: folder)])
+        }
+    }
+
+    @Test func everyShardsToolVersionIsKeptAndADifferenceNoted() throws {
+        let merged = try ResultsMerge([
+            Self.shard("a", udids: ["A1"], tool: "1.0.0"), Self.shard("b", udids: ["B1"], tool: "1.1.0"),
+        ])
+        #expect(merged.manifest.toolVersion == "1.0.0, 1.1.0")
+        #expect(
+            merged.manifest.options?.other?["shard tool versions"]
+                == "/shards/a: launchbench 1.0.0, /shards/b: launchbench 1.1.0")
+        let origins = try #require(merged.manifest.deviceOutcomes).compactMap(\.notes.first)
+        #expect(origins.map { $0.hasSuffix("with launchbench 1.0.0.") } == [true, false])
+        #expect(origins.map { $0.hasSuffix("with launchbench 1.1.0.") } == [false, true])
+        #expect(
+            merged.notes == [
+                "The shards were measured by different launchbench versions (launchbench 1.0.0 in /shards/a, "
+                    + "launchbench 1.1.0 in /shards/b); each device's notes in the merged run say which. Measure "
+                    + "every shard with one version when the numbers must compare exactly."
+            ])
     }
 
     @Test func oneFolderIsNotAMerge() {
