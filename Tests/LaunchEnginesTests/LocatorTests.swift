@@ -43,6 +43,39 @@ import Testing
         )
     }
 
+    /// A `.venv-pmd3` in a shared working directory (`/tmp` on a CI host) could be another user's: it is
+    /// taken only when it, its `bin` and the program are ours (or root's) and writable by no one else.
+    @Test func aVirtualEnvironmentOthersCouldWriteIsNotRun() throws {
+        let root = try Self.folder(withExecutable: ".venv-pmd3/bin/pymobiledevice3")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let venv = root.appendingPathComponent(".venv-pmd3").path
+        func found() -> String? {
+            Pymobiledevice3Locator.find(environment: [:], currentDirectory: root.path, executablePath: nil)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: venv)
+        #expect(found() != nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: venv)
+        #expect(found() == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: venv)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o777], ofItemAtPath: root.appendingPathComponent(".venv-pmd3/bin/pymobiledevice3").path
+        )
+        #expect(found() == nil)
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(".venv-pmd3/bin/pymobiledevice3").path
+        )
+        // A searched folder that anyone can write, without the sticky bit: anyone could swap the venv.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: root.path)
+        #expect(found() == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: root.path)
+        #expect(found() != nil)
+        // Another user's venv (tests run as root in CI; elsewhere chown is refused and this part is moot).
+        if geteuid() == 0 {
+            #expect(chown(venv, 65534, 65534) == 0)
+            #expect(found() == nil)
+        }
+    }
+
     @Test func pathIsTheLastResort() throws {
         let root = try Self.folder(withExecutable: "tools/pymobiledevice3")
         defer { try? FileManager.default.removeItem(at: root) }

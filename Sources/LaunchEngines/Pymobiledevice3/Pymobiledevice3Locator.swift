@@ -6,6 +6,10 @@ import Foundation
 ///    launchbench executable (a clone's `.build/debug/launchbench` finds the clone's `Scripts/bootstrap
 ///    --with-pymobiledevice3` virtual environment);
 /// 3. `pymobiledevice3` on `PATH`.
+///
+/// A virtual environment found by searching (2.) is taken only when no other user could have put it there:
+/// the working directory may be a shared one (`/tmp` on a CI host), and a planted `.venv-pmd3` would run as
+/// us. `LAUNCHBENCH_PYMOBILEDEVICE3` and `PATH` are the user's own choice and are taken as they are.
 public enum Pymobiledevice3Locator {
     public static let environmentVariable = "LAUNCHBENCH_PYMOBILEDEVICE3"
     public static let virtualEnvironment = ".venv-pmd3"
@@ -31,7 +35,7 @@ public enum Pymobiledevice3Locator {
         }
         for folder in folders {
             let candidate = folder.appendingPathComponent(virtualEnvironment + "/bin/pymobiledevice3").path
-            if isExecutable(candidate) { return candidate }
+            if isExecutable(candidate) && isTrusted(candidate, searchedFrom: folder.path) { return candidate }
         }
         return onPath("pymobiledevice3", environment: environment)
     }
@@ -43,6 +47,22 @@ public enum Pymobiledevice3Locator {
             if isExecutable(candidate) { return candidate }
         }
         return nil
+    }
+
+    /// Whether only this user (or root) could have made `candidate`: it and every folder between it and
+    /// `searched` belong to us or root and are writable by no one else, and `searched` itself lets no one else
+    /// replace what is in it (not writable by others, or sticky like `/tmp`).
+    static func isTrusted(_ candidate: String, searchedFrom searched: String) -> Bool {
+        func owned(_ status: stat) -> Bool { status.st_uid == geteuid() || status.st_uid == 0 }
+        var status = stat()
+        guard stat(searched, &status) == 0, owned(status) || status.st_mode & S_ISVTX != 0 else { return false }
+        if status.st_mode & 0o022 != 0 && status.st_mode & S_ISVTX == 0 { return false }
+        var path = URL(fileURLWithPath: candidate)
+        while path.path.count > searched.count && path.path != "/" {
+            guard lstat(path.path, &status) == 0, owned(status), status.st_mode & 0o022 == 0 else { return false }
+            path.deleteLastPathComponent()
+        }
+        return true
     }
 
     static func isExecutable(_ path: String) -> Bool {
