@@ -160,6 +160,30 @@ public actor KdebugLaunchRecorder {
         return nil
     }
 
+    /// How far the launch of `executable` since the last ``mark()`` got: whether dyld reached main
+    /// (`LAUNCH_EXECUTABLE` END in the app's exec) and whether UIKit's Initial Frame Rendering (0x31CA0006)
+    /// then ended on one of the app's threads: the first frame.
+    public func progress(of executable: String) -> (reachedMain: Bool, firstFrame: Bool) {
+        guard let exec = exec(of: executable) else { return (false, false) }
+        let pid = exec.arg1
+        var threads: Set<UInt64> = [exec.threadID]
+        var main: UInt64?
+        // Two passes: the stream is in arrival order, not strictly by time across CPUs.
+        for record in records where record.timestamp >= exec.timestamp {
+            let id = record.debugID
+            if id.eventID == .traceDataNewThread && record.arg2 == pid { threads.insert(record.arg1) }
+            if id.eventID == .dyldLaunchExecutable, id.function == .end, record.threadID == exec.threadID {
+                main = min(main ?? .max, record.timestamp)
+            }
+        }
+        guard let main else { return (false, false) }
+        let frame = records.contains {
+            $0.debugID.eventID == .initialFrameRendering && $0.debugID.function == .end && $0.timestamp >= main
+                && threads.contains($0.threadID)
+        }
+        return (true, frame)
+    }
+
     /// Whether dyld's `LAUNCH_EXECUTABLE` ended in the app's exec (on its thread, after it).
     private func launchCompleted(of executable: String) -> Bool {
         guard let exec = exec(of: executable) else { return false }

@@ -299,26 +299,25 @@ struct DeviceRun: Sendable {
         sample.logPath = log.relativePath
         sample.phases = phases
         await kdebug?.mark()
+        // Without LaunchProbe the kernel trace ends the launch (LaunchWatcher), so it is followed while it runs.
+        let follower = kdebug.map { Self.follow($0, executable: plan.app.executable, watcher: watcher) }
+        defer { follower?.cancel() }
         do {
             let termination = try await withTaskCancellationHandler {
                 try await driver.launch(request, on: device.udid, observer: watcher)
             } onCancel: {
                 watcher.cancel()
             }
+            follower?.cancel()
             sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
             if observation.printedEndMarker { appPrintsEndMarkers = true }
             printedEndMarker(observation.printedEndMarker)
-            guard let verdict = LaunchVerdict(termination: termination, observation: observation, timeout: plan.timeout)
-            else { return .cancelled }
+            if case .endedByHarness(.cancelled) = termination { return .cancelled }
             apply(observation.record, to: &sample)
-            sample.status = verdict.status
-            sample.message = verdict.message
-            sample.exitStatus = verdict.exitStatus
-            sample.signal = verdict.signal
-            if let wall = verdict.wallMs { sample.metrics[.wallMs] = wall }
             if Metric.preMain.contains(where: { sample[$0] != nil }) { sample.premainSource = .dyldStatistics }
-            if let kdebug, sample.status != .launchRefused {
+            var kdebugMeasured = false
+            if let kdebug {
                 let capture = await kdebug.capture(executable: plan.app.executable, timeout: Self.kdebugGrace)
                 KdebugSampling.keepRaw(capture, of: &sample, store: store)
                 if sample.premainSource == .dyldStatistics && plan.crossChecksPremain(on: device) {
@@ -327,8 +326,20 @@ struct DeviceRun: Sendable {
                     await kdebug.tally(difference, skipped: skipped)
                 } else {
                     KdebugSampling.apply(capture, to: &sample, store: store)
+                    kdebugMeasured = capture.phases?.mainMs != nil
                 }
             }
+            // The verdict comes after the trace: a launch kdebug measured is a launch, with or without output.
+            guard
+                let verdict = LaunchVerdict(
+                    termination: termination, observation: observation, timeout: plan.timeout,
+                    kdebugMeasured: kdebugMeasured)
+            else { return .cancelled }
+            sample.status = verdict.status
+            sample.message = verdict.message
+            sample.exitStatus = verdict.exitStatus
+            sample.signal = verdict.signal
+            if let wall = verdict.wallMs { sample.metrics[.wallMs] = wall }
         } catch {
             let observation = watcher.finish()
             if Task.isCancelled { return .cancelled }
@@ -343,6 +354,23 @@ struct DeviceRun: Sendable {
         try await store.append(sample)
         reporter.report(.launchFinished(sample))
         return .recorded(sample)
+    }
+
+    /// Tells `watcher` what the kernel trace shows of the running launch, every 50 ms, until the first frame
+    /// or until cancelled.
+    private static func follow(_ recorder: KdebugLaunchRecorder, executable: String, watcher: LaunchWatcher)
+        -> Task<Void, Never>
+    {
+        Task {
+            let clock = ContinuousClock()
+            while !Task.isCancelled {
+                let seen = await recorder.progress(of: executable)
+                watcher.kdebugProgress(
+                    KdebugLaunchProgress(reachedMain: seen.reachedMain, firstFrame: seen.firstFrame), at: clock.now)
+                if seen.firstFrame { return }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     private func record(failure status: SampleStatus, message: String, iteration: Int, startedAt: Date) async throws

@@ -1,4 +1,5 @@
-/// How one launch is recorded, from how it ended and what it printed.
+/// How one launch is recorded, from how it ended, what it printed and what the kernel trace measured: the
+/// status reflects the numbers the launch has, from whichever source.
 struct LaunchVerdict: Sendable, Hashable {
     var status: SampleStatus
     var message: String?
@@ -9,10 +10,15 @@ struct LaunchVerdict: Sendable, Hashable {
     var wallMs: Double?
 
     /// `nil` when the launch was cancelled (Ctrl-C): an unfinished launch is not a sample.
-    init?(termination: LaunchTermination, observation: LaunchObservation, timeout: Duration) {
-        let measured = !observation.record.metrics.isEmpty
+    /// `kdebugMeasured`: the kernel trace gave this launch's pre-main phases (dyld reached main).
+    init?(
+        termination: LaunchTermination, observation: LaunchObservation, timeout: Duration,
+        kdebugMeasured: Bool = false
+    ) {
+        let measured = !observation.record.metrics.isEmpty || kdebugMeasured
         func milliseconds(until end: ContinuousClock.Instant?) -> Double? {
-            guard let start = observation.launchedAt, let end else { return nil }
+            // The trace reaches the host a flush later than the frame: no wall time from it.
+            guard let start = observation.launchedAt, let end, !observation.completedByKdebug else { return nil }
             return max(0, Self.milliseconds(end - start))
         }
         switch termination {
@@ -36,6 +42,9 @@ struct LaunchVerdict: Sendable, Hashable {
                 status = measured ? .ok : .noMetrics
                 message = measured ? nil : Self.nothingMeasured
                 wallMs = measured ? milliseconds(until: observation.completeAt) : nil
+            } else if code == 0 && kdebugMeasured {
+                // An app without LaunchProbe that exits by itself after main: kdebug measured it.
+                status = .ok
             } else if code == 0 && !observation.sawPartialLaunch {
                 status = .noMetrics
                 message =

@@ -7,8 +7,11 @@ import Foundation
 /// `firstFrame` marker, or a complete dyld statistics block with no marker after it (markers that start
 /// arriving after the statistics mean the app uses markers: then wait for `firstFrame`/`done`). When earlier
 /// launches of this app on this device printed `firstFrame`/`done` (`expectsMarkers`), the statistics alone
-/// never complete a launch: one that hangs after pre-main waits for the markers up to `timeout`. The app
-/// is ended `grace` after it became complete, or at `timeout` after `continue`, or at once when cancelled.
+/// never complete a launch: one that hangs after pre-main waits for the markers up to `timeout`. Without
+/// markers, the kernel trace completes a launch too (``kdebugProgress(_:at:)``): at the first frame kdebug
+/// shows, or `grace` after dyld's `LAUNCH_EXECUTABLE` END when no first frame comes, so an app without
+/// LaunchProbe that stays alive is a launch, not a timeout. The app is ended `grace` after it became complete,
+/// or at `timeout` after `continue`, or at once when cancelled.
 final class LaunchWatcher: LaunchObserver, Sendable {
     private let log: LaunchLog?
     private let timeout: Duration
@@ -25,6 +28,25 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         var completeAt: ContinuousClock.Instant?
         var byteCount = 0
         var cancelled = false
+        /// When the host saw dyld reach main and the first frame in the kernel trace.
+        var kdebugMainAt: ContinuousClock.Instant?
+        var kdebugFrameAt: ContinuousClock.Instant?
+
+        /// When kdebug alone completes the launch: the app prints no markers, nor are any expected.
+        func kdebugCompleteAt(grace: Duration, expectsMarkers: Bool) -> ContinuousClock.Instant? {
+            guard !expectsMarkers, parser.progress.markers.isEmpty else { return nil }
+            return kdebugFrameAt ?? kdebugMainAt.map { $0 + grace }
+        }
+
+        /// The output's completion, else kdebug's once its instant has come.
+        func completion(at now: ContinuousClock.Instant, grace: Duration, expectsMarkers: Bool)
+            -> (at: ContinuousClock.Instant, byKdebug: Bool)?
+        {
+            if let completeAt { return (completeAt, false) }
+            guard let kdebug = kdebugCompleteAt(grace: grace, expectsMarkers: expectsMarkers), kdebug <= now
+            else { return nil }
+            return (kdebug, true)
+        }
 
         /// After each chunk. Completion can be withdrawn: markers that begin after a complete statistics
         /// block mean the app uses markers, so `firstFrame`/`done` becomes the end.
@@ -64,10 +86,19 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         }
     }
 
+    /// What the kernel trace showed of this launch so far, seen by the host at `instant`.
+    func kdebugProgress(_ progress: KdebugLaunchProgress, at instant: ContinuousClock.Instant) {
+        state.withLock { state in
+            if progress.reachedMain && state.kdebugMainAt == nil { state.kdebugMainAt = instant }
+            if progress.firstFrame && state.kdebugFrameAt == nil { state.kdebugFrameAt = instant }
+        }
+    }
+
     func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
         state.withLock { state in
             if state.cancelled { return .cancelled }
-            if let completeAt = state.completeAt, instant - completeAt >= grace { return .complete }
+            let completion = state.completion(at: instant, grace: grace, expectsMarkers: expectsMarkers)
+            if let completeAt = completion?.at, instant - completeAt >= grace { return .complete }
             if instant - (state.launchedAt ?? createdAt) >= timeout { return .timeout }
             return nil
         }
@@ -75,7 +106,8 @@ final class LaunchWatcher: LaunchObserver, Sendable {
 
     /// When the launch became complete (the end-of-launch rule), `nil` while it is not.
     var completedAt: ContinuousClock.Instant? {
-        state.withLock { $0.completeAt }
+        let now = clock.now
+        return state.withLock { $0.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)?.at }
     }
 
     /// Makes the next `shouldEnd` answer `.cancelled` (Ctrl-C).
@@ -86,11 +118,14 @@ final class LaunchWatcher: LaunchObserver, Sendable {
     /// Closes the log and returns what was seen; call once, after the driver's `launch` returned.
     func finish() -> LaunchObservation {
         log?.close()
+        let now = clock.now
         return state.withLock { state in
             let progress = state.parser.progress
+            let completion = state.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)
             let record = state.parser.finishSingleLaunch()
             return LaunchObservation(
-                record: record, launchedAt: state.launchedAt, completeAt: state.completeAt,
+                record: record, launchedAt: state.launchedAt, completeAt: completion?.at,
+                completedByKdebug: completion?.byKdebug ?? false, kdebugReachedMain: state.kdebugMainAt != nil,
                 receivedOutput: state.byteCount > 0,
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
                 statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
@@ -106,6 +141,11 @@ struct LaunchObservation: Sendable {
     var launchedAt: ContinuousClock.Instant?
     /// When the launch became complete (the end-of-launch rule), `nil` if it never did.
     var completeAt: ContinuousClock.Instant?
+    /// The kernel trace completed it (first frame, or `grace` after main), not the output: the host saw it
+    /// late by the trace's delivery, so no wall time is taken from it.
+    var completedByKdebug = false
+    /// The kernel trace showed dyld reach main.
+    var kdebugReachedMain = false
     var receivedOutput: Bool
     /// Some statistics or markers arrived (so an exit before completion cut a launch short).
     var sawPartialLaunch: Bool
@@ -115,4 +155,12 @@ struct LaunchObservation: Sendable {
     var expectedMarkers = false
     /// This launch printed `firstFrame` or `done` (later launches must, too).
     var printedEndMarker = false
+}
+
+/// What the kernel trace showed of a launch so far.
+struct KdebugLaunchProgress: Sendable, Equatable {
+    /// dyld's `LAUNCH_EXECUTABLE` ended in the app's exec: main was called.
+    var reachedMain = false
+    /// UIKit's Initial Frame Rendering (0x31CA0006) ended on the app's threads after main.
+    var firstFrame = false
 }

@@ -57,6 +57,38 @@ extension KdebugTests {
             #expect(phases.mainTimestamp == 52_000_000)
         }
 
+        /// What the runner follows while the app runs: main in the app's exec (not xpcproxy's), then the end of
+        /// Initial Frame Rendering on the app's thread.
+        @Test func followsTheLaunchToItsFirstFrame() async throws {
+            typealias Shapes = DyldPhaseShapesTests
+            let frame = KdebugDebugID(
+                rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue)
+            let beforeMain = Shapes.xpcproxyThenApp().filter { $0.timestamp < 50_000_000 }
+            let stream = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            let recorder = KdebugLaunchRecorder(
+                feed: KdebugFeed(timebase: .nanoseconds, chunks: stream.stream) {})
+            stream.continuation.yield(beforeMain.flatMap(\.bytes))
+            try await Self.until { await recorder.progress(of: "Demo") == (false, false) }
+            // main, and a frame on a thread that is not the app's
+            let afterMain =
+                Shapes.xpcproxyThenApp().filter { $0.timestamp >= 50_000_000 }
+                + [KdebugRecord(timestamp: 60_000_000, debugID: frame, threadID: 0x999)]
+            stream.continuation.yield(afterMain.flatMap(\.bytes))
+            try await Self.until { await recorder.progress(of: "Demo") == (true, false) }
+            stream.continuation.yield(KdebugRecord(timestamp: 61_000_000, debugID: frame, threadID: 0x800).bytes)
+            try await Self.until { await recorder.progress(of: "Demo") == (true, true) }
+            stream.continuation.finish()
+        }
+
+        /// Polls `condition` for up to 5 s.
+        static func until(_ condition: () async -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !(await condition()) {
+                try #require(ContinuousClock.now < deadline, "condition not met within 5 s")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
         @Test func anotherAppsExecIsNotThisLaunch() async throws {
             let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
