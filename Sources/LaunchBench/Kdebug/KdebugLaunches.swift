@@ -49,7 +49,9 @@ public enum KdebugLaunches {
     /// Finds the launches: each `TRACE_DATA_EXEC` whose thread then emits dyld timing events (class 31,
     /// subclass 7) is one. On iOS one pid execs twice (launchd spawns xpcproxy, which execs the app), so each
     /// launch is measured on the records from its own exec on. Without exec events (class 7 not traced), each
-    /// thread that starts dyld's launch is one.
+    /// thread that starts dyld's launch is one. Records are grouped by process in one pass, so each launch reads
+    /// only its own process's records (and the kernel's lost-event reports): a whole-session capture of many
+    /// launches costs about one pass, not one per launch.
     /// - Parameters:
     ///   - trace: the decoded trace.
     ///   - timebase: the device's mach timebase.
@@ -69,10 +71,22 @@ public enum KdebugLaunches {
         var execs: [(index: Int, pid: Int, thread: UInt64, name: String?, dyld: Bool)] = []
         var latestExec: [UInt64: Int] = [:]  // thread → its newest exec in `execs`
         var launchStarters: [UInt64] = []
+        var byProcess: [Int: [Int]] = [:]  // pid → indices in `sorted` of its threads' records
+        var lost: [Int] = []
         for (index, record) in sorted.enumerated() {
+            defer {
+                if record.debugID.eventID == .traceLostEvents {
+                    lost.append(index)
+                } else if let pid = pids[record.threadID] {
+                    byProcess[pid, default: []].append(index)
+                }
+            }
             switch record.debugID.eventID {
             case .traceDataNewThread:
-                pids[record.arg1] = Int(truncatingIfNeeded: record.arg2)
+                // Sent by the parent: the child's process needs it too, to know the thread.
+                let child = Int(truncatingIfNeeded: record.arg2)
+                pids[record.arg1] = child
+                if pids[record.threadID] != child { byProcess[child, default: []].append(index) }
             case .traceDataExec:
                 let pid = Int(truncatingIfNeeded: record.arg1)
                 pids[record.threadID] = pid
@@ -105,10 +119,11 @@ public enum KdebugLaunches {
             }
         }
         return launched.compactMap { exec in
+            let own = (byProcess[exec.pid] ?? []).filter { $0 >= exec.index }
+            let merged = (own + lost.filter { $0 >= exec.index }).sorted().map { sorted[$0] }
             guard
                 let phases = DyldLaunchPhases(
-                    records: Array(sorted[exec.index...]), timebase: timebase, selection: .pid(exec.pid),
-                    threads: threads)
+                    records: merged, timebase: timebase, selection: .pid(exec.pid), threads: threads)
             else { return nil }
             return KdebugLaunch(executable: exec.name ?? names[exec.pid], pid: exec.pid, phases: phases)
         }

@@ -49,6 +49,29 @@ extension KdebugTests {
             #expect(launches.filter { $0.isProcess(named: "Clock") }.map(\.phases.totalPremainMs) == [10])
         }
 
+        /// A whole session: 200 app launches among other processes' records, each measured on its own.
+        @Test(.timeLimit(.minutes(1))) func findsEveryLaunchOfALongSession() {
+            var records: [KdebugRecord] = []
+            for launch in 0..<200 {
+                let at = UInt64(launch) * 100 * Self.ms
+                let thread = UInt64(0x1000 + launch)
+                records += Self.exec(at, pid: UInt64(1000 + launch), thread: thread, name: "App\(launch)")
+                // Main comes 1 ms later for each launch: 2 ms exec → dyld, then 5 + launch % 7 ms to main.
+                records += Self.dyldLaunch(
+                    at + 2 * Self.ms, thread: thread, pair: 1, mainAt: at + UInt64(7 + launch % 7) * Self.ms)
+                for noise in 0..<100 {
+                    records.append(
+                        KdebugRecord(
+                            timestamp: at + UInt64(noise) * Self.ms, debugID: KdebugDebugID(rawValue: 0x0403_0000),
+                            threadID: 7))
+                }
+            }
+            let launches = KdebugLaunches.find(in: KdebugTrace(header: nil, records: records), timebase: .iPhone)
+            #expect(launches.count == 200)
+            #expect(launches.map(\.pid) == (0..<200).map { 1000 + $0 })
+            #expect(launches.map(\.phases.totalPremainMs) == (0..<200).map { Double(7 + $0 % 7) })
+        }
+
         @Test func matchesCutExecNames() {
             let long = "LongApplicationName"
             let cut = KdebugLaunch(
