@@ -30,7 +30,14 @@ public struct Pymobiledevice3KdebugTracer: KdebugTracing {
         self.startTimeout = startTimeout
     }
 
+    /// A helper that dies during the run is restarted (`KdebugTapRestarts`), each with a log of its own.
     public func startTrace(on device: DeviceInfo) async throws -> KdebugFeed {
+        let first = try await startHelper(on: device)
+        return KdebugTapRestarts.supervise(first, udid: device.udid) { try await self.startHelper(on: device) }
+    }
+
+    /// One helper process and its session.
+    func startHelper(on device: DeviceInfo) async throws -> KdebugFeed {
         let python = try Self.python(for: executable)
         let script = try Self.scriptFile()
         var arguments = [script.path, "--udid", device.udid]
