@@ -83,6 +83,38 @@ import Testing
         #expect(text.contains("--transport userspace"))
     }
 
+    /// pymobiledevice3's reader refuses a DTX message of type COMPRESSED with this error (dtx/_reader.py); the
+    /// helper names it, and launchbench says what it means, instead of "the connection failed".
+    @Test func aCompressedDTXMessageIsNamed() throws {
+        let script = try Pymobiledevice3KdebugTracer.scriptFile()
+        let python = try #require(
+            Pymobiledevice3Locator.onPath("python3", environment: ProcessInfo.processInfo.environment))
+        let check = """
+            import importlib.util, sys
+            spec = importlib.util.spec_from_file_location("tap", sys.argv[1])
+            tap = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(tap)
+            class DTXProtocolError(Exception): pass
+            print(tap.failure_kind(DTXProtocolError(
+                "Received compressed fragment: identifier=7, conversation_index=0, channel_code=-1")))
+            print(tap.failure_kind(DTXProtocolError("bad magic")))
+            print(tap.failure_kind(ConnectionResetError()))
+            """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", check, script.path]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.split(separator: "\n") == ["compressed", "lost", "lost"], "\(text)")
+        let error = KdebugTapError.reported(kind: "compressed", message: "DTXProtocolError(...)", udid: "U")
+        #expect(error == .compressed(udid: "U", message: "DTXProtocolError(...)"))
+        let description = error.errorDescription ?? ""
+        #expect(description.contains("LZ4-compressed DTX") && description.contains("--premain dyld-statistics"))
+    }
+
     @Test func kperfOwnedElsewhereNamesTheRecordingToStop() {
         let text = KdebugTapError.kperfLocked(udid: "U", notice: "could not lock kperf").errorDescription ?? ""
         #expect(text.contains("Instruments or Xcode recording") && text.contains("Stop that recording"))

@@ -11,6 +11,8 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     case connect(udid: String, message: String)
     /// The session ended during the run.
     case lost(udid: String, message: String)
+    /// The phone sent a DTX message of type COMPRESSED (LZ4), which pymobiledevice3 refuses.
+    case compressed(udid: String, message: String)
     /// The helper exited before the session ran; `log` is what it printed.
     case exited(udid: String, status: Int32, log: String, logPath: String)
     /// The session did not start in time; the helper was stopped.
@@ -34,6 +36,11 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
                 + "the phone lacks."
         case .lost(let udid, let message):
             return "The kernel trace of \(udid) ended: \(message)."
+        case .compressed(let udid, let message):
+            return "\(udid) sent its kernel trace as LZ4-compressed DTX messages, which pymobiledevice3 "
+                + "cannot read (\(message)), so its pre-main cannot come from kdebug. Where dyld prints its "
+                + "statistics (iOS 14 and earlier) use --premain dyld-statistics; otherwise report the phone's model "
+                + "and iOS version."
         case .exited(let udid, let status, let log, let logPath):
             return "The kdebug tap for \(udid) exited with status \(status) before its session ran"
                 + (log.isEmpty ? "" : ": \(log)") + ". Full log: \(logPath)."
@@ -55,6 +62,7 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
         case "kperf-locked": return .kperfLocked(udid: udid, notice: message)
         case "version": return .version(message: message)
         case "connect": return .connect(udid: udid, message: message)
+        case "compressed": return .compressed(udid: udid, message: message)
         default: return .lost(udid: udid, message: message)
         }
     }

@@ -14,7 +14,7 @@ enum KdebugTapScript {
           {"type": "ready", "numer": N, "denom": D, "mach_absolute_time": T}   once the session runs
           {"type": "chunk", "data": "<base64>"}                                  each kdebug chunk, as sent
           {"type": "notice", "notice": "...", "status": N}                       a notice from the device
-          {"type": "error", "kind": "kperf-locked|version|connect|lost", "message": "..."}   then it exits 3
+          {"type": "error", "kind": "kperf-locked|version|connect|compressed|lost", "message": "..."}   then exits 3
         Closing its stdin stops the session and ends it (exit 0).
         Usage: python3 kdebug_tap.py --udid UDID [--usbmux ADDRESS] [--transport lockdown|userspace|tunneld]
                                      [--tunneld HOST:PORT]"""
@@ -66,6 +66,14 @@ enum KdebugTapScript {
                 return rsd, None
             from pymobiledevice3.lockdown import create_using_usbmux
             return await create_using_usbmux(serial=args.udid, usbmux_address=args.usbmux), None
+
+
+        def failure_kind(error):
+            """A DTX message of type COMPRESSED (LZ4, which some phones send) is refused by pymobiledevice3's reader
+            with DTXProtocolError("Received compressed fragment ..."): named, not reported as a lost connection."""
+            if type(error).__name__ == "DTXProtocolError" and "compressed" in str(error).lower():
+                return "compressed"
+            return "lost"
 
 
         def notice_of(data):
@@ -140,7 +148,7 @@ enum KdebugTapScript {
                 if type(error).__name__ in ("InvalidServiceError", "StartServiceError"):
                     # No instruments service: before iOS 14 (the old one is not used), or no Developer Disk Image.
                     fail("connect", f"the device does not offer the instruments service ({type(error).__name__})")
-                fail("lost", f"the instruments connection to {args.udid} failed: {error!r}")
+                fail(failure_kind(error), f"the instruments connection to {args.udid} failed: {error!r}")
             finally:
                 if tunnel is not None:
                     await tunnel.aclose()
