@@ -248,11 +248,15 @@ public struct ResultsFolder: Sendable {
         private var unnamedRepeats = 0
         private static let namedRepeats = 10
 
+        /// Run ids, UDIDs and bundle ids as small numbers: a file holds few of each, and the keys of 100,000
+        /// launches then take a few MB, not a string allocation each.
+        private var names: [String: Int] = [:]
+
         private struct LaunchKey: Hashable {
-            let runID: String
-            let deviceUDID: String
+            let run: Int
+            let device: Int
             /// Older runs kept `--reference-app`'s launches in the same file, with the same slots.
-            let appBundleID: String
+            let app: Int
             let iteration: Int
             let kind: LaunchKind
             let launchIndex: Int
@@ -300,10 +304,16 @@ public struct ResultsFolder: Sendable {
             }
         }
 
+        private mutating func number(_ name: String) -> Int {
+            if let known = names[name] { return known }
+            names[name] = names.count
+            return names.count - 1
+        }
+
         /// `sample`, or `nil` with a note when its launch was read before.
         private mutating func firstReading(_ sample: Sample) -> Sample? {
             let key = LaunchKey(
-                runID: sample.runID, deviceUDID: sample.deviceUDID, appBundleID: sample.appBundleID,
+                run: number(sample.runID), device: number(sample.deviceUDID), app: number(sample.appBundleID),
                 iteration: sample.iteration, kind: sample.kind, launchIndex: sample.launchIndex)
             guard let first = firstLine[key] else {
                 firstLine[key] = lineNumber
