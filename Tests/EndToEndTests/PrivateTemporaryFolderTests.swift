@@ -1,0 +1,66 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import TestSupport
+import Testing
+
+extension RealPymobiledevice3Tests {
+    /// What the built `launchbench` leaves in, and takes from, a shared temporary folder on a run whose kdebug
+    /// helper runs (iOS 14, `--premain kdebug`): nothing left after the run, and a folder planted by another
+    /// user is refused rather than run from.
+    @Suite(.timeLimit(.minutes(5)), installed) struct PrivateTemporaryFolderTests {
+        typealias E = EndToEnd
+
+        private func run(_ lab: EmulatedLab, temporary: URL, output: URL) throws -> ChildProcess {
+            let app = try E.makeApp("Private", profile: E.profile())
+            return try LaunchbenchCLI.start(
+                [
+                    "run", app.url.path, "--iterations", "1", "--warm", "0", "--premain", "kdebug", "--output",
+                    output.path,
+                ],
+                environment: [
+                    "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1", "TMPDIR": temporary.path,
+                    "XDG_RUNTIME_DIR": "", "LAUNCHBENCH_LOCK_DIR": "",
+                ])
+        }
+
+        @Test func aRunLeavesOnlyItsLockFolderBehind() async throws {
+            try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
+                let temporary = E.temporaryFolder("tmpdir")
+                let output = E.temporaryFolder("private-run").appendingPathComponent("results")
+                let child = try run(lab, temporary: temporary, output: output)
+                #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "\(child.standardError)")
+                let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+                #expect(manifest.outcome(of: lab.devices[0].udid)?.premainSource == .kdebug)  // the helper ran
+                let user = "launchbench-\(geteuid())"
+                #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [user])
+                let left = try FileManager.default.contentsOfDirectory(
+                    atPath: temporary.appendingPathComponent(user).path)
+                #expect(left == ["locks"])
+            }
+        }
+
+        @Test func aFolderPlantedByAnotherUserIsRefusedAndNothingInItRuns() async throws {
+            try #require(geteuid() == 0, "needs root to give a folder to nobody")
+            try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
+                let temporary = E.temporaryFolder("tmpdir-planted")
+                let planted = temporary.appendingPathComponent("launchbench-\(geteuid())")
+                let marker = temporary.appendingPathComponent("planted-code-ran")
+                try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: false)
+                for module in ["argparse.py", "sitecustomize.py"] {
+                    try Data("open('\(marker.path)', 'w').write('ran')\n".utf8).write(
+                        to: planted.appendingPathComponent(module))
+                }
+                chmod(planted.path, 0o777)
+                #expect(chown(planted.path, 65534, 65534) == 0)
+
+                let output = E.temporaryFolder("planted-run").appendingPathComponent("results")
+                let child = try run(lab, temporary: temporary, output: output)
+                #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "\(child.standardError)")
+                #expect(child.standardError.contains("Will not use \(planted.path)"), "\(child.standardError)")
+                #expect(child.standardError.contains("belongs to user id 65534"), "\(child.standardError)")
+                #expect(!FileManager.default.fileExists(atPath: marker.path))
+            }
+        }
+    }
+}
