@@ -90,13 +90,14 @@ public final class DeviceLock: Sendable {
         public var description: String { "Device \(udid) is in use by \(holder.description)" }
     }
 
-    /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks`, else
+    /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks` (when that folder is ours), else
     /// `$TMPDIR/launchbench-<uid>/locks` (per user, so another user's runs cannot block yours). The last two are
     /// created 0700 and checked to be this user's alone (`PrivateFolder`): in a shared folder another user could
     /// otherwise swap the lock files.
     /// - Throws: `LaunchBenchError.cannotWrite` or `.unsafeFolder` naming the folder.
-    public static func defaultFolder() throws -> URL {
-        let environment = ProcessInfo.processInfo.environment
+    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> URL
+    {
         if let custom = environment["LAUNCHBENCH_LOCK_DIR"], !custom.isEmpty {
             let folder = URL(fileURLWithPath: custom, isDirectory: true)
             do {
@@ -108,15 +109,19 @@ public final class DeviceLock: Sendable {
             }
             return folder
         }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-            FileManager.default.isWritableFile(atPath: runtime)
-        {
+        // Only the user's own runtime folder: under `sudo` it may still name the invoking user's.
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, isOwnedByUs(runtime) {
             let launchbench = try PrivateFolder.ensure(
                 URL(fileURLWithPath: runtime, isDirectory: true).appendingPathComponent("launchbench"))
             return try PrivateFolder.ensure(launchbench.appendingPathComponent("locks"))
         }
         return try PrivateFolder.ensure(
             PrivateFolder.userTemporary(environment: environment).appendingPathComponent("locks"))
+    }
+
+    private static func isOwnedByUs(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_uid == geteuid() && status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// What a device's lock is keyed by beside its UDID: the usbmuxd that really serves it, however its address

@@ -78,4 +78,23 @@ import Testing
         #expect(DeviceLock.scope(usbmuxd: nil, systemBUID: nil) == nil)
         #expect(DeviceLock.scope(usbmuxd: .unix(path: USBMuxAddress.systemSocketPath), systemBUID: nil) == nil)
     }
+
+    /// The default lock folder is private: an XDG_RUNTIME_DIR that is not ours (sudo keeps the invoking user's)
+    /// is passed over, and a planted `launchbench-<uid>` in TMPDIR is refused.
+    @Test func theDefaultFolderIsOursAlone() throws {
+        try #require(geteuid() == 0, "needs root to give a folder to nobody")
+        let runtime = folder.appendingPathComponent("runtime")
+        let temporary = folder.appendingPathComponent("tmp")
+        for url in [runtime, temporary] {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        }
+        #expect(chown(runtime.path, 65534, 65534) == 0)
+        let environment = ["XDG_RUNTIME_DIR": runtime.path, "TMPDIR": temporary.path]
+        let locks = try DeviceLock.defaultFolder(environment: environment)
+        #expect(locks.path == temporary.path + "/launchbench-\(geteuid())/locks")
+
+        let planted = temporary.appendingPathComponent("launchbench-\(geteuid())")
+        #expect(chown(planted.path, 65534, 65534) == 0)
+        #expect(throws: LaunchBenchError.self) { try DeviceLock.defaultFolder(environment: environment) }
+    }
 }
