@@ -1,12 +1,13 @@
 import Foundation
 import LaunchBench
 
-/// The kernel trace events of one launch, as xnu and dyld4 emit them (MODERN-LAUNCH-METRICS.md §1,
-/// DVT-KDEBUG.md §3): the parent's new thread, exec with the process name, dyld's BOOTSTRAP_START, the
-/// LAUNCH_EXECUTABLE interval holding one MAP_IMAGE per app image (the executable's as
-/// ATTACH_CODESIGNATURE), APPLY_FIXUPS, OBJC_MAP and one STATIC_INITIALIZER per image, each image's path
-/// string and UUID map, then the end of UIKit's Initial Frame Rendering at the first frame. The phases are the launch plan's, so they equal the dyld statistics the same launch
-/// prints on iOS ≤ 14 (to the microsecond).
+/// The kernel trace events of one launch, as xnu and dyld emit them (MODERN-LAUNCH-METRICS.md §1 and its
+/// Corrections, DVT-KDEBUG.md §3): launchd's new thread and `xpcproxy`'s exec and dyld launch, then, in the same
+/// pid on a new thread id, the app's exec with its name, dyld's BOOTSTRAP_START, the LAUNCH_EXECUTABLE interval
+/// holding one MAP_IMAGE per embedded image with its ATTACH_CODESIGNATURE inside, APPLY_FIXUPS, OBJC_MAP (iOS ≤
+/// 14 only) and one STATIC_INITIALIZER per image, each image's path string and UUID map (the executable's
+/// twice), then the end of UIKit's Initial Frame Rendering at the first frame. The phases are the launch plan's,
+/// so they equal the dyld statistics the same launch prints on iOS ≤ 14 (to the microsecond).
 ///
 /// Modelled, not observed (see the README's iOS table): the process-creation time, the gaps between phases,
 /// BUILD_CLOSURE on the first launch after an install, and dyld-940…960's (iOS 15) zero-length fixup and
@@ -41,8 +42,20 @@ struct KdebugLaunchEvents {
         let processName = String(executable.split(separator: "/").last ?? "App")
         var random = SeededRandom(seed: 0xD1_1D, parts: [String(plan.pid), String(plan.launchNumber)])
 
-        builder.point(
-            .traceDataNewThread, atUs: 0, args: (threadID, UInt64(plan.pid), 0, 0), thread: Self.launchdThread)
+        // launchd spawns xpcproxy, which sets the app up and execs it in the same pid (a real iPhone capture:
+        // one pid, two TRACE_DATA_EXECs, two dyld launches, a new thread id at the second; xnu-11417.101.15
+        // `bsd/kern/kern_exec.c:2301`/`:2306` trace the exec and its name on the exec'ing thread).
+        let xpcproxyUs = 2000 + UInt64(random.unit() * 1500)  // modelled
+        var xpcproxy = Builder(
+            execTick: execTick &- min(execTick, xpcproxyUs * Self.ticksPerMicrosecond), thread: xpcproxyThread)
+        xpcproxy.point(
+            .traceDataNewThread, atUs: 0, args: (xpcproxyThread, UInt64(plan.pid), 0, 0), thread: Self.launchdThread)
+        xpcproxy.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
+        xpcproxy.name("xpcproxy", atUs: 0)
+        xpcproxy.point(.dyldBootstrapStart, atUs: 300, args: (0, 0, 0, 0))
+        let xpcLaunch = xpcproxy.begin(.dyldLaunchExecutable, atUs: 320, arg2: 0x1_0000_0000)
+        xpcproxy.end(xpcLaunch, atUs: 1200, arg4: dyldLaunchMode)
+        builder.records = xpcproxy.records
         builder.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
         builder.name(processName, atUs: 0)
         var clock = 600 + UInt64(random.unit() * 900)  // exec → dyld's first instruction (modelled)
@@ -55,6 +68,8 @@ struct KdebugLaunchEvents {
         }
         let mainHeader = loadAddress(0)
         let launch = builder.begin(.dyldLaunchExecutable, atUs: clock, arg2: mainHeader)
+        // A real capture carries some images' UUID maps twice: the executable's here.
+        builder.uuidMap(plan.images.first, loadAddress: mainHeader, atUs: clock)
         builder.uuidMap(plan.images.first, loadAddress: mainHeader, atUs: clock)
         // Shared-cache images are not mapped, but their UUID maps name their initializers.
         let initializers = initializers()
@@ -66,32 +81,38 @@ struct KdebugLaunchEvents {
         }
         clock += 10
 
-        // Dylib loading: the app's own images (the shared cache's are not mapped one by one).
-        let appImages = Array(plan.images.prefix(plan.appImageCount))
-        let shares = Self.split(phases.dylibLoadingUs, into: appImages.count)
-        for (index, image) in appImages.enumerated() {
-            let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
-            if index == 0 {
-                builder.interval(.dyldAttachCodeSignature, from: clock, durationUs: shares[index], args: (0, 0, 0, 0))
-            } else {
-                builder.interval(.dyldMapImage, from: clock, durationUs: shares[index], args: (0, path, 0, 0))
-                builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + shares[index], path: path)
-            }
-            clock += shares[index] + 5
-        }
+        // Dylib loading: the app's embedded images. The kernel mapped the executable (dyld-1042.1
+        // `JustInTimeLoader.cpp:1212` makeLaunchLoader takes it as it is) and the shared cache's are not mapped
+        // one by one. Each map attaches its code signature inside its own timer (dyld-1042.1 `Loader.cpp:1144`
+        // MAP_IMAGE, `:1174` ATTACH_CODESIGNATURE; dyld-832.7.3 `dyld3/Loading.cpp:422`/`:500`); dyld-940…960's
+        // attach timer is an unnamed temporary that ends at once (dyld-940 `Loader.cpp:969`).
         let quirk = osVersion.major == 15  // dyld-940…960: fixups and initializers end as they start
+        let embedded = Array(plan.images.prefix(plan.appImageCount).enumerated().dropFirst())
+        let shares = Self.split(phases.dylibLoadingUs, into: embedded.count)
+        for ((index, image), share) in zip(embedded, shares) {
+            let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
+            let map = builder.begin(.dyldMapImage, atUs: clock, arg2: path)
+            let attach = share / 4
+            builder.interval(
+                .dyldAttachCodeSignature, from: clock + attach, durationUs: quirk ? 0 : share / 2, args: (0, 0, 0, 0))
+            builder.end(map, atUs: clock + share)
+            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share, path: path)
+            clock += share + 5
+        }
         builder.interval(
             .dyldApplyFixups, from: clock, durationUs: quirk ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
         clock += phases.rebaseBindingUs + 5
-        builder.interval(.dyldObjCMap, from: clock, durationUs: phases.objcSetupUs, args: (0, 0, 0, 0))
-        clock += phases.objcSetupUs + 5
+        if !dyld4 {
+            builder.interval(.dyldObjCMap, from: clock, durationUs: phases.objcSetupUs, args: (0, 0, 0, 0))
+            clock += phases.objcSetupUs + 5
+        }
         for initializer in initializers {
             builder.interval(
                 .dyldStaticInitializer, from: clock, durationUs: quirk ? 0 : initializer.us,
                 args: (0, initializer.header, initializer.header + 0x4000, 0))
             clock += initializer.us + 2
         }
-        builder.end(launch, atUs: clock)
+        builder.end(launch, atUs: clock, arg4: dyldLaunchMode)
         // UIKit's Initial Frame Rendering ends with the first frame (the code is unverified on iOS 17–26).
         if let frame = plan.firstFrameMs {
             clock = max(clock + 10, UInt64(frame * 1000))
@@ -112,8 +133,20 @@ struct KdebugLaunchEvents {
         return Timeline(records: builder.records, endMs: Double(clock) / 1000)
     }
 
+    /// dyld4 (iOS 15 and later): libobjc gets the images loaded at launch when it registers its callbacks,
+    /// from libSystem's initializer, and dyld does not time that under OBJC_MAP (dyld-1042.1
+    /// `DyldRuntimeState.cpp:1614` setObjCNotifiers; the timed map_images at `:1378` is for later loads).
+    var dyld4: Bool { osVersion.major >= 15 }
+
+    /// LAUNCH_EXECUTABLE END's arg4: dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`, dyld-1042.1 `:822`).
+    /// iOS ≤ 14's dyld3 (3) and dyld2 (2) shapes are not emulated yet: 0 there, read as "mode unknown".
+    var dyldLaunchMode: UInt64 { dyld4 ? 4 : 0 }
+
+    /// xpcproxy's thread, before the exec that becomes the app's.
+    var xpcproxyThread: UInt64 { threadID - 8 }
+
     /// Each printed initializer in its image, then the rest of the phase in libSystem, so the intervals add
-    /// up to the phase dyld prints.
+    /// up to the phase dyld prints; on dyld4, libSystem's also holds ObjC's setup of the launch's images.
     private func initializers() -> [(image: LoadedImage, header: UInt64, us: UInt64)] {
         func located(_ name: String) -> (image: LoadedImage, header: UInt64) {
             if let index = plan.images.firstIndex(where: { $0.path.hasSuffix("/" + name) }) {
@@ -127,9 +160,10 @@ struct KdebugLaunchEvents {
             return (image, header, initializer.us)
         }
         let listed = out.reduce(0) { $0 + $1.2 }
-        if plan.phases.initializerUs > listed {
+        let objc = dyld4 ? plan.phases.objcSetupUs : 0
+        if plan.phases.initializerUs + objc > listed {
             let (image, header) = located("libSystem.B.dylib")
-            out.append((image, header, plan.phases.initializerUs - listed))
+            out.append((image, header, plan.phases.initializerUs + objc - listed))
         }
         return out
     }
@@ -179,8 +213,8 @@ private struct Builder {
         return (id, pairID)
     }
 
-    mutating func end(_ interval: (KdebugDebugID, UInt64), atUs us: UInt64) {
-        records.append(record(with(interval.0, .end), at: us, args: (interval.1, 0, 0, 0)))
+    mutating func end(_ interval: (KdebugDebugID, UInt64), atUs us: UInt64, arg4: UInt64 = 0) {
+        records.append(record(with(interval.0, .end), at: us, args: (interval.1, 0, 0, arg4)))
     }
 
     mutating func interval(

@@ -13,7 +13,8 @@ import Testing
     static func phases(_ plan: LaunchPlan, ios: OSVersion, closure: Bool = false) throws -> DyldLaunchPhases {
         let events = KdebugLaunchEvents(plan: plan, osVersion: ios, buildsClosure: closure)
         let records = events.timeline(execTick: 5_000_000_000).records
-        return try #require(DyldLaunchPhases(records: records, timebase: .iPhone, selection: .pid(plan.pid)))
+        let executable = String(plan.images.first?.path.split(separator: "/").last ?? "App")
+        return try #require(DyldLaunchPhases(records: records, timebase: .iPhone, selection: .executable(executable)))
     }
 
     @Test(arguments: 1...6)
@@ -49,8 +50,11 @@ import Testing
             app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
         let traced = try Self.phases(plan, ios: ios)
         #expect(traced.initializersByImage.keys.contains { $0.hasSuffix("/libSystem.B.dylib") })
+        // dyld4: ObjC's setup of the launch's images runs inside libSystem's initializer, with no OBJC_MAP.
         let sum = traced.initializersByImage.values.reduce(0, +)
-        #expect(abs(sum - Double(plan.phases.initializerUs) / 1000) < 0.01)
+        #expect(abs(sum - Double(plan.phases.initializerUs + plan.phases.objcSetupUs) / 1000) < 0.01)
+        #expect(!traced.timeline.contains { $0.kind == .objcMap } && traced.objcSetupMs == nil)
+        #expect(traced.dyldLaunchMode == 4)
         let mapped = traced.timeline.filter { $0.kind == .mapImage }.compactMap(\.image)
         #expect(
             mapped.map { $0.split(separator: "/").suffix(2).joined(separator: "/") } == [
@@ -66,7 +70,7 @@ import Testing
         let traced = try Self.phases(plan, ios: ios)
         #expect(traced.rebaseBindingMs == nil)
         #expect(traced.initializerMs == nil)
-        #expect(traced.dylibLoadingMs != nil && traced.objcSetupMs != nil)
+        #expect(traced.dylibLoadingMs != nil && traced.objcSetupMs == nil)
         #expect(!traced.warnings.isEmpty)
     }
 
@@ -106,12 +110,47 @@ import Testing
         #expect(try Self.phases(silent, ios: ios).firstFrameMs != nil)
     }
 
-    @Test func everyRecordIsOnTheLaunchedThreadOrLaunchds() {
+    @Test func everyRecordIsOnTheLaunchedThreadXpcproxysOrLaunchds() {
         let plan = LaunchPlanTests.planner(OSVersion(18, 6), model: "iPhone17,3").plan(
             app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
         let events = KdebugLaunchEvents(plan: plan, osVersion: OSVersion(18, 6), buildsClosure: true)
-        let records = events.timeline(execTick: 1000).records
-        #expect(Set(records.map(\.threadID)) == [events.threadID, KdebugLaunchEvents.launchdThread])
+        let records = events.timeline(execTick: 1_000_000_000).records
+        #expect(
+            Set(records.map(\.threadID)) == [events.threadID, events.xpcproxyThread, KdebugLaunchEvents.launchdThread])
         #expect(records.map(\.timestamp) == records.map(\.timestamp).sorted())
+    }
+
+    /// dyld maps each embedded image under MAP_IMAGE and attaches its code signature inside that timer
+    /// (dyld-1042.1 `Loader.cpp:1144`/`:1174`): dylib loading is the maps' time, the attaches counted once.
+    @Test func codeSignaturesAreAttachedInsideTheirMaps() throws {
+        let ios = OSVersion(18, 6)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone17,3").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        let traced = try Self.phases(plan, ios: ios)
+        let maps = traced.timeline.filter { $0.kind == .mapImage }
+        let attaches = traced.timeline.filter { $0.kind == .attachCodeSignature }
+        #expect(maps.count == 2 && attaches.count == 2)
+        for (map, attach) in zip(maps, attaches) {
+            #expect(map.startTimestamp < attach.startTimestamp && attach.endTimestamp < map.endTimestamp)
+        }
+        let mapped = maps.reduce(0) { $0 + $1.endMs - $1.startMs }
+        #expect(abs((traced.dylibLoadingMs ?? 0) - mapped) < 0.000_1)
+        #expect(abs(mapped - Double(plan.phases.dylibLoadingUs) / 1000) < 0.001)
+    }
+
+    /// xpcproxy's exec and dyld launch come first in the app's pid; the launch is the exec named as the app.
+    @Test func xpcproxyExecsFirstInTheSamePid() throws {
+        let ios = OSVersion(17, 5)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone15,4").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        let events = KdebugLaunchEvents(plan: plan, osVersion: ios, buildsClosure: false)
+        let records = events.timeline(execTick: 1_000_000_000).records
+        let execs = records.filter { $0.debugID == .traceDataExec }
+        #expect(execs.map(\.arg1) == [UInt64(plan.pid), UInt64(plan.pid)])
+        #expect(execs.map(\.threadID) == [events.xpcproxyThread, events.threadID])
+        let launchEnds = records.filter { $0.debugID.eventID == .dyldLaunchExecutable && $0.debugID.function == .end }
+        #expect(launchEnds.count == 2)
+        let traced = try Self.phases(plan, ios: ios)
+        #expect(traced.mainThreadID == events.threadID && traced.execTimestamp == 5_000_000_000)
     }
 }

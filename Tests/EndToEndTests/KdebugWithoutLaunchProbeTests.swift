@@ -1,0 +1,55 @@
+import DeviceEmulator
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+import TestSupport
+import Testing
+
+extension RealPymobiledevice3Tests {
+    /// The README's "no change to the app", end to end: an app without LaunchProbe prints nothing and stays
+    /// alive until killed, as real apps do. kdebug alone ends each launch (its first frame) and measures it.
+    @Suite(.timeLimit(.minutes(5)), installed) struct KdebugWithoutLaunchProbeTests {
+        typealias E = EndToEnd
+        typealias P = Pymobiledevice3EndToEnd
+
+        @Test func anAppWithoutLaunchProbeGivesOkLaunchesOnIOS16To18() async throws {
+            try await E.withDevices([("iPhone14,5", "16.7"), ("iPhone15,4", "17.5"), ("iPhone17,3", "18.6")]) {
+                devices in
+                var profile = E.profile()
+                profile.markers = []
+                profile.printsDone = false
+                profile.exitAfterDone = false
+                let app = try E.makeApp("Untouched", profile: profile)
+                var plan = E.plan(app, devices: devices, iterations: 1)
+                plan.premain = .kdebug
+                let started = ContinuousClock.now
+                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                let samples = try result.samples
+                #expect(samples.count == 6)
+                for sample in samples {
+                    let label = "\(sample.osVersion) \(sample.kind): \(sample.message ?? "") \(sample.warnings)"
+                    #expect(sample.status == .ok, "\(label)")
+                    #expect(sample.message == nil, "\(label)")
+                    #expect(sample.premainSource == .kdebug, "\(label)")
+                    for metric in [
+                        Metric.totalPremainMs, .processCreationMs, .dylibLoadingMs, .rebaseBindingMs, .initializerMs,
+                        .firstFrameMs,
+                    ] {
+                        #expect(sample[metric] != nil, "\(metric) \(label)")
+                    }
+                    #expect(sample[.mainMs] == nil)  // no LaunchProbe, no main marker
+                    #expect(sample[.objcSetupMs] == nil, "\(label)")
+                    #expect(sample.warnings.contains { $0.contains("No OBJC_MAP") }, "\(label)")
+                    #expect(!sample.warnings.contains { $0.contains("LaunchProbe") }, "\(label)")
+                    #expect(sample.exitStatus == nil && sample.signal == nil)  // ended by launchbench
+                }
+                // Ended at the first frame plus the grace, not at the 20 s timeout.
+                #expect(ContinuousClock.now - started < .seconds(60))
+                for device in devices {
+                    #expect(result.manifest.outcome(of: device.udid)?.outcome == .measured)
+                }
+            }
+        }
+    }
+}
