@@ -27,7 +27,8 @@ public enum DeviceAdvice: Sendable, Hashable {
                 : "dyld prints no pre-main statistics on iOS \(version)"
             return .measure(notes: [
                 "\(label): \(why), so the pre-main phases come from dyld's own kdebug events (the instruments "
-                    + "service's core profile session); after-main comes from the app's [launchbench] markers."
+                    + "service's core profile session), and so does the first frame: the app needs no LaunchProbe "
+                    + "(its [launchbench] markers add after-main points when present)."
             ])
         }
         switch version.dyldStatistics {
