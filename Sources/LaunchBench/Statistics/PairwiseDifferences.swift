@@ -15,27 +15,38 @@
 ///    side that holds it.
 ///
 /// Each round drops at least a quarter of the candidates, so after `O(log n₁n₂)` rounds the few left are
-/// gathered and sorted. Differences are computed as `y[j] − x[i]` in `Double`, exactly as a brute-force
+/// gathered and sorted. A round costs `O(n₁ + n₂ + r log r)` for `r` rows, so the smaller sample is made the
+/// rows: `yⱼ − xᵢ = −(xᵢ − yⱼ)` exactly in IEEE arithmetic, so the `k`-th smallest of `y − x` is minus the
+/// `(n₁n₂ + 1 − k)`-th smallest of `x − y`. Differences are computed as `y[j] − x[i]` in `Double`, exactly as a brute-force
 /// list would be: rounding is monotone, so the row and column orders hold for the rounded values too and
 /// the result equals the sorted list's element bit for bit.
 struct PairwiseDifferences {
-    /// The baseline, ascending (rows).
+    /// The rows, ascending: the baseline, or the current values when they are fewer (`transposed`).
     private let x: [Double]
-    /// The current values, ascending (columns).
+    /// The columns, ascending: the other sample.
     private let y: [Double]
+    /// Rows are the current values: the matrix holds baseline − current, the negated differences.
+    private let transposed: Bool
 
     /// Differences current − baseline of two samples (copied and sorted).
     init(baseline: [Double], current: [Double]) {
-        x = baseline.sorted()
-        y = current.sorted()
+        transposed = current.count < baseline.count
+        x = (transposed ? current : baseline).sorted()
+        y = (transposed ? baseline : current).sorted()
     }
 
     /// `n₁·n₂`.
     var count: Int { x.count * y.count }
 
-    /// The `rank`-th smallest difference, 1-based (`1...count`).
+    /// The `rank`-th smallest difference current − baseline, 1-based (`1...count`).
     func element(rank: Int) -> Double {
         precondition(rank >= 1 && rank <= count, "rank \(rank) outside 1...\(count)")
+        // `0 − v`, not `−v`: a zero difference stays +0, as `y − x` gives it (never "-0.0 ms" in a report).
+        return transposed ? 0 - select(rank: count + 1 - rank) : select(rank: rank)
+    }
+
+    /// The `rank`-th smallest `y[j] − x[i]`.
+    private func select(rank: Int) -> Double {
         let n = x.count
         let m = y.count
         var lo = [Int](repeating: 0, count: n)
