@@ -41,6 +41,9 @@ import Testing
         #expect(devices[1].connection == .network)
         let call = try #require(try calls().first)
         #expect(Array(call.prefix(4)) == ["devicectl", "list", "devices", "--json-output"])
+        // devicectl's JSON goes to the run's private folder, never a shared temporary one.
+        let json = try #require(call.count > 4 ? call[4] : nil)
+        #expect(json.hasPrefix(PrivateFolder.runLocation.path + "/"), "\(json)")
     }
 
     @Test func consoleLaunchStreamsTheAppsLinesOnlyAndReadsTheExitCode() async throws {

@@ -140,7 +140,8 @@ public final class DevicectlDriver: Sendable {
     private func withJSONOutput<T>(
         _ arguments: [String], operation: String, udid: String, _ parse: (Data) -> T
     ) async throws -> T {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-devicectl-\(UUID()).json")
+        // In the run's private folder: another user could otherwise swap the JSON devicectl writes.
+        let file = try PrivateFolder.run().appendingPathComponent("devicectl-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try await call(
             arguments + ["--json-output", file.path], operation: operation, udid: udid, timeout: .seconds(60),

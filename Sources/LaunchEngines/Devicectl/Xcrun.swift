@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// Runs `xcrun` (found on `PATH`, so tests put a stand-in first) and collects what it printed.
 struct Xcrun: Sendable {
@@ -22,8 +23,8 @@ struct Xcrun: Sendable {
         process.executableURL = URL(fileURLWithPath: executable())
         process.arguments = arguments
         process.environment = environment
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("launchbench-xcrun-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // xcrun's output goes through files in the run's private folder (`PrivateFolder`), not a shared one.
+        let folder = try PrivateFolder.ensure(PrivateFolder.run().appendingPathComponent("xcrun-\(UUID())"))
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("stdout")
         let err = folder.appendingPathComponent("stderr")
