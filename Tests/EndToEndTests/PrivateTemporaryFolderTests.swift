@@ -11,12 +11,12 @@ extension RealPymobiledevice3Tests {
     @Suite(.timeLimit(.minutes(5)), installed) struct PrivateTemporaryFolderTests {
         typealias E = EndToEnd
 
-        private func run(_ lab: EmulatedLab, temporary: URL, output: URL) throws -> ChildProcess {
+        private func run(_ lab: EmulatedLab, temporary: URL, output: URL, iterations: Int = 1) throws -> ChildProcess {
             let app = try E.makeApp("Private", profile: E.profile())
             return try LaunchbenchCLI.start(
                 [
-                    "run", app.url.path, "--iterations", "1", "--warm", "0", "--premain", "kdebug", "--output",
-                    output.path,
+                    "run", app.url.path, "--iterations", String(iterations), "--warm", "0", "--premain", "kdebug",
+                    "--output", output.path,
                 ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1", "TMPDIR": temporary.path,
@@ -37,6 +37,39 @@ extension RealPymobiledevice3Tests {
                 let left = try FileManager.default.contentsOfDirectory(
                     atPath: temporary.appendingPathComponent(user).path)
                 #expect(left == ["locks"])
+            }
+        }
+
+        /// Ctrl-C removes the run's folder; `kill -9` cannot, so the next run removes what it left.
+        @Test func anInterruptedRunLeavesNothingAndAKilledOnesFolderGoesWithTheNextRun() async throws {
+            try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
+                let temporary = E.temporaryFolder("tmpdir-ends")
+                let user = temporary.appendingPathComponent("launchbench-\(geteuid())")
+                func left() -> [String] {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: user.path)) ?? []).sorted()
+                }
+                for signal in [SIGINT, SIGKILL] {
+                    let output = E.temporaryFolder("ends").appendingPathComponent("results")
+                    let child = try run(lab, temporary: temporary, output: output, iterations: 500)
+                    let samples = output.appendingPathComponent("samples.jsonl")
+                    let deadline = ContinuousClock.now + .seconds(120)
+                    while (try? Data(contentsOf: samples))?.isEmpty ?? true, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    #expect(left().contains("run-\(child.processIdentifier)"), "\(left())")
+                    child.send(signal: signal)
+                    let status = try await child.waitForExit(timeout: .seconds(60))
+                    if signal == SIGINT {
+                        #expect(status == 130, "\(child.standardError)")
+                        #expect(left() == ["locks"])
+                    } else {
+                        #expect(left() == ["locks", "run-\(child.processIdentifier)"])
+                    }
+                }
+                let output = E.temporaryFolder("ends").appendingPathComponent("results")
+                let next = try run(lab, temporary: temporary, output: output)
+                #expect(try await next.waitForExit(timeout: .seconds(120)) == 0, "\(next.standardError)")
+                #expect(left() == ["locks"])
             }
         }
 
