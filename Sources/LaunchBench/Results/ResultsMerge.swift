@@ -28,6 +28,8 @@ public struct ResultsMerge: Sendable {
         case differentBuilds(first: String, firstBuild: String, second: String, secondBuild: String)
         /// One folder named twice, however spelled (`A`, `./A/`, a symbolic link to it).
         case sameFolder(first: String, second: String)
+        /// Two reference apps (`--reference-app`) in the shards' `reference/` folders.
+        case differentReferenceApps(first: String, firstApp: String, second: String, secondApp: String)
         /// Fewer than two folders.
         case tooFewShards(count: Int)
     }
@@ -192,6 +194,10 @@ extension ResultsMerge.Refusal: LocalizedError {
         case .sameFolder(let first, let second):
             return "\(first) and \(second) are the same folder: its launches would count twice. Name each shard's "
                 + "results folder once."
+        case .differentReferenceApps(let first, let firstApp, let second, let secondApp):
+            return "The shards measured different reference apps: \(firstApp) in \(first), \(secondApp) in "
+                + "\(second); one merged folder's gaps would be to two apps. Measure every shard with the same "
+                + "--reference-app, or move the odd shard's reference/ folder aside to merge without its gaps."
         case .tooFewShards(let count):
             return "merge needs at least two results folders (got \(count)); a single folder is already a run."
         }

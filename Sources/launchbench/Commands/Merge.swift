@@ -10,14 +10,16 @@ struct Merge: AsyncParsableCommand {
             A CI matrix with one job per device host leaves one results folder per host (a shard). merge writes \
             them as one run: samples.jsonl with every launch (each keeps its shard's run_id), run.json with every \
             device (its notes name the shard's folder, host, run and launchbench version), the logs, kdebug \
-            timelines (traces/) and raw kdebug files (kdebug/), and the exports (summary.*, images.csv, \
+            timelines (traces/), raw kdebug files (kdebug/), the reference app's launches (reference/, from \
+            run --reference-app: the gaps compare reports), and the exports (summary.*, images.csv, \
             report.html). compare, report and trend then read it like any results folder, and it can be kept as \
             the next baseline.
 
             Refused (exit 1): the same device (UDID) in two shards — one phone cannot be on two hosts at once — \
-            one folder named twice (however spelled: ./A/, a symbolic link), and shards of different apps or of \
-            different builds of one app. Shards measured by different launchbench versions are merged with a \
-            note. A shard still being written is read up to its last whole launch, with a note naming it.
+            one folder named twice (however spelled: ./A/, a symbolic link), and shards of different apps, of \
+            different builds of one app or with different --reference-app apps. Shards measured by different \
+            launchbench versions are merged with a note. A shard still being written is read up to its last \
+            whole launch, with a note naming it.
             """
     )
 
@@ -41,7 +43,8 @@ struct Merge: AsyncParsableCommand {
     func run() async throws {
         let folders = try shards.map { try ResultsFolder.loadSamples(URL(fileURLWithPath: $0, isDirectory: true)) }
         let merged = try ResultsMerge(folders)
-        for note in merged.notes { Terminal.note("note: \(note)") }
+        let reference = try ResultsMerge.references(of: folders.map(\.folder.url))
+        for note in merged.notes + (reference?.notes ?? []) { Terminal.note("note: \(note)") }
         let destination = try OutputFolder.prepare(
             output: URL(fileURLWithPath: output, isDirectory: true),
             workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: overwrite,
@@ -51,7 +54,8 @@ struct Merge: AsyncParsableCommand {
         try await store.append(contentsOf: merged.samples)
         await store.close()
         let copyNotes = try ResultsMerge.copyDeviceFolders(from: folders.map(\.folder.url), to: destination)
-        for note in copyNotes { Terminal.note("note: \(note)") }
+        let referenceNotes = try await reference?.write(into: destination) ?? []
+        for note in copyNotes + referenceNotes { Terminal.note("note: \(note)") }
         let outcome = try ResultExports.writeAll(resultsFolder: destination)
         Terminal.note(
             "merge: \(merged.samples.count) launches of \(merged.manifest.devices.count) devices from "

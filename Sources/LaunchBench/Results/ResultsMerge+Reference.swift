@@ -1,0 +1,63 @@
+import Foundation
+
+extension ResultsMerge {
+    /// The shards' `reference/` folders (where `run --reference-app` keeps the reference app's launches, measured
+    /// interleaved on the same devices) as one: `compare` and `run --baseline` report each device's gap to the
+    /// reference app from `DIR/reference/` (`GateInput`), so a merged folder without it would lose the gaps its
+    /// shards report. The gaps are per device and UDIDs are unique across shards, so the reference launches
+    /// merge like the app's.
+    public struct MergedReference: Sendable {
+        /// The shards' `reference/` folders, in shard order.
+        public var sources: [URL]
+        /// The merged reference run.json (`nil` when the only shard with a reference folder has none).
+        public var manifest: RunManifest?
+        /// Every shard's reference launches, in shard order.
+        public var samples: [Sample]
+        /// What reading each reference folder had to say, prefixed with its path.
+        public var notes: [String]
+
+        /// Writes `destination/reference/`: run.json, samples.jsonl and the shards' reference logs, traces and
+        /// raw kdebug files.
+        /// - Returns: notes on folders that were not copied (see ``ResultsMerge/copyDeviceFolders(from:to:)``).
+        /// - Throws: `LaunchBenchError.cannotWrite` when a write fails.
+        public func write(into destination: URL) async throws -> [String] {
+            let folder = destination.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw LaunchBenchError.cannotWrite(path: folder.path, reason: error.localizedDescription)
+            }
+            let store = try ResultsStore(folder: folder)
+            if let manifest { try await store.writeManifest(manifest) }
+            try await store.append(contentsOf: samples)
+            await store.close()
+            return try ResultsMerge.copyDeviceFolders(from: sources, to: folder)
+        }
+    }
+
+    /// The reference folders of `shards` merged, or `nil` when no shard has one. Read before anything is written,
+    /// so a refusal leaves no half-merged folder.
+    /// - Throws: ``Refusal/differentReferenceApps(first:firstApp:second:secondApp:)`` when the shards measured
+    ///   different reference apps (the merged gaps would mix two baselines), another ``Refusal`` when the
+    ///   reference folders cannot be one run, and what reading one throws.
+    public static func references(of shards: [URL]) throws -> MergedReference? {
+        let sources = shards.map { $0.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true) }
+            .filter {
+                FileManager.default.fileExists(atPath: $0.appendingPathComponent(ResultsFolder.FileName.samples).path)
+            }
+        let loaded = try sources.map { try ResultsFolder.loadSamples($0) }
+        guard let first = loaded.first else { return nil }
+        guard loaded.count > 1 else {
+            return MergedReference(
+                sources: sources, manifest: first.folder.manifest, samples: first.samples,
+                notes: first.folder.notes.map { "\(first.folder.url.path): \($0)" })
+        }
+        do {
+            let merged = try ResultsMerge(loaded)
+            return MergedReference(
+                sources: sources, manifest: merged.manifest, samples: merged.samples, notes: merged.notes)
+        } catch Refusal.differentApps(let first, let firstApp, let second, let secondApp) {
+            throw Refusal.differentReferenceApps(first: first, firstApp: firstApp, second: second, secondApp: secondApp)
+        }
+    }
+}
