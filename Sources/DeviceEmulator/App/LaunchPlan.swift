@@ -43,6 +43,9 @@ public struct LaunchPlan: Sendable {
     /// When the app draws its first frame (emulated ms after process start), whether or not it prints a
     /// marker for it; `nil` when a fault ends or stops the launch before.
     public var firstFrameMs: Double?
+    /// Whether dyld takes its classic (dyld2) path, as an override variable makes it on iOS 13–14; the kernel
+    /// trace's shapes differ by path (`KdebugLaunchEvents`).
+    public var takesDyld2Path = false
 
     /// All output as one byte string (tests, logs).
     public var allOutput: [UInt8] { outputs.flatMap(\.bytes) }
@@ -123,7 +126,8 @@ public struct LaunchPlanner: Sendable {
         return LaunchPlan(
             kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
             counters: preMain.counters, phases: preMain.phases, images: images,
-            appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame)
+            appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame,
+            takesDyld2Path: DyldOutput(osVersion: osVersion, environment: environment).usesDyld2Path)
     }
 
     /// The seeded draws of one launch: each purpose has a sequence of its own, so a fault's draw never

@@ -4,8 +4,8 @@ import LaunchBench
 /// The kernel trace events of one launch, as xnu and dyld emit them (MODERN-LAUNCH-METRICS.md §1 and its
 /// Corrections, DVT-KDEBUG.md §3): launchd's new thread and `xpcproxy`'s exec and dyld launch, then, in the same
 /// pid on a new thread id, the app's exec with its name, dyld's BOOTSTRAP_START, the LAUNCH_EXECUTABLE interval
-/// holding one MAP_IMAGE per embedded image with its ATTACH_CODESIGNATURE inside, APPLY_FIXUPS, OBJC_MAP (iOS ≤
-/// 14 only) and one STATIC_INITIALIZER per image, each image's path string and UUID map (the executable's
+/// holding one MAP_IMAGE per embedded image with its ATTACH_CODESIGNATURE inside, APPLY_FIXUPS, OBJC_MAP (the dyld2
+/// path only) and one STATIC_INITIALIZER per image (zero-length under dyld3), each image's path string and UUID map (the executable's
 /// twice), then the end of UIKit's Initial Frame Rendering at the first frame. The phases are the launch plan's,
 /// so they equal the dyld statistics the same launch prints on iOS ≤ 14 (to the microsecond).
 ///
@@ -102,13 +102,15 @@ struct KdebugLaunchEvents {
         builder.interval(
             .dyldApplyFixups, from: clock, durationUs: quirk ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
         clock += phases.rebaseBindingUs + 5
-        if !dyld4 {
+        // dyld3 also maps the launch's images for libobjc untimed, when libobjc registers (dyld-832.7.3
+        // `dyld3/AllImages.cpp:1410` setObjCNotifiers).
+        if !dyld4 && !dyld3 {
             builder.interval(.dyldObjCMap, from: clock, durationUs: phases.objcSetupUs, args: (0, 0, 0, 0))
             clock += phases.objcSetupUs + 5
         }
         for initializer in initializers {
             builder.interval(
-                .dyldStaticInitializer, from: clock, durationUs: quirk ? 0 : initializer.us,
+                .dyldStaticInitializer, from: clock, durationUs: quirk || dyld3 ? 0 : initializer.us,
                 args: (0, initializer.header, initializer.header + 0x4000, 0))
             clock += initializer.us + 2
         }
@@ -138,9 +140,14 @@ struct KdebugLaunchEvents {
     /// `DyldRuntimeState.cpp:1614` setObjCNotifiers; the timed map_images at `:1378` is for later loads).
     var dyld4: Bool { osVersion.major >= 15 }
 
-    /// LAUNCH_EXECUTABLE END's arg4: dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`, dyld-1042.1 `:822`).
-    /// iOS ≤ 14's dyld3 (3) and dyld2 (2) shapes are not emulated yet: 0 there, read as "mode unknown".
-    var dyldLaunchMode: UInt64 { dyld4 ? 4 : 0 }
+    /// dyld3: iOS 13–14 without an override variable, which runs each initializer under an unnamed timer
+    /// that ends at once (dyld-832.7.3 `dyld3/AllImages.cpp:1672`).
+    var dyld3: Bool { !dyld4 && osVersion.major >= 13 && !plan.takesDyld2Path }
+
+    /// LAUNCH_EXECUTABLE END's arg4: dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`, dyld-1042.1 `:822`), dyld3
+    /// 3 (dyld-832.7.3 `src/dyld2.cpp:6076`). iOS ≤ 14's dyld2 path (2, `:7100`) is not emulated yet: it
+    /// keeps the older shapes, with 0, read as "mode unknown".
+    var dyldLaunchMode: UInt64 { dyld4 ? 4 : dyld3 ? 3 : 0 }
 
     /// xpcproxy's thread, before the exec that becomes the app's.
     var xpcproxyThread: UInt64 { threadID - 8 }
@@ -160,7 +167,7 @@ struct KdebugLaunchEvents {
             return (image, header, initializer.us)
         }
         let listed = out.reduce(0) { $0 + $1.2 }
-        let objc = dyld4 ? plan.phases.objcSetupUs : 0
+        let objc = dyld4 || dyld3 ? plan.phases.objcSetupUs : 0
         if plan.phases.initializerUs + objc > listed {
             let (image, header) = located("libSystem.B.dylib")
             out.append((image, header, plan.phases.initializerUs + objc - listed))

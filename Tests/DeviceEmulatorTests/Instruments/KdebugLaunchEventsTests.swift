@@ -153,4 +153,25 @@ import Testing
         let traced = try Self.phases(plan, ios: ios)
         #expect(traced.mainThreadID == events.threadID && traced.execTimestamp == 5_000_000_000)
     }
+
+    /// iOS 14 without an override variable is dyld3: LAUNCH_EXECUTABLE END arg4 = 3 and each initializer's
+    /// timer ends as it starts (dyld-832.7.3 `dyld3/AllImages.cpp:1672`), so kdebug leaves initializer time
+    /// empty, never 0; with an override (the dyld2 path) the older shapes stay.
+    @Test func iOS14WithoutAnOverrideIsDyld3() throws {
+        let ios = OSVersion(14, 8)
+        let plan = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
+            app: LaunchPlanTests.app(), environment: [:], kind: .cold, launchNumber: 1)
+        #expect(!plan.takesDyld2Path)
+        let traced = try Self.phases(plan, ios: ios)
+        #expect(traced.dyldLaunchMode == 3)
+        let initializers = traced.timeline.filter { $0.kind == .staticInitializer }
+        #expect(!initializers.isEmpty && initializers.allSatisfy { $0.ticks == 0 })
+        #expect(traced.initializerMs == nil && traced.objcSetupMs == nil)
+        #expect(traced.dylibLoadingMs != nil && traced.rebaseBindingMs != nil && traced.totalPremainMs != nil)
+        #expect(traced.warnings.contains { $0.hasPrefix("A dyld3 launch") })
+        let overridden = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
+            app: LaunchPlanTests.app(), environment: Self.statistics, kind: .cold, launchNumber: 1)
+        #expect(overridden.takesDyld2Path)
+        #expect(try Self.phases(overridden, ios: ios).dyldLaunchMode == 0)
+    }
 }
