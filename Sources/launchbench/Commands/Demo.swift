@@ -186,10 +186,10 @@ struct DemoApp {
     /// The temp folder to remove afterwards.
     let temporaryFolder: URL?
 
-    /// Writes the sample app into a new temp folder.
+    /// Writes the sample app into a new folder in the run's private one (`PrivateFolder.run()`: on a shared
+    /// host no other user can swap the app launchbench installs).
     static func write() throws -> DemoApp {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-demo-app-\(UUID().uuidString.prefix(8))")
+        let folder = try PrivateFolder.run().appendingPathComponent("demo-app-\(UUID().uuidString.prefix(8))")
         do {
             return DemoApp(url: try SampleApp.write(into: folder), temporaryFolder: folder)
         } catch {
@@ -202,11 +202,10 @@ struct DemoApp {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    /// A copy of the app in a temp folder with `CFBundleVersion` set to `build` (the emulated app's
+    /// A copy of the app in the run's private folder with `CFBundleVersion` set to `build` (the emulated app's
     /// `changes` apply from a build on, so `--build 35` measures a slower build of the same app).
     func withBuild(_ build: String) throws -> DemoApp {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "launchbench-demo-build-\(UUID().uuidString.prefix(8))")
+        let folder = try PrivateFolder.run().appendingPathComponent("demo-build-\(UUID().uuidString.prefix(8))")
         let copy = folder.appendingPathComponent(url.lastPathComponent)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
