@@ -99,10 +99,12 @@ public struct ResultsFolder: Sendable {
     }
 
     /// `load(_:)` that also keeps every sample, in file order: for the readers that compare launch by
-    /// launch (gate, trend, merge); their memory grows with the folder.
+    /// launch (gate, trend, merge); their memory grows with the folder, less with the texts shared
+    /// (`SampleInterner`).
     public static func loadSamples(_ url: URL) throws -> (folder: ResultsFolder, samples: [Sample]) {
         var samples: [Sample] = []
-        let folder = try load(url) { samples.append($0) }
+        var interner = SampleInterner()
+        let folder = try load(url) { samples.append(interner.intern($0)) }
         return (folder, samples)
     }
 
