@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 extension RealPymobiledevice3Tests {
-    /// Pre-main phases from dyld4's kdebug events, end to end: launchbench's helper drives the real, pinned
+    /// Pre-main phases from dyld's kdebug events, end to end: launchbench's helper drives the real, pinned
     /// pymobiledevice3's core profile session against the emulated phones' instruments service (lockdown with
     /// TLS on iOS 14–16, the userspace tunnel on 17.4+), and the core measures each launch from the raw
     /// records. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
@@ -31,19 +31,27 @@ extension RealPymobiledevice3Tests {
                     let label = "\(sample.osVersion) #\(sample.iteration) \(sample.kind): \(sample.warnings)"
                     #expect(sample.status == .ok, "\(label) \(sample.message ?? "")")
                     #expect(sample.premainSource == .kdebug, "\(label)")
-                    for metric in [Metric.totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .initializerMs] {
-                        #expect(sample[metric] != nil, "\(metric) \(label)")
-                    }
-                    // dyld4 times no OBJC_MAP for the launch's images (libobjc maps them inside libSystem's
-                    // initializer): empty, with the note; iOS 14's emulated dyld still emits it.
+                    // The override puts iOS 14's dyld on its dyld2 path, whose phase timers end at once: kdebug
+                    // leaves those phases empty (never 0) and says why; dyld4 times them.
                     let dyld4 = sample.osVersion != "14.8"
-                    #expect((sample[.objcSetupMs] == nil) == dyld4, "\(label)")
-                    #expect(sample.warnings.contains { $0.contains("No OBJC_MAP") } == dyld4, "\(label)")
+                    #expect(sample[.totalPremainMs] != nil, "\(label)")
+                    for metric in [Metric.dylibLoadingMs, .rebaseBindingMs, .initializerMs] {
+                        #expect((sample[metric] != nil) == dyld4, "\(metric) \(label)")
+                    }
+                    #expect(dyld4 || sample.warnings.contains { $0.contains("A dyld2 launch") }, "\(label)")
+                    // No OBJC_MAP for the launch's images (libobjc maps them inside libSystem's initializer):
+                    // empty, with the note.
+                    #expect(sample[.objcSetupMs] == nil, "\(label)")
+                    #expect(sample.warnings.contains { $0.contains("No OBJC_MAP") }, "\(label)")
                     #expect(sample[.processCreationMs] != nil, "\(label)")
-                    // The first launch after the reinstall builds dyld's launch closure; the warm one does not.
-                    #expect((sample[.closureBuildMs] != nil) == (sample.kind == .cold), "\(label)")
+                    // The first launch after the reinstall builds dyld's launch closure; the warm one does not
+                    // (the dyld2 path builds none).
+                    #expect((sample[.closureBuildMs] != nil) == (sample.kind == .cold && dyld4), "\(label)")
                     #expect(!sample.warnings.contains { $0.contains("disagree") }, "\(label)")
-                    #expect(sample.initializers?.contains { $0.image == "libSystem.B.dylib" } == true, "\(label)")
+                    if dyld4 {
+                        #expect(
+                            sample.initializers?.contains { $0.image == "libSystem.B.dylib" } == true, "\(label)")
+                    }
                     let trace = result.folder.appendingPathComponent(
                         ResultsStore.tracePath(
                             udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
@@ -51,18 +59,6 @@ extension RealPymobiledevice3Tests {
                     try Self.expectChromeTrace(trace)
                     if sample.iteration == 1 && sample.kind == .cold {
                         try await Self.expectRawKdebug(of: sample, in: result.folder, app: "Traced")
-                    }
-                }
-                // iOS 14: the same launches as printed by dyld, within 0.1 ms per phase.
-                for sample in samples where sample.osVersion == "14.8" {
-                    let printed = try #require(try E.parsedLog(of: sample, in: result.folder).first)
-                    for (metric, value) in [
-                        (Metric.dylibLoadingMs, printed.dylibLoadingMs), (.rebaseBindingMs, printed.rebaseBindingMs),
-                        (.objcSetupMs, printed.objcSetupMs), (.initializerMs, printed.initializerMs),
-                    ] {
-                        let kdebug = try #require(sample[metric])
-                        let dyld = try #require(value)
-                        #expect(abs(kdebug - dyld) < 0.1, "\(metric): kdebug \(kdebug), dyld \(dyld)")
                     }
                 }
                 for device in devices {
@@ -76,7 +72,8 @@ extension RealPymobiledevice3Tests {
         }
 
         /// `auto` on iOS 14 with an override variable takes dyld's printed statistics and checks them against
-        /// kdebug on every launch.
+        /// kdebug on every launch: the dyld2 path times none of the four phases, so the note says nothing could
+        /// be compared, and which phases kdebug does not time, instead of claiming agreement.
         @Test func autoChecksDyldsStatisticsAgainstKdebugOnIOS14() async throws {
             try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
                 let app = try E.makeApp("CrossChecked", profile: E.profile())
@@ -90,8 +87,10 @@ extension RealPymobiledevice3Tests {
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
                 #expect(outcome.premainSource == .dyldStatistics)
                 #expect(
-                    outcome.notes.contains { $0.hasPrefix("kdebug cross-check: 4 of 4 launches agree") },
-                    "\(outcome.notes)")
+                    outcome.notes.contains {
+                        $0.hasPrefix("kdebug cross-check: none of 4 launches could be compared")
+                            && $0.contains("initializers")
+                    }, "\(outcome.notes)")
             }
         }
 

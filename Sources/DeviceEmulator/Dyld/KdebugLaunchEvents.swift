@@ -2,12 +2,14 @@ import Foundation
 import LaunchBench
 
 /// The kernel trace events of one launch, as xnu and dyld emit them (MODERN-LAUNCH-METRICS.md §1 and its
-/// Corrections, DVT-KDEBUG.md §3): launchd's new thread and `xpcproxy`'s exec and dyld launch, then, in the same
-/// pid on a new thread id, the app's exec with its name, dyld's BOOTSTRAP_START, the LAUNCH_EXECUTABLE interval
-/// holding one MAP_IMAGE per embedded image with its ATTACH_CODESIGNATURE inside, APPLY_FIXUPS, OBJC_MAP (the dyld2
-/// path only) and one STATIC_INITIALIZER per image (zero-length under dyld3), each image's path string and UUID map (the executable's
-/// twice), then the end of UIKit's Initial Frame Rendering at the first frame. The phases are the launch plan's,
-/// so they equal the dyld statistics the same launch prints on iOS ≤ 14 (to the microsecond).
+/// Corrections, DVT-KDEBUG.md §3): launchd's new thread and `xpcproxy`'s exec and dyld launch, then, in the
+/// same pid on a new thread id, the app's exec with its name, dyld's BOOTSTRAP_START, the LAUNCH_EXECUTABLE
+/// interval (END arg4 = dyld's mode) holding one MAP_IMAGE per embedded image with its ATTACH_CODESIGNATURE
+/// inside (dyld3, dyld4), APPLY_FIXUPS and one STATIC_INITIALIZER per image (zero-length under dyld3 and
+/// dyld2), no OBJC_MAP (ObjC's setup runs in libSystem's initializer), each image's path string and UUID map
+/// (the executable's twice), then the end of UIKit's Initial Frame Rendering at the first frame. The times
+/// are the launch plan's, so what kdebug can time equals the dyld statistics the same launch prints on iOS
+/// ≤ 14 (to the microsecond).
 ///
 /// Modelled, not observed (see the README's iOS table): the process-creation time, the gaps between phases,
 /// BUILD_CLOSURE on the first launch after an install, and dyld-940…960's (iOS 15) zero-length fixup and
@@ -61,7 +63,7 @@ struct KdebugLaunchEvents {
         var clock = 600 + UInt64(random.unit() * 900)  // exec → dyld's first instruction (modelled)
         builder.point(.dyldBootstrapStart, atUs: clock, args: (0, 0, 0, 0))
         clock += 40
-        if buildsClosure {
+        if buildsClosure && !dyld2 {  // the dyld2 path uses no launch closure
             let closure = 900 + UInt64(random.unit() * 1500)
             builder.interval(.dyldBuildClosure, from: clock, durationUs: closure, args: (0, 0, 0, 1))
             clock += closure + 20
@@ -89,7 +91,14 @@ struct KdebugLaunchEvents {
         let quirk = osVersion.major == 15  // dyld-940…960: fixups and initializers end as they start
         let embedded = Array(plan.images.prefix(plan.appImageCount).enumerated().dropFirst())
         let shares = Self.split(phases.dylibLoadingUs, into: embedded.count)
-        for ((index, image), share) in zip(embedded, shares) {
+        for ((index, image), share) in zip(embedded, shares) where dyld2 {
+            // dyld2 times no MAP_IMAGE, and its code-signature timer is a temporary (dyld-832.7.3
+            // `src/ImageLoaderMachO.cpp:1134`).
+            builder.interval(.dyldAttachCodeSignature, from: clock + share / 4, durationUs: 0, args: (0, 0, 0, 0))
+            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share)
+            clock += share + 5
+        }
+        for ((index, image), share) in zip(embedded, shares) where !dyld2 {
             let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
             let map = builder.begin(.dyldMapImage, atUs: clock, arg2: path)
             let attach = share / 4
@@ -99,18 +108,16 @@ struct KdebugLaunchEvents {
             builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share, path: path)
             clock += share + 5
         }
+        // dyld2's fixups timer is a temporary too (dyld-832.7.3 `src/ImageLoader.cpp:522`).
         builder.interval(
-            .dyldApplyFixups, from: clock, durationUs: quirk ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
+            .dyldApplyFixups, from: clock, durationUs: quirk || dyld2 ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
         clock += phases.rebaseBindingUs + 5
-        // dyld3 also maps the launch's images for libobjc untimed, when libobjc registers (dyld-832.7.3
-        // `dyld3/AllImages.cpp:1410` setObjCNotifiers).
-        if !dyld4 && !dyld3 {
-            builder.interval(.dyldObjCMap, from: clock, durationUs: phases.objcSetupUs, args: (0, 0, 0, 0))
-            clock += phases.objcSetupUs + 5
-        }
+        // No OBJC_MAP on any path: libobjc gets the launch's images when it registers, from libSystem's
+        // initializer, untimed (dyld-1042.1 `DyldRuntimeState.cpp:1614`, dyld-832.7.3
+        // `dyld3/AllImages.cpp:1410`); that time is in libSystem's initializer below.
         for initializer in initializers {
             builder.interval(
-                .dyldStaticInitializer, from: clock, durationUs: quirk || dyld3 ? 0 : initializer.us,
+                .dyldStaticInitializer, from: clock, durationUs: quirk || dyld3 || dyld2 ? 0 : initializer.us,
                 args: (0, initializer.header, initializer.header + 0x4000, 0))
             clock += initializer.us + 2
         }
@@ -144,16 +151,20 @@ struct KdebugLaunchEvents {
     /// that ends at once (dyld-832.7.3 `dyld3/AllImages.cpp:1672`).
     var dyld3: Bool { !dyld4 && osVersion.major >= 13 && !plan.takesDyld2Path }
 
+    /// dyld2: iOS ≤ 14 with an override variable. Its initializer, fixups and code-signature timers are
+    /// temporaries that end at once (dyld-832.7.3 `src/ImageLoaderMachO.cpp:2268`, `src/ImageLoader.cpp:522`,
+    /// `src/ImageLoaderMachO.cpp:1134`), it times no MAP_IMAGE and no ObjC work.
+    var dyld2: Bool { !dyld4 && plan.takesDyld2Path }
+
     /// LAUNCH_EXECUTABLE END's arg4: dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`, dyld-1042.1 `:822`), dyld3
-    /// 3 (dyld-832.7.3 `src/dyld2.cpp:6076`). iOS ≤ 14's dyld2 path (2, `:7100`) is not emulated yet: it
-    /// keeps the older shapes, with 0, read as "mode unknown".
-    var dyldLaunchMode: UInt64 { dyld4 ? 4 : dyld3 ? 3 : 0 }
+    /// 3 (dyld-832.7.3 `src/dyld2.cpp:6076`), dyld2 2 (`:7100`).
+    var dyldLaunchMode: UInt64 { dyld4 ? 4 : dyld3 ? 3 : 2 }
 
     /// xpcproxy's thread, before the exec that becomes the app's.
     var xpcproxyThread: UInt64 { threadID - 8 }
 
     /// Each printed initializer in its image, then the rest of the phase in libSystem, so the intervals add
-    /// up to the phase dyld prints; on dyld4, libSystem's also holds ObjC's setup of the launch's images.
+    /// up to the phase dyld prints; libSystem's also holds ObjC's setup of the launch's images.
     private func initializers() -> [(image: LoadedImage, header: UInt64, us: UInt64)] {
         func located(_ name: String) -> (image: LoadedImage, header: UInt64) {
             if let index = plan.images.firstIndex(where: { $0.path.hasSuffix("/" + name) }) {
@@ -167,7 +178,7 @@ struct KdebugLaunchEvents {
             return (image, header, initializer.us)
         }
         let listed = out.reduce(0) { $0 + $1.2 }
-        let objc = dyld4 || dyld3 ? plan.phases.objcSetupUs : 0
+        let objc = plan.phases.objcSetupUs
         if plan.phases.initializerUs + objc > listed {
             let (image, header) = located("libSystem.B.dylib")
             out.append((image, header, plan.phases.initializerUs + objc - listed))

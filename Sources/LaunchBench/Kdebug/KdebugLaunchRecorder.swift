@@ -97,6 +97,7 @@ public actor KdebugLaunchRecorder {
     public func tally(_ largestDifferenceMs: Double?, skipped: [String] = []) {
         checked += 1
         for name in skipped where !self.skipped.contains(name) { self.skipped.append(name) }
+        if largestDifferenceMs == nil && !skipped.isEmpty { nothingComparable += 1 }
         if let largestDifferenceMs {
             compared += 1
             if largestDifferenceMs <= 0.1 { agreed += 1 }
@@ -107,9 +108,15 @@ public actor KdebugLaunchRecorder {
     /// The device's note on the check, `nil` before any launch was checked.
     public func crossCheckSummary() -> String? {
         guard checked > 0 else { return nil }
+        let withoutPhases = checked - compared - nothingComparable
+        if compared == 0 && nothingComparable > 0 {
+            return "kdebug cross-check: none of \(checked) launches could be compared: kdebug does not time "
+                + "\(skipped.joined(separator: ", ")) on this device's dyld"
+                + (withoutPhases > 0 ? "; \(withoutPhases) without kdebug phases" : "") + "."
+        }
         return "kdebug cross-check: \(agreed) of \(checked) launches agree with dyld's printed statistics within "
             + "0.1 ms on every phase both time (largest difference \(DecimalText.fixed(largest, maxFractionDigits: 3)) ms"
-            + (compared < checked ? "; \(checked - compared) without kdebug phases" : "") + ")"
+            + (withoutPhases > 0 ? "; \(withoutPhases) without kdebug phases" : "") + ")"
             + (skipped.isEmpty
                 ? "."
                 : "; skipped: \(skipped.joined(separator: ", ")), which kdebug does not time on this device's dyld.")
@@ -120,6 +127,7 @@ public actor KdebugLaunchRecorder {
     private var agreed = 0
     private var largest = 0.0
     private var skipped: [String] = []
+    private var nothingComparable = 0
 
     /// Ends the session.
     public func stop() async {

@@ -17,31 +17,30 @@ import Testing
         return try #require(DyldLaunchPhases(records: records, timebase: .iPhone, selection: .executable(executable)))
     }
 
-    @Test(arguments: 1...6)
-    func onIOS14BothSourcesAgreeOnEveryPhase(launch: Int) throws {
+    /// iOS 14 with an override variable takes the dyld2 path, which prints statistics but times no phase
+    /// kdebug can read: its initializer, fixups and code-signature timers end as they start and it maps no
+    /// image under MAP_IMAGE (dyld-832.7.3 `src/ImageLoaderMachO.cpp:2268`, `src/ImageLoader.cpp:522`,
+    /// `:1134`). kdebug leaves the four phases empty, never 0; only the totals remain.
+    @Test(arguments: 1...2)
+    func onIOS14WithAnOverrideKdebugTimesOnlyTheTotal(launch: Int) throws {
         let ios = OSVersion(14, 8)
         let plan = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
             app: LaunchPlanTests.app(), environment: Self.statistics, kind: launch == 1 ? .cold : .warm,
             launchNumber: launch)
         let printed = try #require(LaunchLogParser.parse(plan.allOutput).first)
         let traced = try Self.phases(plan, ios: ios, closure: launch == 1)
-        for (kdebug, dyld) in [
-            (traced.dylibLoadingMs, printed.dylibLoadingMs), (traced.rebaseBindingMs, printed.rebaseBindingMs),
-            (traced.objcSetupMs, printed.objcSetupMs), (traced.initializerMs, printed.initializerMs),
-        ] {
-            let kdebug = try #require(kdebug)
-            let dyld = try #require(dyld)
-            #expect(abs(kdebug - dyld) < 0.1, "kdebug \(kdebug) ms, dyld statistics \(dyld) ms")
-        }
+        #expect(traced.dyldLaunchMode == 2)
+        #expect(traced.dylibLoadingMs == nil && traced.rebaseBindingMs == nil)
+        #expect(traced.objcSetupMs == nil && traced.initializerMs == nil)
+        #expect(traced.closureBuildMs == nil)  // the dyld2 path uses no launch closure
+        #expect(traced.warnings.contains { $0.hasPrefix("A dyld2 launch") })
         #expect(traced.pid == plan.pid)
-        #expect(traced.warnings.isEmpty, "\(traced.warnings)")
         // exec → main holds process creation too, which dyld's own total does not count.
         let creation = try #require(traced.processCreationMs)
         #expect(creation > 0.5 && creation < 1.6)
         let tracedTotal = try #require(traced.totalPremainMs)
         let printedTotal = try #require(printed.totalPremainMs)
         #expect(tracedTotal > printedTotal + creation)
-        #expect((traced.closureBuildMs != nil) == (launch == 1))
     }
 
     @Test func initializersAreNamedByTheirImages() throws {
@@ -156,7 +155,7 @@ import Testing
 
     /// iOS 14 without an override variable is dyld3: LAUNCH_EXECUTABLE END arg4 = 3 and each initializer's
     /// timer ends as it starts (dyld-832.7.3 `dyld3/AllImages.cpp:1672`), so kdebug leaves initializer time
-    /// empty, never 0; with an override (the dyld2 path) the older shapes stay.
+    /// empty, never 0; with an override it is the dyld2 path (mode 2).
     @Test func iOS14WithoutAnOverrideIsDyld3() throws {
         let ios = OSVersion(14, 8)
         let plan = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
@@ -172,6 +171,6 @@ import Testing
         let overridden = LaunchPlanTests.planner(ios, model: "iPhone12,1").plan(
             app: LaunchPlanTests.app(), environment: Self.statistics, kind: .cold, launchNumber: 1)
         #expect(overridden.takesDyld2Path)
-        #expect(try Self.phases(overridden, ios: ios).dyldLaunchMode == 0)
+        #expect(try Self.phases(overridden, ios: ios).dyldLaunchMode == 2)
     }
 }

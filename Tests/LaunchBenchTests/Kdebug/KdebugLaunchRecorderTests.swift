@@ -89,6 +89,28 @@ extension KdebugTests {
             }
         }
 
+        /// The cross-check's note names the phases only dyld timed, and says when nothing could be compared
+        /// rather than claim agreement.
+        @Test func theCrossCheckNoteNamesWhatItSkipped() async throws {
+            let (feed, _) = Self.feed([])
+            let partly = KdebugLaunchRecorder(feed: feed)
+            await partly.tally(0.05, skipped: ["initializers"])
+            await partly.tally(0.02, skipped: ["initializers"])
+            #expect(
+                await partly.crossCheckSummary()
+                    == "kdebug cross-check: 2 of 2 launches agree with dyld's printed statistics within 0.1 ms on "
+                    + "every phase both time (largest difference 0.05 ms); skipped: initializers, which kdebug does "
+                    + "not time on this device's dyld.")
+            let (feed2, _) = Self.feed([])
+            let none = KdebugLaunchRecorder(feed: feed2)
+            await none.tally(nil, skipped: ["dylib loading", "initializers"])
+            await none.tally(nil)
+            #expect(
+                await none.crossCheckSummary()
+                    == "kdebug cross-check: none of 2 launches could be compared: kdebug does not time dylib "
+                    + "loading, initializers on this device's dyld; 1 without kdebug phases.")
+        }
+
         @Test func anotherAppsExecIsNotThisLaunch() async throws {
             let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
