@@ -20,6 +20,7 @@ import Testing
             }
             #expect(advice.contains("LAUNCHBENCH_PYMOBILEDEVICE3 is set to \(value)"), "\(advice)")
             #expect(advice.contains("or unset it"), "\(advice)")
+            #expect(advice.contains(EngineChoice.pymobiledevice3Install), "\(advice)")  // in case it is not installed
         }
     }
 

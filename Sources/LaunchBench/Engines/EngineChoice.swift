@@ -21,7 +21,7 @@ public enum EngineChoice {
             guard let path = host.pymobiledevice3 else {
                 return .unavailable(
                     advice: "--engine pymobiledevice3: "
-                        + (host.pymobiledevice3Problem.map { $0 + "." }
+                        + (host.pymobiledevice3Problem.map { $0 + "; to install it: " + pymobiledevice3Install + "." }
                             ?? "pymobiledevice3 is not installed. Install it with " + pymobiledevice3Install + "."))
             }
             return .use(.pymobiledevice3, reason: "forced with --engine pymobiledevice3 (\(path))")
@@ -67,7 +67,9 @@ public enum EngineChoice {
     /// What to install to measure an iOS 17+ device on this host.
     static func modernAdvice(_ host: EngineHost) -> String {
         var advice =
-            host.pymobiledevice3Problem.map { "pymobiledevice3 would launch on it, but " + $0 + "." }
+            host.pymobiledevice3Problem.map {
+                "pymobiledevice3 would launch on it, but " + $0 + "; to install it: " + pymobiledevice3Install + "."
+            }
             ?? "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
             + ", then run again (launchbench picks it for iOS 17+ devices)."
         if host.isMacOS { advice += " Or install Xcode 16 or later, whose devicectl launchbench uses." }
