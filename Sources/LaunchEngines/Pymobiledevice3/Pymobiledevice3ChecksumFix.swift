@@ -50,14 +50,14 @@ enum Pymobiledevice3ChecksumFix {
         return result
     }
 
-    /// `<run folder>/python/sitecustomize.py`, written once per process.
+    /// `<run folder>/python/sitecustomize.py` (this fix and ``HelperParentWatch``), written once per process.
     static func folder() throws -> URL {
         try written.withLock { written in
             if let written { return written }
             let folder = try PrivateFolder.ensure(PrivateFolder.run().appendingPathComponent("python"))
             let file = folder.appendingPathComponent("sitecustomize.py")
             do {
-                try Data(source.utf8).write(to: file, options: .atomic)
+                try Data((source + "\n" + HelperParentWatch.source).utf8).write(to: file, options: .atomic)
             } catch {
                 throw LaunchBenchError.cannotWrite(path: file.path, reason: error.localizedDescription)
             }
