@@ -51,5 +51,32 @@ extension RealPymobiledevice3Tests {
                 }
             }
         }
+
+        /// The same through the built CLI: `launchbench run` of the untouched app on an emulated 16.7 phone
+        /// exits 0 with ok samples, and tells the user nothing about adding LaunchProbe.
+        @Test func theCLIExitsZeroForAnAppWithoutLaunchProbe() async throws {
+            try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "16.7")) { lab in
+                var profile = E.profile()
+                profile.markers = []
+                profile.printsDone = false
+                profile.exitAfterDone = false
+                let app = try E.makeApp("UntouchedCLI", profile: profile)
+                let output = E.temporaryFolder("untouched-cli").appendingPathComponent("results")
+                let child = try LaunchbenchCLI.start(
+                    [
+                        "run", app.url.path, "--iterations", "2", "--premain", "kdebug", "--grace", "1",
+                        "--timeout", "60", "--output", output.path,
+                    ],
+                    environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
+                #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "\(child.standardError)")
+                let samples = try E.samplesOnDisk(output)
+                #expect(samples.count == 4)
+                #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .kdebug })
+                #expect(samples.allSatisfy { $0[.firstFrameMs] != nil && $0[.totalPremainMs] != nil })
+                let said = child.standardOutput + child.standardError
+                #expect(said.contains("the app needs no LaunchProbe"), "\(said)")
+                #expect(!said.contains("add the LaunchProbe") && !said.contains("add LaunchProbe"), "\(said)")
+            }
+        }
     }
 }
