@@ -37,12 +37,16 @@ public enum PrivateFolder {
     }
 
     /// `$TMPDIR/launchbench-<uid>` (or `/tmp/…`), created 0700 and checked: the parent of every per-user file.
+    /// The `run-<pid>` folders of runs that died (`kill -9`) are removed from it here, so a run that keeps its
+    /// device locks here (no `XDG_RUNTIME_DIR`) cleans them too, not only the next one that starts a helper.
     public static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
         let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return try ensure(
+        let folder = try ensure(
             URL(fileURLWithPath: temporary, isDirectory: true).appendingPathComponent("launchbench-\(geteuid())"))
+        removeStaleRuns(in: folder)
+        return folder
     }
 
     /// Where ``run()`` is, without creating it (for a default that is used only after `run()` was called).
@@ -57,8 +61,7 @@ public enum PrivateFolder {
     public static func run() throws -> URL {
         try runFolder.withLock { folder in
             if let folder { return folder }
-            let parent = try userTemporary()
-            removeStaleRuns(in: parent)
+            _ = try userTemporary()  // also removes dead runs' folders
             let url = runLocation
             try? FileManager.default.removeItem(at: url)  // a dead process's with the same pid
             try ensure(url)

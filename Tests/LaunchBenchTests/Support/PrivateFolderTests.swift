@@ -62,6 +62,20 @@ import Testing
         }
     }
 
+    @Test func takingTheUserFolderRemovesADeadRunsFolder() throws {
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let environment = ["TMPDIR": parent.path]
+        let user = try PrivateFolder.userTemporary(environment: environment)
+        // Left by a run killed with SIGKILL (a pid no process has); a run without helpers (device locks only)
+        // must clean it too.
+        let dead = try PrivateFolder.ensure(user.appendingPathComponent("run-\(Int32.max - 11)"))
+        try Data("import os\n".utf8).write(to: dead.appendingPathComponent("sitecustomize.py"))
+        let locks = try PrivateFolder.ensure(user.appendingPathComponent("locks"))
+        _ = try PrivateFolder.userTemporary(environment: environment)
+        #expect(!FileManager.default.fileExists(atPath: dead.path))
+        #expect(FileManager.default.fileExists(atPath: locks.path))
+    }
+
     @Test func theRunFolderIsPrivateAndLeftoversOfDeadRunsGo() throws {
         let run = try PrivateFolder.run()
         #expect(run.lastPathComponent == "run-\(getpid())")
