@@ -235,8 +235,12 @@ extension GateComparison {
     /// phases, or samples written before `premain_source` was recorded).
     public static func premainSource(of samples: [Sample]) -> PremainSource? {
         let sources = samples.filter { !$0.status.isFailure }.compactMap(\.premainSource)
-        let counts = Dictionary(grouping: sources, by: { $0 }).mapValues(\.count)
-        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key
+        return premainSource(counts: Dictionary(grouping: sources, by: { $0 }).mapValues(\.count))
+    }
+
+    /// The source with the most launches in `counts` (ties: the first by name); `nil` when empty.
+    static func premainSource(counts: [PremainSource: Int]) -> PremainSource? {
+        counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key
     }
 
     /// `pre-main source dyld-statistics → kdebug` when the two sides' pre-main phases came from different

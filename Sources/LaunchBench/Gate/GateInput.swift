@@ -88,8 +88,12 @@ public struct GateInput: Sendable {
     }
 
     static func mostFrequentApp(_ samples: [Sample]) -> String? {
-        let counts = Dictionary(grouping: samples, by: \.appBundleID).mapValues(\.count)
-        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+        mostFrequentApp(counts: Dictionary(grouping: samples, by: \.appBundleID).mapValues(\.count))
+    }
+
+    /// The bundle id with the most launches in `counts` (ties: the first by name); `nil` when empty.
+    static func mostFrequentApp(counts: [String: Int]) -> String? {
+        counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
     }
 }
 

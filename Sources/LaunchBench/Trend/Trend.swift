@@ -94,16 +94,19 @@ public struct Trend: Sendable {
     ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
     ///     metric measured in each run).
     public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
-        var loaded: [(path: String, folder: ResultsFolder, samples: [Sample])] = []
+        var loaded: [(path: String, folder: ResultsFolder, launches: TrendLaunches)] = []
         var skipped: [Skipped] = []
         for path in paths {
             do {
-                let (folder, samples) = try ResultsFolder.loadSamples(URL(fileURLWithPath: path))
-                guard !samples.isEmpty else {
+                // Each launch is counted as it is read, not kept: the folder's summary holds what the
+                // series need, so a 500,000-launch folder costs what `report` of it costs.
+                var launches = TrendLaunches()
+                let folder = try ResultsFolder.load(URL(fileURLWithPath: path)) { launches.add($0) }
+                guard !launches.isEmpty else {
                     skipped.append(Skipped(path: path, reason: "samples.jsonl holds no launches"))
                     continue
                 }
-                loaded.append((path, folder, samples))
+                loaded.append((path, folder, launches))
             } catch {
                 let reason = (error as? any LocalizedError)?.errorDescription ?? "\(error)"
                 skipped.append(Skipped(path: path, reason: reason))
@@ -123,9 +126,10 @@ public struct Trend: Sendable {
         self.init(folders: ordered, skipped: skipped, settings: settings)
     }
 
-    /// Builds the series from folders already read with their samples, in run order.
+    /// Builds the series from folders already read with their launches counted, in run order.
     private init(
-        folders: [(path: String, folder: ResultsFolder, samples: [Sample])], skipped: [Skipped], settings: GateSettings
+        folders: [(path: String, folder: ResultsFolder, launches: TrendLaunches)], skipped: [Skipped],
+        settings: GateSettings
     ) {
         self.settings = settings
         self.skipped = skipped
@@ -142,10 +146,12 @@ public struct Trend: Sendable {
         var previous: [String: [LaunchPoint]] = [:]
         /// The last series key of each anchor device (without kind and metric), to notice a break.
         var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?, source: PremainSource?)] = [:]
-        for (runIndex, (path, folder, samples)) in folders.enumerated() {
+        for (runIndex, (path, folder, launches)) in folders.enumerated() {
             folderNotes += folder.notes.map { "\(path): \($0)" }
-            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(samples)
-            let devices = GateComparison.devices(of: samples)
+            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(counts: launches.appCounts)
+            // Devices in the order the launches first name them, as the gate lists them.
+            let deviceSummaries = launches.devices(of: folder.summary)
+            let devices = deviceSummaries.map(\.device)
             // Match this run's devices to the series' devices as the gate does.
             let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
             var seriesOf: [String: DeviceIdentity] = [:]
@@ -154,15 +160,13 @@ public struct Trend: Sendable {
                 seriesDevices.append(device)
                 seriesOf[device.udid] = device
             }
-            let summary = RunSummary(samples: samples)
-            for deviceSummary in summary.devices {
+            let summary = folder.summary
+            for deviceSummary in deviceSummaries {
                 guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
                 let current = deviceSummary.device
                 // Another pre-main source reads the same launch differently (kdebug counts process creation);
                 // a run that does not say (an older file) continues the series it follows.
-                let source =
-                    GateComparison.premainSource(of: samples.filter { $0.deviceUDID == current.udid })
-                    ?? lastSeriesOf[anchor.udid]?.source
+                let source = launches.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
                 let seriesKey = [
                     app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
                 ]

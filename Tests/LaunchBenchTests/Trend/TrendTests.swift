@@ -133,4 +133,21 @@ import Testing
         let parser = XMLParser(data: Data(html.utf8))
         #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
     }
+
+    /// Trend reads a folder's summary rather than keeping its samples; the summary lists run.json's devices
+    /// first, yet the series still follow the order the launches first name the devices, as they did.
+    @Test func seriesFollowTheLaunchesDeviceOrderNotRunJSONs() throws {
+        let dir = try ResultsFixture.copy("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let manifestURL = dir.appendingPathComponent("run.json")
+        var manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        manifest["devices"] = Array(try #require(manifest["devices"] as? [Any]).reversed())
+        try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
+        let trend = Trend(paths: [dir.path])
+        #expect(trend.skipped.isEmpty)
+        var order: [String] = []
+        for udid in trend.series.map(\.device.udid) where order.last != udid { order.append(udid) }
+        #expect(order == ["00008030-001A2D4E0C38802E", "00008110-000E1C2A3C81401E"])
+    }
 }
