@@ -171,8 +171,10 @@ import Testing
         old.initializers = nil
         old.logPath = "logs/UDID-1/0001-cold.log"
         var escaping = old
+        escaping.iteration += 1  // another launch: a repeated one is read once
         escaping.logPath = "../0001-cold.log"  // never read outside the folder
         var noLog = old
+        noLog.iteration += 2
         noLog.logPath = "logs/UDID-1/missing.log"
         let lines = try [old, escaping, noLog].map {
             String(decoding: try JSONCoding.encoder().encode($0), as: UTF8.self)
@@ -180,6 +182,7 @@ import Testing
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("samples.jsonl"))
 
         let folder = try ResultsFolder.loadSamples(dir)
+        try #require(folder.samples.count == 3)
         #expect(folder.samples[0].initializers == [InitializerTime(image: "ServiceCore", ms: 417.15)])
         #expect(folder.samples[1].initializers == nil)
         #expect(folder.samples[2].initializers == nil)
