@@ -46,7 +46,12 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
     /// The values the rule watches: the cold launches' gate metric (`total_premain_ms` where
     /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
     public static func coldValues(_ samples: [Sample]) -> [Double] {
-        let cold = samples.filter { $0.kind == .cold && !$0.status.isFailure }
+        coldValues(points: samples.filter { $0.kind == .cold }.map(LaunchPoint.init))
+    }
+
+    /// `coldValues(_:)` of a device's cold launches' points.
+    static func coldValues(points: [LaunchPoint]) -> [Double] {
+        let cold = points.filter { !$0.status.isFailure }
         guard let metric = GateMetricChoice.defaultOrder.first(where: { m in cold.contains { $0[m] != nil } }) else {
             return []
         }

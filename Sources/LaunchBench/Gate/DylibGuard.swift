@@ -52,25 +52,24 @@ public struct DylibGuard: Sendable, Hashable {
     /// Checks the images each launch loaded from inside the bundle (`Sample.bundleImages`).
     /// Each image is reported once per device, at the first launch that loaded it.
     public func check(samples: [Sample]) -> [Violation] {
-        var seen: Set<[String]> = []
-        var violations: [Violation] = []
-        for sample in samples {
-            for image in sample.bundleImages where !isExecutable(image) && !allowed.allows(image) {
-                guard seen.insert([sample.deviceUDID, image]).inserted else { continue }
-                violations.append(
-                    Violation(
-                        image: image, deviceUDID: sample.deviceUDID, deviceName: sample.deviceName,
-                        iteration: sample.iteration, kind: sample.kind, logPath: sample.logPath))
-            }
-        }
-        return violations
+        check(launches: GateLaunches(samples: samples))
+    }
+
+    /// `check(samples:)` of launches already kept: each device's first load of each image, in reading order.
+    public func check(launches: GateLaunches) -> [Violation] {
+        launches.counts.firstLoads.filter { !isExecutable($0.image) && !allowed.allows($0.image) }
     }
 
     /// The images to record with `--write-allowed-dylibs`: the embedded frameworks and every
     /// bundle image the launches loaded, except the executable.
     public func currentImages(embeddedFrameworks: [String], samples: [Sample]) -> [String] {
+        currentImages(embeddedFrameworks: embeddedFrameworks, launches: GateLaunches(samples: samples))
+    }
+
+    /// `currentImages(embeddedFrameworks:samples:)` of launches already kept (each image once per device).
+    public func currentImages(embeddedFrameworks: [String], launches: GateLaunches) -> [String] {
         embeddedFrameworks.map { "Frameworks/" + $0 }
-            + samples.flatMap(\.bundleImages).filter { !isExecutable($0) }
+            + launches.counts.firstLoads.map(\.image).filter { !isExecutable($0) }
     }
 
     private func isExecutable(_ image: String) -> Bool {

@@ -30,10 +30,10 @@ public struct GateCheck: Sendable {
     public func report(current: GateInput) throws(GateError) -> GateReport {
         var report = GateReport(
             referenceGaps: ReferenceGap.gaps(
-                app: current.samples, reference: current.referenceSamples, metrics: settings.metrics),
+                app: current.launches, reference: current.referenceLaunches, metrics: settings.metrics),
             sampleSizes: Self.sampleSizes(current), notes: current.referenceProblem.map { [$0] } ?? [])
         if let baseline {
-            guard !current.samples.isEmpty else {
+            guard current.launches.count > 0 else {
                 throw .noLaunches(.current, path: current.path, folder: current.folder.url)
             }
             report.baselinePath = baseline.path
@@ -44,13 +44,13 @@ public struct GateCheck: Sendable {
             let guardrail = DylibGuard(allowed: allowed, executable: executable)
             report.dylibViolations =
                 guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
-                + guardrail.check(samples: current.samples)
+                + guardrail.check(launches: current.launches)
         }
         return report
     }
 
     private func comparison(_ baseline: GateInput, _ current: GateInput, notes: inout [String]) -> GateComparison {
-        var comparison = GateComparison(baseline: baseline.samples, current: current.samples, settings: settings)
+        var comparison = GateComparison(baseline: baseline.launches, current: current.launches, settings: settings)
         if comparison.markAppChange(baseline: baseline.appBundleID, current: current.appBundleID),
             let a = baseline.appBundleID, let b = current.appBundleID
         {
@@ -73,11 +73,10 @@ public struct GateCheck: Sendable {
             return []
         }
         let rule = AdaptiveStopping(targetPrecisionPercent: target, maxIterations: options.maxIterations ?? 50)
-        let samples = current.samples
-        return GateComparison.devices(of: samples).map { device in
-            let cold = samples.filter { $0.deviceUDID == device.udid && $0.kind == .cold }
+        return current.launches.devices.map { device in
+            let cold = current.launches.launches(device.udid, .cold)?.points ?? []
             let iterations = Set(cold.map(\.iteration)).count
-            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(cold))
+            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(points: cold))
             let text: String
             if case .continue = decision {
                 text = "\(iterations) iterations (stopped early: the device was lost, stopped or the run interrupted)"

@@ -111,10 +111,14 @@ extension GateComparison {
     ///   - baseline, current: the samples of each run (failed launches included: they count as failures).
     ///   - settings: threshold, level, minimum launches, metrics.
     public init(baseline: [Sample], current: [Sample], settings: GateSettings = GateSettings()) {
+        self.init(
+            baseline: GateLaunches(samples: baseline), current: GateLaunches(samples: current), settings: settings)
+    }
+
+    /// Compares two runs' launches (each of one app, one run), as `init(baseline:current:settings:)` does.
+    public init(baseline: GateLaunches, current: GateLaunches, settings: GateSettings = GateSettings()) {
         self.settings = settings
-        let baselineDevices = Self.devices(of: baseline)
-        let currentDevices = Self.devices(of: current)
-        let matching = DeviceMatching.match(baseline: baselineDevices, current: currentDevices)
+        let matching = DeviceMatching.match(baseline: baseline.devices, current: current.devices)
         unmatchedBaseline = matching.unmatchedBaseline
         unmatchedCurrent = matching.unmatchedCurrent
         notes = []
@@ -126,22 +130,24 @@ extension GateComparison {
                         + "(\(pair.baseline.udid)) of the baseline: same model and iOS \(pair.current.osVersion), another phone."
                 )
             }
-            let old = baseline.filter { $0.deviceUDID == pair.baseline.udid }
-            let new = current.filter { $0.deviceUDID == pair.current.udid }
+            let sourceChange = Self.premainSourceChange(
+                baseline.counts.premainSource(of: pair.baseline.udid),
+                current.counts.premainSource(of: pair.current.udid))
             for kind in LaunchKind.allCases {
-                let oldOfKind = old.filter { $0.kind == kind }
-                let newOfKind = new.filter { $0.kind == kind }
                 // A kind measured on one side only (`--warm 0` in one run) is not a comparison.
-                guard !oldOfKind.isEmpty, !newOfKind.isEmpty else { continue }
-                let explanation = GateExplanation(baseline: oldOfKind, current: newOfKind, level: 1 - settings.alpha)
-                for metric in Self.metrics(baseline: oldOfKind, current: newOfKind, settings: settings) {
+                guard let oldOfKind = baseline.launches(pair.baseline.udid, kind),
+                    let newOfKind = current.launches(pair.current.udid, kind),
+                    !oldOfKind.points.isEmpty, !newOfKind.points.isEmpty
+                else { continue }
+                let explanation = GateExplanation(
+                    baseline: oldOfKind.points, oldOfKind.images, current: newOfKind.points, newOfKind.images,
+                    level: 1 - settings.alpha)
+                for metric in Self.metrics(baseline: oldOfKind.points, current: newOfKind.points, settings: settings) {
                     var entry = Self.entry(
-                        pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind, metric),
-                        current: Self.side(newOfKind, metric), settings: settings)
+                        pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind.points, metric),
+                        current: Self.side(newOfKind.points, metric), settings: settings)
                     entry.explanation = explanation
-                    entry.markChanges(
-                        Self.changes(pair) + Self.premainSourceChange(baseline: old, current: new),
-                        compareAnyway: settings.compareAnyway)
+                    entry.markChanges(Self.changes(pair) + sourceChange, compareAnyway: settings.compareAnyway)
                     entries.append(entry)
                 }
             }
@@ -173,7 +179,7 @@ extension GateComparison {
         }
     }
 
-    static func metrics(baseline: [Sample], current: [Sample], settings: GateSettings) -> [Metric] {
+    static func metrics(baseline: [LaunchPoint], current: [LaunchPoint], settings: GateSettings) -> [Metric] {
         if !settings.metrics.isEmpty { return settings.metrics }
         let measuredOnBoth = GateMetricChoice.defaultOrder.first { metric in
             baseline.contains { !$0.status.isFailure && $0[metric] != nil }
@@ -181,10 +187,6 @@ extension GateComparison {
         }
         // Nothing measured on one side: still one row, so the failures are reported and judged.
         return [measuredOnBoth ?? GateMetricChoice.defaultOrder[0]]
-    }
-
-    static func side(_ samples: [Sample], _ metric: Metric) -> GateSide {
-        side(samples.map(LaunchPoint.init), metric)
     }
 
     static func side(_ points: [LaunchPoint], _ metric: Metric) -> GateSide {
@@ -246,10 +248,8 @@ extension GateComparison {
     /// `pre-main source dyld-statistics → kdebug` when the two sides' pre-main phases came from different
     /// sources: kdebug's total counts from the process's creation, dyld's printed statistics from dyld's start,
     /// so the same launch reads tens of ms apart. Unknown on a side (an older file) is no change.
-    static func premainSourceChange(baseline: [Sample], current: [Sample]) -> [String] {
-        guard let old = premainSource(of: baseline), let new = premainSource(of: current), old != new else {
-            return []
-        }
+    static func premainSourceChange(_ old: PremainSource?, _ new: PremainSource?) -> [String] {
+        guard let old, let new, old != new else { return [] }
         return ["pre-main source \(old.rawValue) → \(new.rawValue)"]
     }
 

@@ -63,6 +63,17 @@ public struct GateExplanation: Sendable, Hashable {
     ///   - baseline, current: one device's launches of one kind on each side (failed ones are skipped).
     ///   - level: the confidence level of the phase intervals (the gate's 1 − α).
     public init(baseline: [Sample], current: [Sample], level: Double = 0.95) {
+        self.init(
+            baseline: baseline.map(LaunchPoint.init), ImageStatistics(samples: baseline),
+            current: current.map(LaunchPoint.init), ImageStatistics(samples: current), level: level)
+    }
+
+    /// The explanation from each side's points and image statistics (what `GateLaunches` keeps); failed
+    /// launches' points are skipped, and `ImageStatistics` leaves them out already.
+    init(
+        baseline: [LaunchPoint], _ before: ImageStatistics, current: [LaunchPoint], _ after: ImageStatistics,
+        level: Double
+    ) {
         let old = baseline.filter { !$0.status.isFailure }
         let new = current.filter { !$0.status.isFailure }
         phases = Self.phaseDefinitions.compactMap { name, length in
@@ -71,8 +82,6 @@ public struct GateExplanation: Sendable, Hashable {
             guard let shift = HodgesLehmannShift(baseline: x, current: y, level: level) else { return nil }
             return PhaseShift(phase: name, shift: shift, baselineN: x.count, currentN: y.count)
         }
-        let before = ImageStatistics(samples: old)
-        let after = ImageStatistics(samples: new)
         let beforeByName = Dictionary(before.images.map { ($0.image, $0) }, uniquingKeysWith: { a, _ in a })
         let afterByName = Dictionary(after.images.map { ($0.image, $0) }, uniquingKeysWith: { a, _ in a })
         // An image is only "new" when the baseline could have shown it: its lists were captured.
@@ -114,7 +123,7 @@ public struct GateExplanation: Sendable, Hashable {
     }
 
     /// The phases compared: dyld's four, then the after-main stretches from the app's markers.
-    static var phaseDefinitions: [(String, @Sendable (Sample) -> Double?)] {
+    static var phaseDefinitions: [(String, @Sendable (LaunchPoint) -> Double?)] {
         [
             ("dylib loading", { $0[.dylibLoadingMs] }),
             ("rebase/binding", { $0[.rebaseBindingMs] }),

@@ -48,10 +48,10 @@ public struct GateInput: Sendable {
     public var folder: ResultsFolder
     /// The bundle id of the app measured (run.json's, else the most frequent in the samples).
     public var appBundleID: String?
-    /// Samples of that app.
-    public var samples: [Sample]
-    /// Samples of other apps in the same run (`--reference-app`).
-    public var referenceSamples: [Sample]
+    /// The launches of that app.
+    public var launches: GateLaunches
+    /// The launches of other apps in the same run (`--reference-app`).
+    public var referenceLaunches: GateLaunches
     /// Why DIR/reference/ held launches that could not be read (the gaps are then missing, not zero).
     public var referenceProblem: String? = nil
 
@@ -82,9 +82,26 @@ public struct GateInput: Sendable {
                 reason: "\(samplesURL.path) is missing. The gate tests each launch, not only the summary statistics: "
                     + "keep the whole results folder (samples.jsonl with summary.json) as the baseline.")
         }
-        let (folder, samples) = try ResultsFolder.loadSamples(folderURL)
-        guard !samples.isEmpty else { throw GateError.noLaunches(role, path: path, folder: folderURL) }
-        return GateInput(path: path, folder: folder, samples: samples)
+        // Each launch is counted as it is read and the folder's summary kept, not its samples: a baseline of
+        // 500,000 launches then costs what `report` of it costs.
+        var counts: [String: GateLaunches.Counts] = [:]
+        let folder = try ResultsFolder.load(folderURL) {
+            counts[$0.appBundleID, default: GateLaunches.Counts()].add($0)
+        }
+        guard let (app, ofApp) = counts.first.map({ ($0.key, $0.value) }) else {
+            throw GateError.noLaunches(role, path: path, folder: folderURL)
+        }
+        guard counts.count == 1 else {
+            // Older runs kept `--reference-app`'s launches in the same file: the summary mixes the apps, so
+            // this rare file is read again, its samples kept.
+            let (folder, samples) = try ResultsFolder.loadSamples(folderURL)
+            return GateInput(path: path, folder: folder, samples: samples)
+        }
+        let (reference, problem) = referenceLaunches(folder, others: [])
+        return GateInput(
+            path: path, folder: folder, appBundleID: folder.manifest?.app?.bundleID ?? app,
+            launches: GateLaunches(summary: folder.summary, counts: ofApp), referenceLaunches: reference,
+            referenceProblem: problem)
     }
 
     static func mostFrequentApp(_ samples: [Sample]) -> String? {
@@ -103,25 +120,35 @@ extension GateInput {
     public init(path: String, folder: ResultsFolder, samples: [Sample]) {
         let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(samples)
         let ofApp = samples.filter { $0.appBundleID == appBundleID }
-        var reference = ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID }
+        let (reference, problem) = Self.referenceLaunches(
+            folder, others: ofApp.isEmpty ? [] : samples.filter { $0.appBundleID != appBundleID })
+        self.init(
+            path: path, folder: folder, appBundleID: appBundleID,
+            launches: GateLaunches(samples: ofApp.isEmpty ? samples : ofApp), referenceLaunches: reference,
+            referenceProblem: problem)
+    }
+
+    /// The reference app's launches: `others` (of the run's own file) and those in DIR/reference/, where
+    /// `--reference-app` runs keep them; with why they could not be read, if so.
+    static func referenceLaunches(_ folder: ResultsFolder, others: [Sample]) -> (GateLaunches, String?) {
         let referenceURL = folder.url.appendingPathComponent(RunManifest.referenceFolderName)
-        var problem: String?
-        if FileManager.default.fileExists(
-            atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path)
-        {
-            do {
-                reference += try ResultsFolder.loadSamples(referenceURL).samples
-            } catch {
-                problem =
-                    "The reference app's launches could not be read from \(referenceURL.path): "
-                    + error.localizedDescription
+        guard
+            FileManager.default.fileExists(
+                atPath: referenceURL.appendingPathComponent(ResultsFolder.FileName.samples).path)
+        else { return (GateLaunches(samples: others), nil) }
+        do {
+            guard others.isEmpty else {
+                return (GateLaunches(samples: others + (try ResultsFolder.loadSamples(referenceURL).samples)), nil)
             }
+            var counts = GateLaunches.Counts()
+            let referenceFolder = try ResultsFolder.load(referenceURL) { counts.add($0) }
+            return (GateLaunches(summary: referenceFolder.summary, counts: counts), nil)
+        } catch {
+            return (
+                GateLaunches(samples: others),
+                "The reference app's launches could not be read from \(referenceURL.path): "
+                    + error.localizedDescription
+            )
         }
-        self.path = path
-        self.folder = folder
-        self.appBundleID = appBundleID
-        self.samples = ofApp.isEmpty ? samples : ofApp
-        referenceSamples = reference
-        referenceProblem = problem
     }
 }

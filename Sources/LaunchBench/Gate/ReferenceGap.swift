@@ -30,13 +30,16 @@ public struct ReferenceGap: Sendable, Hashable {
     /// - Parameters:
     ///   - app: the main app's samples; `reference`: the reference app's samples of the same run.
     public static func gaps(app: [Sample], reference: [Sample], metrics: [Metric] = []) -> [ReferenceGap] {
+        gaps(app: GateLaunches(samples: app), reference: GateLaunches(samples: reference), metrics: metrics)
+    }
+
+    /// `gaps(app:reference:metrics:)` of launches already kept.
+    public static func gaps(app: GateLaunches, reference: GateLaunches, metrics: [Metric] = []) -> [ReferenceGap] {
         var result: [ReferenceGap] = []
-        for device in GateComparison.devices(of: app) {
-            let ofApp = app.filter { $0.deviceUDID == device.udid }
-            let ofReference = reference.filter { $0.deviceUDID == device.udid }
+        for device in app.devices {
             for kind in LaunchKind.allCases {
-                let a = ofApp.filter { $0.kind == kind }
-                let r = ofReference.filter { $0.kind == kind }
+                let a = app.launches(device.udid, kind)?.points ?? []
+                let r = reference.launches(device.udid, kind)?.points ?? []
                 guard !a.isEmpty, !r.isEmpty else { continue }
                 let chosen = GateComparison.metrics(baseline: a, current: r, settings: GateSettings(metrics: metrics))
                 for metric in chosen {

@@ -7,7 +7,7 @@
 /// first iteration, saying why, instead of launching up to the cap for an answer known from the start.
 public struct VerdictStopping: Sendable {
     /// The baseline's launches (every device; each device of the run is matched as the gate matches it).
-    public var baseline: [Sample]
+    public var baseline: GateLaunches
     /// The gate's settings, with `sequential` set.
     public var settings: GateSettings
     /// The app the baseline measured; another app in the run is not comparable (as in ``GateCheck``).
@@ -16,6 +16,14 @@ public struct VerdictStopping: Sendable {
     /// A rule for `baseline` under `settings` and `design` (which replaces `settings.sequential`).
     /// - Parameter baselineApp: the baseline's app (``GateInput/appBundleID``); `nil` when unknown.
     public init(baseline: [Sample], settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil) {
+        self.init(
+            baseline: GateLaunches(samples: baseline), settings: settings, design: design, baselineApp: baselineApp)
+    }
+
+    /// A rule for launches already kept (``GateInput/launches``), as `init(baseline:settings:design:baselineApp:)`.
+    public init(
+        baseline: GateLaunches, settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil
+    ) {
         self.baseline = baseline
         var settings = settings
         settings.sequential = design
@@ -28,7 +36,7 @@ public struct VerdictStopping: Sendable {
 
     /// Why the device whose launches so far are `samples` may stop, or `nil` to launch again.
     public func stopReason(samples: [Sample]) -> String? {
-        var comparison = GateComparison(baseline: baseline, current: samples, settings: settings)
+        var comparison = GateComparison(baseline: baseline, current: GateLaunches(samples: samples), settings: settings)
         comparison.markAppChange(baseline: baselineApp, current: samples.first?.appBundleID)
         let iterations = Set(samples.filter { $0.kind == .cold }.map(\.iteration)).count
         let after = "stopped after \(iterations) iteration\(iterations == 1 ? "" : "s")"

@@ -59,7 +59,7 @@ struct RunGate {
         if let stopping = options.stopping { plan.stopping = stopping }
         if let design = options.design, let baseline {
             plan.untilVerdict = VerdictStopping(
-                baseline: baseline.samples, settings: options.settings, design: design,
+                baseline: baseline.launches, settings: options.settings, design: design,
                 baselineApp: baseline.appBundleID)
         }
         plan.referenceApp = referenceApp
@@ -81,7 +81,7 @@ struct RunGate {
     func writeAllowedDylibs(_ current: GateInput) throws {
         guard let path = options.writeAllowedDylibs else { return }
         let images = DylibGuard(allowed: AllowedDylibs(entries: []), executable: app.executable)
-            .currentImages(embeddedFrameworks: app.frameworks, samples: current.samples)
+            .currentImages(embeddedFrameworks: app.frameworks, launches: current.launches)
         let text = AllowedDylibs.render(
             images: images,
             comment:

@@ -28,7 +28,8 @@ import Testing
         func input(_ samples: [Sample], _ path: String) -> GateInput {
             GateInput(
                 path: path, folder: ResultsFolder(url: URL(fileURLWithPath: path), manifest: nil, samples: samples),
-                appBundleID: samples.first?.appBundleID, samples: samples, referenceSamples: [])
+                appBundleID: samples.first?.appBundleID, launches: GateLaunches(samples: samples),
+                referenceLaunches: GateLaunches(samples: []))
         }
         return try GateCheck(baseline: input(baseline, "/base"), settings: settings).report(
             current: input(current, "/head"))

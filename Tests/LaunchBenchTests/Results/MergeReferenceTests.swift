@@ -53,8 +53,8 @@ import Testing
         let (folder, samples) = try ResultsFolder.loadSamples(merged)
         let input = GateInput(path: merged.path, folder: folder, samples: samples)
         #expect(input.referenceProblem == nil)
-        #expect(input.referenceSamples.count == 6)
-        #expect(Set(input.referenceSamples.map(\.deviceUDID)) == ["A1", "B1"])
+        #expect(input.referenceLaunches.count == 6)
+        #expect(Set(input.referenceLaunches.devices.map(\.udid)) == ["A1", "B1"])
         let manifest = try #require(
             try ResultsFolder.loadSamples(merged.appendingPathComponent("reference")).folder.manifest)
         #expect(manifest.app?.bundleID == "com.example.empty")

@@ -63,7 +63,7 @@ import Testing
         #expect(report.sampleSizes.count == 2)
         #expect(report.sampleSizes.first?.hasPrefix("Phone UDID-A (UDID-A): ") == true)
         #expect(report.sampleSizes.first?.contains("cold median known within") == true)
-        #expect(conclusion.current?.samples.count == 20)  // the exports' read, kept
+        #expect(conclusion.current?.launches.count == 20)  // the exports' read, kept
         #expect(conclusion.verdict == .judged(.failed))
     }
 
