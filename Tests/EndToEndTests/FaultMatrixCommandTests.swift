@@ -270,8 +270,12 @@ import Testing
             profile.markers = []  // iOS 16: dyld prints nothing, and no markers either: `done` alone
             let app = try E.makeApp("Nothing", profile: profile)
             let output = E.temporaryFolder("nothing").appendingPathComponent("results")
+            // Without kdebug: with it, dyld's events alone measure such a launch (issue 31).
             let child = try start(
-                ["run", app.url.path, "--iterations", "2", "--output", output.path, "--grace", "1"], lab: lab,
+                [
+                    "run", app.url.path, "--iterations", "2", "--output", output.path, "--grace", "1", "--premain",
+                    "dyld-statistics",
+                ], lab: lab,
                 lockFolder: E.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(child.standardError)")
             #expect(try E.samplesOnDisk(output).map(\.status) == Array(repeating: .noMetrics, count: 4))
