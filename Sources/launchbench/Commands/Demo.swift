@@ -16,9 +16,10 @@ struct Demo: AsyncParsableCommand {
             on them with Fixtures/SampleApp/Sample.app: \
             reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
             through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
-            DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it) so that dyld3 prints its \
-            statistics, which are checked against dyld's kdebug events; on iOS 16+ the pre-main phases come \
-            from those events (through pymobiledevice3; without it, the app's markers only). The emulated \
+            DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it), so that dyld takes its dyld2 path \
+            and prints its statistics (kdebug times none of that path's phases, and the cross-check says so); \
+            on iOS 16+ the pre-main phases and the first frame come from dyld's and UIKit's kdebug events \
+            (through pymobiledevice3; without it, the app's markers only). The emulated \
             time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are realistic. The sample app is \
             written to a temp folder.
             """
