@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The samples are read one at a time and not kept (a folder may hold 100,000 launches): what the
 /// reports need is in `summary`, `firstSample` and `earliestStart`; `load(_:each:)` hands every
-/// sample to a caller that streams it on (samples.csv), and `loadSamples` keeps them all for the gate,
-/// trend and merge, which compare launch by launch.
+/// sample to a caller that streams it on (samples.csv, the gate's and trend's counts), and `loadSamples`
+/// keeps them all for merge and the run's own gate, which already hold them.
 ///
 /// Reading is tolerant because the folder may come from an interrupted or remote run: a missing
 /// `run.json` is a note (the report is made from the samples alone), and a line of
@@ -98,8 +98,8 @@ public struct ResultsFolder: Sendable {
         try load(url) { _ in }
     }
 
-    /// `load(_:)` that also keeps every sample, in file order: for the readers that compare launch by
-    /// launch (gate, trend, merge); their memory grows with the folder, less with the texts shared
+    /// `load(_:)` that also keeps every sample, in file order: for the readers that need whole samples
+    /// (merge, a file mixing apps); their memory grows with the folder, less with the texts shared
     /// (`SampleInterner`).
     public static func loadSamples(_ url: URL) throws -> (folder: ResultsFolder, samples: [Sample]) {
         var samples: [Sample] = []

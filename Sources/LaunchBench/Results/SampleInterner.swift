@@ -1,5 +1,5 @@
 /// Keeps one copy of the texts that repeat from launch to launch (run id, device, app, the bundle's image
-/// list, initializer names), so that the readers that keep every sample (gate, trend, merge) hold each
+/// list, initializer names), so that the readers that keep every sample (merge, the run's own gate) hold each
 /// text once instead of once per launch.
 ///
 /// A decoded `String` longer than 15 UTF-8 bytes owns a heap buffer, and a decoded array owns one too: a
