@@ -2,7 +2,7 @@
 """Writes the binary kdebug fixtures in this folder (see ../README.md, section "kdebug/").
 
 Usage: Fixtures/kdebug/make-fixtures.py PROTOTYPES_DIR
-  PROTOTYPES_DIR holds kdebug_synth.py (the research prototype, shared/research/prototypes/dvt-kdebug/).
+  PROTOTYPES_DIR holds kdebug_synth.py (the kdebug research prototype, kept outside this repository).
 
 - synth-launch.kdebug: one RAW_VERSION2 header chunk (padded to 4 KiB, thread map: launchd and Demo's main
   thread) followed by kdebug_synth.launch_events(t0=1_000_000_000, pid=4243, tid=0x11000, "Demo"): 45 records.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import DeviceEmulator
 
-/// The emulated dyld's text against the real captures in /work/shared/fixtures/dyld (copied shapes).
+/// The emulated dyld's text against the real captures in Fixtures/dyld (copied shapes).
 @Suite struct DyldOutputTests {
     /// Counters with no bookkeeping parts, so the summary shows exactly the given phases.
     static func counters(

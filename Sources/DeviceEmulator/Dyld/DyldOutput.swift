@@ -1,7 +1,7 @@
 import LaunchBench
 
 /// What the emulated dyld prints for one launch on one iOS version, line by line, exactly in the
-/// format of that version's dyld (see /work/shared/DYLD-FORMATS.md):
+/// format of that version's dyld (the real captures in Fixtures/dyld, with their sources in Fixtures/README.md):
 ///
 /// | iOS | DYLD_PRINT_STATISTICS / _DETAILS | DYLD_PRINT_LIBRARIES |
 /// |---|---|---|

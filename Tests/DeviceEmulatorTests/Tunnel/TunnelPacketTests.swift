@@ -3,8 +3,8 @@ import Testing
 
 @testable import DeviceEmulator
 
-/// The IPv6 + TCP bytes against packets built by an independent implementation (the Python stand-in in
-/// ../shared/research/prototypes/ios17-tunnel, `ip6_tcp`): pymobiledevice3 does not check checksums,
+/// The IPv6 + TCP bytes against packets built by an independent implementation (a Python stand-in written for
+/// the tunnel research, `ip6_tcp`, kept outside this repository): pymobiledevice3 does not check checksums,
 /// so only this test would notice a wrong one.
 @Suite struct TunnelPacketTests {
     static let device = IPv6Address(prefix: [0xFD, 0x12, 0x34, 0x56, 0x78, 0x9A, 0, 0], interface: 1)
