@@ -8,6 +8,9 @@ enum HelperLog {
     /// folder too).
     /// - Throws: `LaunchBenchError.cannotWrite` naming the file that cannot be created.
     static func next(in folder: URL, named name: String) throws -> URL {
+        // The run's private folder first: made later, it would replace a default log folder inside it (and
+        // the log claimed here) with a fresh one.
+        _ = try PrivateFolder.run()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

@@ -25,14 +25,8 @@ final class DebugserverSidecar: @unchecked Sendable {
         guard let port = LocalPort.free() else {
             throw EngineError.sidecarExited(udid: udid, status: -1, log: "no free port on 127.0.0.1", logPath: "")
         }
-        // First: it makes the run's private folder, which also holds the default log folder.
         let environment = try Pymobiledevice3ChecksumFix.environment(
             adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
-        try? FileManager.default.createDirectory(
-            at: logURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: logURL.path) {
-            _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        }
         let log = try FileHandle(forWritingTo: logURL)
         log.seekToEndOfFile()
         let arguments =
