@@ -11,7 +11,7 @@
 enum ArgumentBytes {
     /// Every argument after the program's name, as raw bytes.
     static var current: [[UInt8]] {
-        (1..<Int(CommandLine.argc)).map { index in
+        (0..<Int(CommandLine.argc)).dropFirst().map { index in  // argc may be 0 (an empty argv)
             guard let argument = CommandLine.unsafeArgv[index] else { return [] }
             return Array(UnsafeBufferPointer(start: argument, count: strlen(argument))).map { UInt8(bitPattern: $0) }
         }

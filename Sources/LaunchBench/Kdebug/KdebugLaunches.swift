@@ -39,8 +39,7 @@ public struct KdebugLaunch: Sendable {
     /// - Parameter name: the executable's full name.
     /// - Returns: true when it is this launch's.
     public func isProcess(named name: String) -> Bool {
-        guard let executable else { return false }
-        return executable == name || (executable.utf8.count >= 15 && name.hasPrefix(executable))
+        executable.map { DyldLaunchSelection.execName($0, matches: name) } ?? false
     }
 }
 
@@ -68,7 +67,7 @@ public enum KdebugLaunches {
             if !thread.processName.isEmpty { names[thread.pid] = thread.processName }
         }
         // Each exec: where it sits in `sorted`, its pid, and the name TRACE_STRING_EXEC gives it next.
-        var execs: [(index: Int, pid: Int, thread: UInt64, name: String?, dyld: Bool)] = []
+        var execs: [(index: Int, pid: Int, name: String?, dyld: Bool)] = []
         var latestExec: [UInt64: Int] = [:]  // thread → its newest exec in `execs`
         var launchStarters: [UInt64] = []
         var byProcess: [Int: [Int]] = [:]  // pid → indices in `sorted` of its threads' records
@@ -91,7 +90,7 @@ public enum KdebugLaunches {
                 let pid = Int(truncatingIfNeeded: record.arg1)
                 pids[record.threadID] = pid
                 latestExec[record.threadID] = execs.count
-                execs.append((index, pid, record.threadID, nil, false))
+                execs.append((index, pid, nil, false))
             case .traceStringExec:
                 let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
                 if let exec = latestExec[record.threadID], execs[exec].name == nil, !name.isEmpty {

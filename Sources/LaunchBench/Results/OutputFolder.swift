@@ -6,11 +6,11 @@ public enum OutputFolder {
     public static let defaultParent = "launchbench-results"
 
     /// What launchbench writes into a results folder: the only entries `--overwrite` removes.
-    public static let writtenEntries = [
-        ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
-        ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
-        "logs", "traces", "kdebug", RunManifest.referenceFolderName, ResultsStore.reserveFileName,
-    ]
+    public static let writtenEntries =
+        [
+            ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
+            ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
+        ] + ResultsMerge.deviceFolders + [RunManifest.referenceFolderName, ResultsStore.reserveFileName]
 
     /// Creates the results folder and returns it.
     ///

@@ -1,6 +1,6 @@
 /// Keeps one copy of the texts that repeat from launch to launch (run id, device, app, the bundle's image
-/// list, initializer names), so that the readers that keep every sample (merge, the run's own gate) hold each
-/// text once instead of once per launch.
+/// list, initializer names), so that the readers that keep every sample (`loadSamples`: merge, a mixed-app
+/// file's gate, the run's own gate when it rereads the folder) hold each text once instead of once per launch.
 ///
 /// A decoded `String` longer than 15 UTF-8 bytes owns a heap buffer, and a decoded array owns one too: a
 /// launch of the sample app carried about 900 bytes of such copies. Swapping each for the first equal one

@@ -125,7 +125,7 @@ final class LaunchWatcher: LaunchObserver, Sendable {
             let record = state.parser.finishSingleLaunch()
             return LaunchObservation(
                 record: record, launchedAt: state.launchedAt, completeAt: completion?.at,
-                completedByKdebug: completion?.byKdebug ?? false, kdebugReachedMain: state.kdebugMainAt != nil,
+                completedByKdebug: completion?.byKdebug ?? false,
                 receivedOutput: state.byteCount > 0,
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
                 statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
@@ -144,8 +144,6 @@ struct LaunchObservation: Sendable {
     /// The kernel trace completed it (first frame, or `grace` after main), not the output: the host saw it
     /// late by the trace's delivery, so no wall time is taken from it.
     var completedByKdebug = false
-    /// The kernel trace showed dyld reach main.
-    var kdebugReachedMain = false
     var receivedOutput: Bool
     /// Some statistics or markers arrived (so an exit before completion cut a launch short).
     var sawPartialLaunch: Bool

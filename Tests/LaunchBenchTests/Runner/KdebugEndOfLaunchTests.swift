@@ -25,7 +25,7 @@ import Testing
         #expect(watcher.shouldEnd(at: start + .milliseconds(600)) == .complete)
         let observation = watcher.finish()
         #expect(observation.completeAt == start + .milliseconds(400))
-        #expect(observation.completedByKdebug && observation.kdebugReachedMain)
+        #expect(observation.completedByKdebug)
         let verdict = LaunchVerdict(
             termination: .endedByHarness(.complete), observation: observation, timeout: .seconds(10),
             kdebugMeasured: true)

@@ -30,7 +30,10 @@ import Testing
         chmod(planted.path, 0o700)
         #expect(chown(planted.path, 65534, 65534) == 0)
         let error = #expect(throws: LaunchBenchError.self) { try PrivateFolder.ensure(planted) }
-        guard case .unsafeFolder(let path, let reason)? = error else { return }
+        guard case .unsafeFolder(let path, let reason)? = error else {
+            Issue.record("expected unsafeFolder, got \(String(describing: error))")
+            return
+        }
         #expect(path == planted.path && reason.contains("65534"))
         #expect(error?.errorDescription?.contains("rm -rf \(planted.path)") == true)
     }
@@ -40,7 +43,10 @@ import Testing
         try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
         chmod(open.path, 0o777)
         let error = #expect(throws: LaunchBenchError.self) { try PrivateFolder.ensure(open) }
-        guard case .unsafeFolder(_, let reason)? = error else { return }
+        guard case .unsafeFolder(_, let reason)? = error else {
+            Issue.record("expected unsafeFolder, got \(String(describing: error))")
+            return
+        }
         #expect(reason.contains("777"))
     }
 
