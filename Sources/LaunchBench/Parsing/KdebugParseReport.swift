@@ -18,25 +18,26 @@ public struct ParsedKdebugFile: Sendable {
 public enum KdebugParseReport {
     /// A JSON array, one object per launch; ends with a newline.
     public static func json(_ files: [ParsedKdebugFile]) -> String {
-        var objects: [String] = []
+        var objects: [JSONValue] = []
         for file in files {
             for (index, launch) in file.launches.enumerated() {
-                var fields = [
-                    ("file", string(file.file)), ("launch", String(index + 1)),
-                    ("executable", launch.executable.map(string) ?? "null"),
-                    ("pid", launch.pid.map(String.init) ?? "null"),
+                var fields: [(String, JSONValue)] = [
+                    ("file", .string(file.file)), ("launch", .number(Double(index + 1))),
+                    ("executable", launch.executable.map { .string($0) } ?? .null),
+                    ("pid", .number(launch.pid.map(Double.init))),
                 ]
-                fields += launch.metrics.map { ($0.0.rawValue, $0.1.map(ParseReport.number) ?? "null") }
+                fields += launch.metrics.map { ($0.0.rawValue, .number($0.1)) }
                 let initializers = byImage(launch).map {
-                    "{\"image\": \(string($0.image)), \"ms\": \(ParseReport.number($0.ms))}"
+                    JSONValue.object([("image", .string($0.image)), ("ms", .number($0.ms))])
                 }
-                fields.append(("initializers", list(initializers, indent: "    ")))
-                fields.append(("warnings", list(launch.phases.warnings.map(string), indent: "    ")))
-                objects.append(
-                    "  {\n" + fields.map { "    \(string($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n  }")
+                fields.append(("initializers", .array(initializers)))
+                fields.append(("warnings", .array(launch.phases.warnings.map { .string($0) })))
+                objects.append(.object(fields))
             }
         }
-        return objects.isEmpty ? "[]\n" : "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+        var text = JSONText()
+        text.write(.array(objects), indent: 0)
+        return text.text + "\n"
     }
 
     /// RFC 4180: a header (`file`, `launch`, `executable`, `pid`, then the metric columns), one row per launch.
@@ -85,31 +86,5 @@ public enum KdebugParseReport {
     /// Initializer time by image, slowest first (then by path).
     private static func byImage(_ launch: KdebugLaunch) -> [(image: String, ms: Double)] {
         launch.phases.initializersByImage.map { ($0.key, $0.value) }.sorted { ($1.ms, $0.image) < ($0.ms, $1.image) }
-    }
-
-    private static func list(_ items: [String], indent: String) -> String {
-        items.isEmpty ? "[]" : "[\n" + items.map { indent + "  " + $0 }.joined(separator: ",\n") + "\n" + indent + "]"
-    }
-
-    /// A JSON string literal.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

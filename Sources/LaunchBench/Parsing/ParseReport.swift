@@ -199,8 +199,8 @@ public struct ParseOutput: Sendable {
     }
 }
 
-/// Just enough JSON to print keys in a fixed order with explicit nulls.
-private indirect enum JSONValue {
+/// Just enough JSON to print keys in a fixed order with explicit nulls (`parse`'s dyld and kdebug reports).
+indirect enum JSONValue {
     case null
     case number(Double)
     case string(String)
@@ -210,7 +210,7 @@ private indirect enum JSONValue {
     static func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
 }
 
-private struct JSONText {
+struct JSONText {
     var text = ""
 
     mutating func write(_ value: JSONValue, indent: Int) {
