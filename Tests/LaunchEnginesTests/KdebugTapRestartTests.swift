@@ -56,6 +56,35 @@ import Testing
         await feed.stop()
     }
 
+    /// A fault a new helper would meet again (here, a phone that sends compressed messages) ends the feed at once
+    /// with its own error and advice, not after three restarts as "died 4 times".
+    @Test func aFaultThatWouldRecurIsNotRestarted() async throws {
+        let folder = EngineFixtures.temporaryFolder()
+        let count = folder.appendingPathComponent("count").path
+        let program = try KdebugTapTests.installation(
+            python: """
+                n=$(( $(cat '\(count)' 2>/dev/null || echo 0) + 1 )); echo $n > '\(count)'
+                echo '{"type":"ready","numer":125,"denom":3}'
+                echo "{\\"type\\":\\"chunk\\",\\"data\\":\\"$(printf 'session%s' $n | base64)\\"}"
+                sleep 0.5  # after the start: the fault arrives mid-session
+                echo '{"type":"error","kind":"compressed","message":"an LZ4-compressed DTX message"}'
+                exit 1
+                """)
+        let tracer = Pymobiledevice3KdebugTracer(
+            executable: program, logFolder: folder.appendingPathComponent("logs"), startTimeout: .seconds(20))
+        let feed = try await tracer.startTrace(on: EngineFixtures.device(ios: "14.8"))
+        let error = await #expect(throws: KdebugTapError.self) {
+            for try await _ in feed.chunks {}
+        }
+        await feed.stop()
+        guard case .compressed? = error else {
+            Issue.record("expected the compressed error itself, got \(String(describing: error))")
+            return
+        }
+        #expect(
+            try String(contentsOfFile: count, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+
     /// The reader takes the first session's header; a restarted session's header is cut off its first chunk.
     @Test func aRestartedSessionsHeaderIsCutOff() throws {
         let bytes = [UInt8](try Data(contentsOf: PackageRoot.at("Fixtures/kdebug/synth-launch.kdebug")))

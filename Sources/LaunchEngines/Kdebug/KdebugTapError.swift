@@ -56,6 +56,15 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
         }
     }
 
+    /// A fault of the phone or the host, not of the helper process: a restarted helper would meet it again
+    /// (kperf held by another session, another pymobiledevice3, compressed messages, no Python, no script).
+    var recursOnRestart: Bool {
+        switch self {
+        case .kperfLocked, .version, .compressed, .noPython, .cannotWriteScript: return true
+        case .connect, .lost, .exited, .hung: return false
+        }
+    }
+
     /// The error a helper's `{"type": "error"}` line describes.
     static func reported(kind: String, message: String, udid: String) -> KdebugTapError {
         switch kind {

@@ -29,6 +29,10 @@ enum KdebugTapRestarts {
                         continuation.yield(headerPending ? withoutHeader(chunk, pending: &headerPending) : chunk)
                     }
                 } catch {
+                    if let tap = error as? KdebugTapError, tap.recursOnRestart {
+                        continuation.finish(throwing: tap)  // a new helper would meet it again: say it as it is
+                        return
+                    }
                     ending = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
                 }
                 if state.withLock({ $0.stopped }) {
