@@ -49,24 +49,14 @@ public struct DylibGuard: Sendable, Hashable {
         embeddedFrameworks.filter { !allowed.allows("Frameworks/" + $0) }.map { Violation(image: "Frameworks/" + $0) }
     }
 
-    /// Checks the images each launch loaded from inside the bundle (`Sample.bundleImages`).
-    /// Each image is reported once per device, at the first launch that loaded it.
-    public func check(samples: [Sample]) -> [Violation] {
-        check(launches: GateLaunches(samples: samples))
-    }
-
-    /// `check(samples:)` of launches already kept: each device's first load of each image, in reading order.
+    /// Checks the images the launches loaded from inside the bundle (`Sample.bundleImages`): each device's
+    /// first load of each image, in reading order, so an image is reported once per device.
     public func check(launches: GateLaunches) -> [Violation] {
         launches.counts.firstLoads.filter { !isExecutable($0.image) && !allowed.allows($0.image) }
     }
 
-    /// The images to record with `--write-allowed-dylibs`: the embedded frameworks and every
-    /// bundle image the launches loaded, except the executable.
-    public func currentImages(embeddedFrameworks: [String], samples: [Sample]) -> [String] {
-        currentImages(embeddedFrameworks: embeddedFrameworks, launches: GateLaunches(samples: samples))
-    }
-
-    /// `currentImages(embeddedFrameworks:samples:)` of launches already kept (each image once per device).
+    /// The images to record with `--write-allowed-dylibs`: the embedded frameworks and every bundle image the
+    /// launches loaded (each once per device), except the executable.
     public func currentImages(embeddedFrameworks: [String], launches: GateLaunches) -> [String] {
         embeddedFrameworks.map { "Frameworks/" + $0 }
             + launches.counts.firstLoads.map(\.image).filter { !isExecutable($0) }

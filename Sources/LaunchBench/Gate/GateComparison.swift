@@ -164,21 +164,6 @@ extension GateComparison {
         }
     }
 
-    /// One identity per UDID, in the order the samples first name it, with the latest sample's details.
-    public static func devices(of samples: [Sample]) -> [DeviceIdentity] {
-        var order: [String] = []
-        var latest: [String: Sample] = [:]
-        for sample in samples {
-            if latest[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
-            latest[sample.deviceUDID] = sample
-        }
-        return order.compactMap { udid in
-            latest[udid].map {
-                DeviceIdentity(udid: udid, name: $0.deviceName, productType: $0.productType, osVersion: $0.osVersion)
-            }
-        }
-    }
-
     static func metrics(baseline: [LaunchPoint], current: [LaunchPoint], settings: GateSettings) -> [Metric] {
         if !settings.metrics.isEmpty { return settings.metrics }
         let measuredOnBoth = GateMetricChoice.defaultOrder.first { metric in
@@ -231,13 +216,6 @@ extension GateComparison {
             changes.append("iOS \(pair.baseline.osVersion) → \(pair.current.osVersion)")
         }
         return changes
-    }
-
-    /// Where most of the measured launches' pre-main phases came from; `nil` when none says (no pre-main
-    /// phases, or samples written before `premain_source` was recorded).
-    public static func premainSource(of samples: [Sample]) -> PremainSource? {
-        let sources = samples.filter { !$0.status.isFailure }.compactMap(\.premainSource)
-        return premainSource(counts: Dictionary(grouping: sources, by: { $0 }).mapValues(\.count))
     }
 
     /// The source with the most launches in `counts` (ties: the first by name); `nil` when empty.

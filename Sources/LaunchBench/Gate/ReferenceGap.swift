@@ -29,11 +29,6 @@ public struct ReferenceGap: Sendable, Hashable {
     /// The gaps per device × kind for the gate's metric choice.
     /// - Parameters:
     ///   - app: the main app's samples; `reference`: the reference app's samples of the same run.
-    public static func gaps(app: [Sample], reference: [Sample], metrics: [Metric] = []) -> [ReferenceGap] {
-        gaps(app: GateLaunches(samples: app), reference: GateLaunches(samples: reference), metrics: metrics)
-    }
-
-    /// `gaps(app:reference:metrics:)` of launches already kept.
     public static func gaps(app: GateLaunches, reference: GateLaunches, metrics: [Metric] = []) -> [ReferenceGap] {
         var result: [ReferenceGap] = []
         for device in app.devices {

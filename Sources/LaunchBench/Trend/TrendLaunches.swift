@@ -22,13 +22,13 @@ struct TrendLaunches: Sendable {
     /// Whether any launch was read.
     var isEmpty: Bool { deviceOrder.isEmpty }
 
-    /// `summary`'s devices in the order the samples first name them (as `GateComparison.devices(of:)` lists them).
+    /// `summary`'s devices in the order the samples first name them (as the gate lists them).
     func devices(of summary: RunSummary) -> [DeviceSummary] {
         let byUDID = Dictionary(summary.devices.map { ($0.device.udid, $0) }, uniquingKeysWith: { a, _ in a })
         return deviceOrder.compactMap { byUDID[$0] }
     }
 
-    /// The device's majority pre-main source (see `GateComparison.premainSource(of:)`).
+    /// The device's majority pre-main source (`GateComparison.premainSource(counts:)`).
     func premainSource(of udid: String) -> PremainSource? {
         GateComparison.premainSource(counts: premainCounts[udid] ?? [:])
     }

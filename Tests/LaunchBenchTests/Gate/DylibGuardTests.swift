@@ -47,7 +47,7 @@ import Testing
                 logPath: "logs/UDID-A/0002-cold.log"),
             GateSamples.make(iteration: 3, bundleImages: ["Sample", "Frameworks/Evil.framework/Evil"]),
         ]
-        let violations = guardrail.check(samples: samples)
+        let violations = guardrail.check(launches: GateLaunches(samples: samples))
         #expect(violations.count == 1)
         let violation = violations[0]
         #expect(violation.image == "Frameworks/Evil.framework/Evil")
@@ -71,13 +71,13 @@ import Testing
         let guardrail = DylibGuard(allowed: AllowedDylibs(entries: []), executable: "Sample")
         let samples = [GateSamples.make(bundleImages: ["Sample", "Frameworks/A.framework/A", "Frameworks/libB.dylib"])]
         let images = guardrail.currentImages(
-            embeddedFrameworks: ["A.framework", "C.framework", "libB.dylib"], samples: samples)
+            embeddedFrameworks: ["A.framework", "C.framework", "libB.dylib"], launches: GateLaunches(samples: samples))
         let text = AllowedDylibs.render(images: images, comment: "Recorded by launchbench")
         #expect(text.hasPrefix("# Recorded by launchbench\n"))
         #expect(
             text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["A.framework", "C.framework", "libB.dylib"])
         let reread = DylibGuard(allowed: AllowedDylibs(parsing: text), executable: "Sample")
-        #expect(reread.check(samples: samples).isEmpty)
+        #expect(reread.check(launches: GateLaunches(samples: samples)).isEmpty)
         #expect(reread.check(embeddedFrameworks: ["A.framework", "C.framework", "libB.dylib"]).isEmpty)
     }
 }
