@@ -8,10 +8,7 @@ let package = Package(
     name: "launchbench",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "launchbench", targets: ["launchbench"]),
-        .library(name: "LaunchBench", targets: ["LaunchBench"]),
-        .library(name: "MobileDevice", targets: ["MobileDevice"]),
-        .library(name: "DeviceEmulator", targets: ["DeviceEmulator"]),
+        .executable(name: "launchbench", targets: ["launchbench"])
     ],
     // Exact versions: the ones the tests ran with. Package.pins lists every resolved package (these and
     // theirs); Scripts/check-pins fails the build when a resolution differs (Documentation/Design.md, "Pinned packages").

@@ -1,5 +1,5 @@
 /// The tool's version, written into every `run.json` and baseline.
-public enum LaunchBenchVersion {
+package enum LaunchBenchVersion {
     /// This build's version.
-    public static let current = "0.1.0"
+    package static let current = "0.1.0"
 }

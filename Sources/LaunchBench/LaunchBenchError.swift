@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything the core can fail with. Each message names the thing at fault and the fix.
-public enum LaunchBenchError: Error, Sendable, Equatable {
+package enum LaunchBenchError: Error, Sendable, Equatable {
     /// A path that should be an app is neither an `.app` folder nor an `.ipa`.
     case notAnApp(path: String, reason: String)
     /// A file or folder the command needs does not exist.
@@ -29,7 +29,7 @@ public enum LaunchBenchError: Error, Sendable, Equatable {
 
 extension LaunchBenchError: LocalizedError {
     /// What went wrong and how to fix it, in one or two sentences.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .notAnApp(let path, let reason):
             return

@@ -3,7 +3,7 @@ import LaunchBench
 
 /// Failures of the engines that run as other programs (pymobiledevice3, devicectl). Each names the
 /// program, what it said, where its full log is, and the fix.
-public enum EngineError: Error, LocalizedError, DriverError, Sendable {
+package enum EngineError: Error, LocalizedError, DriverError, Sendable {
     /// The engine's program is not there (or not runnable).
     case missing(engine: LaunchEngine, path: String, install: String)
     /// The sidecar exited before it listened.
@@ -17,14 +17,14 @@ public enum EngineError: Error, LocalizedError, DriverError, Sendable {
     /// devicectl failed; `message` is its own error text.
     case devicectl(operation: String, udid: String, message: String, exitStatus: Int32?, kind: DriverFailureKind)
 
-    public var failureKind: DriverFailureKind {
+    package var failureKind: DriverFailureKind {
         switch self {
         case .missing, .sidecarExited, .sidecarHung: return .launchRefused
         case .launchThroughSidecar(_, _, _, _, let kind, _), .devicectl(_, _, _, _, let kind): return kind
         }
     }
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .missing(let engine, let path, let install):
             return "The \(engine.rawValue) engine's program \(path) was not found or cannot be run. Install it with "

@@ -4,7 +4,7 @@ import LaunchBench
 extension EngineHost {
     /// This computer: macOS or not, the selected Xcode's version (macOS only), and pymobiledevice3
     /// (`Pymobiledevice3Locator`), or why a `LAUNCHBENCH_PYMOBILEDEVICE3` setting was not taken.
-    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> EngineHost {
+    package static func detect(environment: [String: String] = ProcessInfo.processInfo.environment) -> EngineHost {
         #if os(macOS)
             let isMacOS = true
             let xcode = xcodeVersion(environment: environment)

@@ -5,15 +5,15 @@ import LaunchBench
 /// libimobiledevice devices and pymobiledevice3 devices share `base` (lockdown for listing, install,
 /// uninstall, restart); pymobiledevice3 only forwards debugserver, which `base`'s GDB loop then drives
 /// over TCP. devicectl devices go to `devicectl` for install, uninstall and launch.
-public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
-    public let base: any ForwardedDebugserverLaunching
-    public let selection: EngineSelection
-    public let host: EngineHost
-    public let pymobiledevice3: Pymobiledevice3Engine?
-    public let devicectl: DevicectlDriver?
+package final class EngineRoutingDriver: DeviceDriver, EngineRouting {
+    package let base: any ForwardedDebugserverLaunching
+    package let selection: EngineSelection
+    package let host: EngineHost
+    package let pymobiledevice3: Pymobiledevice3Engine?
+    package let devicectl: DevicectlDriver?
     private let decisions = Locked<[String: (device: DeviceInfo, decision: EngineDecision)]>([:])
 
-    public init(
+    package init(
         base: any ForwardedDebugserverLaunching, selection: EngineSelection, host: EngineHost,
         pymobiledevice3: Pymobiledevice3Engine? = nil, devicectl: DevicectlDriver? = nil
     ) {
@@ -24,7 +24,7 @@ public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
         self.devicectl = devicectl
     }
 
-    public func engineDecision(for device: DeviceInfo) async -> EngineDecision {
+    package func engineDecision(for device: DeviceInfo) async -> EngineDecision {
         let decision = EngineChoice.decide(for: device, selection: selection, host: host)
         decisions.withLock { $0[device.udid] = (device, decision) }
         return decision
@@ -32,11 +32,11 @@ public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
 
     // Forwarded explicitly: the protocol's defaults would read every device strictly and reinstall in
     // two sessions, losing `base`'s tolerant listing and its lean reinstall.
-    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+    package func listDevices(reading udids: [String]?) async throws -> DeviceListing {
         try await base.listDevices(reading: udids)
     }
 
-    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+    package func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
         if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
             let clock = ContinuousClock()
             let uninstall = try await clock.measure { try await devicectl.uninstall(bundleID: app.bundleID, on: udid) }
@@ -46,21 +46,21 @@ public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
         return try await base.reinstall(app, on: udid, timeout: timeout)
     }
 
-    public func uninstall(bundleID: String, on udid: String) async throws {
+    package func uninstall(bundleID: String, on udid: String) async throws {
         if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
             return try await devicectl.uninstall(bundleID: bundleID, on: udid)
         }
         try await base.uninstall(bundleID: bundleID, on: udid)
     }
 
-    public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
+    package func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
             return try await devicectl.install(app, on: udid, timeout: timeout)
         }
         try await base.install(app, on: udid, timeout: timeout)
     }
 
-    public func launch(
+    package func launch(
         _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
     ) async throws -> LaunchTermination {
         let (device, decision) = try await engine(of: udid)
@@ -81,12 +81,12 @@ public final class EngineRoutingDriver: DeviceDriver, EngineRouting {
         }
     }
 
-    public func restart(_ udid: String, timeout: Duration) async throws {
+    package func restart(_ udid: String, timeout: Duration) async throws {
         try await base.restart(udid, timeout: timeout)
     }
 
     /// Stops the engines' helper processes (call when the run ends, also after Ctrl-C).
-    public func shutdown() async {
+    package func shutdown() async {
         await pymobiledevice3?.stopAll()
     }
 

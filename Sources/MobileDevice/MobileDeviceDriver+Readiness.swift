@@ -5,7 +5,7 @@ extension MobileDeviceDriver {
     /// Developer Mode (lockdown's `com.apple.security.mac.amfi` `DeveloperModeStatus`, iOS 16+) and whether a
     /// Developer Disk Image is mounted (`mobile_image_mounter` `LookupImage`: `Personalized` from iOS 17,
     /// `Developer` before). What the device does not answer is `unknown`, never an error.
-    public func developerReadiness(of device: DeviceInfo) async -> DeveloperReadiness {
+    package func developerReadiness(of device: DeviceInfo) async -> DeveloperReadiness {
         await readinessSession.readiness(of: device)
     }
 }

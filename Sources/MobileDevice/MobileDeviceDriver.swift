@@ -8,20 +8,20 @@ import LaunchBench
 /// run in parallel, and no blocking C call runs on Swift's cooperative thread pool. Errors are
 /// `DeviceError`s (a `DriverError`); a cancelled task gets `CancellationError` after the app, if
 /// one was running, has been killed.
-public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
+package final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     /// How long an uninstall may take (the protocol gives it no timeout of its own).
-    public static let uninstallTimeout: Duration = .seconds(120)
+    package static let uninstallTimeout: Duration = .seconds(120)
 
     private let sessions = Locked<[String: DeviceSession]>([:])
     private let usbmux = USBMuxSession()
     let readinessSession = ReadinessSession()
 
-    public init() {}
+    package init() {}
 
     /// The attached devices, reading only `udids` (all when `nil`). A device whose values fail with a
     /// library error (restarting, unplugged mid-read) is retried briefly, then listed as unreadable.
     /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
-    public func listDevices(reading udids: [String]?) async throws -> DeviceListing {
+    package func listDevices(reading udids: [String]?) async throws -> DeviceListing {
         try await usbmux.listing(reading: udids)
     }
 
@@ -39,21 +39,21 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         try await usbmux.events()
     }
 
-    public func uninstall(bundleID: String, on udid: String) async throws {
+    package func uninstall(bundleID: String, on udid: String) async throws {
         let session = session(for: udid)
         try await cancellable { flag in
             try await session.uninstall(bundleID: bundleID, timeout: Self.uninstallTimeout, cancellation: flag)
         }
     }
 
-    public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
+    package func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         let session = session(for: udid)
         try await cancellable { flag in try await session.install(app, timeout: timeout, cancellation: flag) }
     }
 
     /// Uninstall and install on one lockdown session; the upload runs while the device uninstalls, the
     /// install starts once the app is gone (see `DeviceSession.reinstall`).
-    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+    package func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
         let session = session(for: udid)
         return try await cancellable { flag in
             try await session.reinstall(
@@ -61,7 +61,7 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         }
     }
 
-    public func launch(
+    package func launch(
         _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
     ) async throws -> LaunchTermination {
         let session = session(for: udid)
@@ -71,7 +71,7 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     }
 
     /// Launches through a debugserver that a sidecar forwards to `127.0.0.1:port` (pymobiledevice3).
-    public func launch(
+    package func launch(
         _ request: LaunchRequest, on udid: String, forwardedPort port: UInt16, forwarder: String,
         observer: any LaunchObserver
     ) async throws -> LaunchTermination {
@@ -82,7 +82,7 @@ public final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         }
     }
 
-    public func restart(_ udid: String, timeout: Duration) async throws {
+    package func restart(_ udid: String, timeout: Duration) async throws {
         let session = session(for: udid)
         try await cancellable { flag in try await session.restart(timeout: timeout, cancellation: flag) }
     }

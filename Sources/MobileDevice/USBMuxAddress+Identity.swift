@@ -8,7 +8,7 @@ extension USBMuxAddress {
     /// identity), so a symlinked socket, `/run/usbmuxd` for `/var/run/usbmuxd` or a TCP relay of the same
     /// daemon give the same value. `nil` when usbmuxd cannot be reached or does not answer.
     /// Blocks for one usbmuxd round trip.
-    public static func configuredSystemBUID() -> String? {
+    package static func configuredSystemBUID() -> String? {
         var buid: UnsafeMutablePointer<CChar>?
         let code = usbmuxd_read_buid(&buid)
         defer { free(buid) }

@@ -2,10 +2,10 @@ import Foundation
 
 /// The package's built executables (e.g. `launchbench`), for CLI tests that run them as subprocesses.
 /// `swift build --build-tests` and `swift test` build them next to the test bundle.
-public enum BuiltProducts {
+package enum BuiltProducts {
     /// The `launchbench` executable, or `nil` when it is not built. `LAUNCHBENCH_TEST_EXECUTABLE` names
     /// another one: `Scripts/test` points it at the installed release binary, the one users run.
-    public static var launchbench: String? {
+    package static var launchbench: String? {
         if let chosen = ProcessInfo.processInfo.environment["LAUNCHBENCH_TEST_EXECUTABLE"], !chosen.isEmpty {
             return chosen
         }
@@ -14,7 +14,7 @@ public enum BuiltProducts {
 
     /// An executable product of this package by name, searched in the test bundle's build folder, then
     /// in `.build/debug` of the package.
-    public static func executable(named name: String) -> String? {
+    package static func executable(named name: String) -> String? {
         candidateFolders().lazy.map { $0.appendingPathComponent(name).path }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }

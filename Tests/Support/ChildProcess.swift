@@ -3,7 +3,7 @@ import LaunchBench
 
 /// A running subprocess whose stdout/stderr are collected as they arrive: read stdout line by line,
 /// send it signals, wait for its exit with a timeout. For CLI and external-tool tests.
-public final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     // @unchecked only for `process` (Sendable on Linux and in recent macOS SDKs, not assumed for older
     // ones): after `run()` it is only asked for its pid. Everything that changes is in `state`.
     private let process = Process()
@@ -21,7 +21,7 @@ public final class ChildProcess: @unchecked Sendable {
     private let input: FileHandle?
 
     /// Writes `line` and a newline to the child's stdin (started with `writableInput: true`).
-    public func send(line: String) throws {
+    package func send(line: String) throws {
         try input?.write(contentsOf: Data((line + "\n").utf8))
     }
 
@@ -31,7 +31,7 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - arguments: its arguments.
     ///   - environment: variables added to (or replacing) this process's environment, for the child only.
     /// - Throws: when the program cannot be started.
-    public init(
+    package init(
         executable: String, arguments: [String], environment: [String: String] = [:], writableInput: Bool = false
     ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -58,19 +58,19 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The child's process id.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    package var processIdentifier: Int32 { process.processIdentifier }
 
     /// Everything the child wrote to stdout so far.
-    public var standardOutput: String { state.withLock { String(decoding: $0.stdoutBuffer, as: UTF8.self) } }
+    package var standardOutput: String { state.withLock { String(decoding: $0.stdoutBuffer, as: UTF8.self) } }
 
     /// Everything the child wrote to stdout so far, as bytes.
-    public var standardOutputData: Data { state.withLock { $0.stdoutBuffer } }
+    package var standardOutputData: Data { state.withLock { $0.stdoutBuffer } }
 
     /// Everything the child wrote to stderr so far.
-    public var standardError: String { state.withLock { String(decoding: $0.stderrBuffer, as: UTF8.self) } }
+    package var standardError: String { state.withLock { String(decoding: $0.stderrBuffer, as: UTF8.self) } }
 
     /// The next complete stdout line (without the newline); `nil` at end of output or after `timeout`.
-    public func readLine(timeout: Duration = .seconds(30)) async throws -> String? {
+    package func readLine(timeout: Duration = .seconds(30)) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (line, finished) = state.withLock { state -> (String?, Bool) in
@@ -93,7 +93,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Writes `text` to the child's stdin and closes it (started with `writableInput: true`).
-    public func finishInput(with text: String = "") throws {
+    package func finishInput(with text: String = "") throws {
         try input?.write(contentsOf: Data(text.utf8))
         try input?.close()
     }
@@ -101,7 +101,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Runs a program to its end without blocking a thread (tests share a cooperative pool as wide as the
     /// machine has cores: a blocking wait there stalls every other test's timers).
     /// - Returns: the exit status (`nil` when it had to be killed after `timeout`), stdout and stderr.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> (status: Int32?, stdout: Data, stderr: String) {
@@ -113,13 +113,13 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends a signal (e.g. `SIGINT`) to the child.
-    public func send(signal number: Int32) {
+    package func send(signal number: Int32) {
         kill(process.processIdentifier, number)
     }
 
     /// Waits until the child exited and closed its output; kills it (SIGKILL) after `timeout`.
     /// - Returns: the exit status, or `nil` if it had to be killed.
-    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
+    package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (status, streams) = state.withLock { ($0.exitStatus, $0.openStreams) }

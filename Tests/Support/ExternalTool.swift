@@ -1,14 +1,14 @@
 import Foundation
 
 /// What an external tool did.
-public struct ToolResult: Sendable {
+package struct ToolResult: Sendable {
     /// Exit status; `nil` when the tool ran past its timeout and was killed.
-    public var exitCode: Int32?
-    public var standardOutput: String
-    public var standardError: String
+    package var exitCode: Int32?
+    package var standardOutput: String
+    package var standardError: String
 
     /// stdout split into non-empty lines.
-    public var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    package var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
 }
 
 /// Independent clients (the Debian `idevice_id`, `ideviceinfo`, `idevicename`, `ideviceinstaller`…)
@@ -24,9 +24,9 @@ public struct ToolResult: Sendable {
 ///     }
 /// }
 /// ```
-public enum ExternalTool {
+package enum ExternalTool {
     /// The full path of `name` on `PATH`, or `nil`.
-    public static func path(of name: String) -> String? {
+    package static func path(of name: String) -> String? {
         let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for folder in searchPath.split(separator: ":") {
             let candidate = "\(folder)/\(name)"
@@ -36,7 +36,7 @@ public enum ExternalTool {
     }
 
     /// Whether `name` is installed (for `.enabled(if:)`).
-    public static func isInstalled(_ name: String) -> Bool { path(of: name) != nil }
+    package static func isInstalled(_ name: String) -> Bool { path(of: name) != nil }
 
     /// Runs a tool to completion with `USBMUXD_SOCKET_ADDRESS` set for the child only.
     /// - Parameters:
@@ -45,7 +45,7 @@ public enum ExternalTool {
     ///   - usbmuxd: the lab's `usbmuxdSocketAddress`.
     ///   - timeout: the tool is killed after this (generous default: the machine may be loaded).
     /// - Throws: when the tool is not installed or cannot start.
-    public static func run(
+    package static func run(
         _ name: String, _ arguments: [String], usbmuxd: String, timeout: Duration = .seconds(60)
     ) async throws -> ToolResult {
         guard let executable = name.hasPrefix("/") ? name : path(of: name) else {
@@ -59,9 +59,9 @@ public enum ExternalTool {
 }
 
 /// A tool the test needs is not on PATH.
-public struct ToolNotFound: Error, CustomStringConvertible {
-    public var name: String
-    public var description: String {
+package struct ToolNotFound: Error, CustomStringConvertible {
+    package var name: String
+    package var description: String {
         "\(name) is not installed. Run Scripts/bootstrap (it installs libimobiledevice-utils)."
     }
 }

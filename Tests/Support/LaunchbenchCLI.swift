@@ -3,22 +3,22 @@ import LaunchBench
 
 /// The built `launchbench`, run as a user runs it: the one way the tests spawn it (`BuiltProducts.launchbench`,
 /// so `Scripts/test` can point the suite at the installed release binary).
-public enum LaunchbenchCLI {
+package enum LaunchbenchCLI {
     /// What a finished command left.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The exit status; `nil` when it had to be killed after the timeout.
-        public var status: Int32?
+        package var status: Int32?
         /// Everything written to stdout.
-        public var stdoutData: Data
+        package var stdoutData: Data
         /// Everything written to stderr.
-        public var stderr: String
+        package var stderr: String
         /// stdout as text.
-        public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+        package var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
     }
 
     /// The executable's path.
     /// - Throws: `LaunchBenchError.fileNotFound` when it is not built.
-    public static func executable() throws -> String {
+    package static func executable() throws -> String {
         guard let path = BuiltProducts.launchbench else {
             throw LaunchBenchError.fileNotFound(
                 path: ".build", what: "The launchbench executable (build it first: swift build --build-tests)")
@@ -28,7 +28,7 @@ public enum LaunchbenchCLI {
 
     /// Starts `launchbench arguments`, for a test that reads its output as it comes or signals it.
     /// - Parameter environment: variables added for the child only.
-    public static func start(
+    package static func start(
         _ arguments: [String], environment: [String: String] = [:], writableInput: Bool = false
     ) throws -> ChildProcess {
         try ChildProcess(
@@ -36,7 +36,7 @@ public enum LaunchbenchCLI {
     }
 
     /// Runs `launchbench arguments` to its end (killed after `timeout`).
-    public static func run(
+    package static func run(
         _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> Outcome {

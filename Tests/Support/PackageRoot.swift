@@ -1,11 +1,11 @@
 import Foundation
 
 /// The checkout the tests run from, found from this file's own path: the one place a test computes it.
-public enum PackageRoot {
+package enum PackageRoot {
     /// The package's root folder (this file is `Tests/Support/PackageRoot.swift`).
-    public static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    package static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// A file or folder of the checkout, e.g. `PackageRoot.at("Fixtures/SampleApp/Sample.app")`.
-    public static func at(_ relativePath: String) -> URL { url.appendingPathComponent(relativePath) }
+    package static func at(_ relativePath: String) -> URL { url.appendingPathComponent(relativePath) }
 }

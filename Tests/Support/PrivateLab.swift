@@ -5,12 +5,12 @@ import LaunchBench
 /// A lab of its own, for tests that drive a SUBPROCESS (Debian tools, the built `launchbench`): pass
 /// ``EmulatedLab/usbmuxdSocketAddress`` to the child only (see ``ExternalTool`` and ``ChildProcess``);
 /// never set it in the test process (that is ``SharedTestLab``'s).
-public enum PrivateLab {
+package enum PrivateLab {
     /// Starts a lab on a fresh short socket path. Stop it with `await lab.stop()`.
     /// - Parameters:
     ///   - devices: devices present from the start; `EmulatedDeviceSpec.lab(count:osVersion:)` makes some.
     ///   - timeScale: real seconds per emulated second.
-    public static func start(
+    package static func start(
         devices: [EmulatedDeviceSpec] = EmulatedDeviceSpec.lab(count: 2, osVersion: "14.8"),
         services: [any EmulatedService] = BuiltInServices.all, timeScale: Double = 0.01
     ) async throws -> EmulatedLab {
@@ -20,7 +20,7 @@ public enum PrivateLab {
 
     /// Starts a lab, runs `body`, stops the lab (also when `body` throws).
     @discardableResult
-    public static func with<T>(
+    package static func with<T>(
         devices: [EmulatedDeviceSpec] = EmulatedDeviceSpec.lab(count: 2, osVersion: "14.8"),
         services: [any EmulatedService] = BuiltInServices.all, timeScale: Double = 0.01,
         _ body: (EmulatedLab) async throws -> T

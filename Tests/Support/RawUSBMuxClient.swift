@@ -9,12 +9,12 @@ import Foundation
 
 /// A blocking stream socket with timeouts, for protocol-level tests that speak usbmuxd/lockdown bytes
 /// themselves (no libimobiledevice involved).
-public final class RawSocket: @unchecked Sendable {
+package final class RawSocket: @unchecked Sendable {
     // One test uses a socket at a time; the descriptor is not shared across threads concurrently.
     private var fd: Int32
 
     /// Connects to a unix socket path.
-    public init(unixPath: String) throws {
+    package init(unixPath: String) throws {
         #if canImport(Glibc)
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -35,13 +35,13 @@ public final class RawSocket: @unchecked Sendable {
     deinit { if fd >= 0 { _ = unistdClose(fd) } }
 
     /// Closes the socket (the peer sees EOF).
-    public func close() {
+    package func close() {
         if fd >= 0 { _ = unistdClose(fd) }
         fd = -1
     }
 
     /// Writes all bytes.
-    public func send(_ data: Data) throws {
+    package func send(_ data: Data) throws {
         var offset = 0
         while offset < data.count {
             let written = data.withUnsafeBytes { raw in
@@ -58,7 +58,7 @@ public final class RawSocket: @unchecked Sendable {
 
     /// Reads exactly `count` bytes.
     /// - Throws: `RawSocketError.timedOut` after `timeout`, `.closed` at EOF.
-    public func receive(exactly count: Int, timeout: TimeInterval = 10) throws -> Data {
+    package func receive(exactly count: Int, timeout: TimeInterval = 10) throws -> Data {
         var data = Data()
         let deadline = Date().addingTimeInterval(timeout)
         while data.count < count {
@@ -78,7 +78,7 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     /// Whether the peer closed the connection within `timeout` (reads and discards any data first).
-    public func waitForClose(timeout: TimeInterval = 10) -> Bool {
+    package func waitForClose(timeout: TimeInterval = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -93,13 +93,13 @@ public final class RawSocket: @unchecked Sendable {
 
 private func unistdClose(_ fd: Int32) -> Int32 { close(fd) }
 
-public enum RawSocketError: Error, CustomStringConvertible {
+package enum RawSocketError: Error, CustomStringConvertible {
     case system(String, Int32)
     case timedOut
     case closed
     case badReply(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let call, let code): return "\(call) failed: \(String(cString: strerror(code)))"
         case .timedOut: return "timed out waiting for the peer"
@@ -111,27 +111,27 @@ public enum RawSocketError: Error, CustomStringConvertible {
 
 /// Speaks usbmuxd's plist protocol (16-byte LE header + XML plist) over a ``RawSocket``, and after a
 /// `Connect`, lockdown-style frames (4-byte BE length + plist) on the same socket.
-public final class RawUSBMuxClient: @unchecked Sendable {
-    public let socket: RawSocket
+package final class RawUSBMuxClient: @unchecked Sendable {
+    package let socket: RawSocket
     private var nextTag: UInt32 = 1
 
     /// Opens a new control connection to the lab's unix socket.
-    public init(socketPath: String) throws {
+    package init(socketPath: String) throws {
         socket = try RawSocket(unixPath: socketPath)
     }
 
     /// A usbmuxd frame as received: header fields, the raw payload and the decoded plist.
-    public struct Frame {
-        public var version: UInt32
-        public var message: UInt32
-        public var tag: UInt32
-        public var payload: Data
-        public var plist: [String: Any]
+    package struct Frame {
+        package var version: UInt32
+        package var message: UInt32
+        package var tag: UInt32
+        package var payload: Data
+        package var plist: [String: Any]
     }
 
     /// Sends a request (`MessageType` plus extra keys) with the next tag; returns the tag used.
     @discardableResult
-    public func send(_ messageType: String, _ extra: [String: Any] = [:]) throws -> UInt32 {
+    package func send(_ messageType: String, _ extra: [String: Any] = [:]) throws -> UInt32 {
         var plist = extra
         plist["MessageType"] = messageType
         plist["ClientVersionString"] = "libusbmuxd 2.0.2"
@@ -149,7 +149,7 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// Receives one usbmuxd frame.
-    public func receive(timeout: TimeInterval = 10) throws -> Frame {
+    package func receive(timeout: TimeInterval = 10) throws -> Frame {
         let header = try socket.receive(exactly: 16, timeout: timeout)
         func field(_ index: Int) -> UInt32 {
             header.withUnsafeBytes {
@@ -165,21 +165,22 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// Sends a request and returns its reply.
-    public func request(_ messageType: String, _ extra: [String: Any] = [:], timeout: TimeInterval = 10) throws -> Frame
+    package func request(_ messageType: String, _ extra: [String: Any] = [:], timeout: TimeInterval = 10) throws
+        -> Frame
     {
         try send(messageType, extra)
         return try receive(timeout: timeout)
     }
 
     /// `Connect` to `port` on a device, byte-swapping the port as libusbmuxd does; returns the Result number.
-    public func connect(deviceID: Int, port: Int) throws -> Int {
+    package func connect(deviceID: Int, port: Int) throws -> Int {
         let swapped = Int(UInt16(port).byteSwapped)
         let reply = try request("Connect", ["DeviceID": deviceID, "PortNumber": swapped])
         return Self.integer(reply.plist["Number"]) ?? -1
     }
 
     /// Sends one lockdown-style frame (after a successful `Connect`).
-    public func sendPlistFrame(_ plist: [String: Any]) throws {
+    package func sendPlistFrame(_ plist: [String: Any]) throws {
         let body = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
         var frame = Data()
         withUnsafeBytes(of: UInt32(body.count).bigEndian) { frame.append(contentsOf: $0) }
@@ -187,7 +188,7 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// Receives one lockdown-style frame; returns the raw body and the decoded dictionary.
-    public func receivePlistFrame(timeout: TimeInterval = 10) throws -> (raw: Data, plist: [String: Any]) {
+    package func receivePlistFrame(timeout: TimeInterval = 10) throws -> (raw: Data, plist: [String: Any]) {
         let header = try socket.receive(exactly: 4, timeout: timeout)
         let length = header.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)) }
         let body = try socket.receive(exactly: Int(length), timeout: timeout)
@@ -197,7 +198,7 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// One lockdown request/reply.
-    public func lockdown(_ request: String, _ extra: [String: Any] = [:]) throws -> [String: Any] {
+    package func lockdown(_ request: String, _ extra: [String: Any] = [:]) throws -> [String: Any] {
         var plist = extra
         plist["Request"] = request
         plist["Label"] = "raw-test"
@@ -206,7 +207,7 @@ public final class RawUSBMuxClient: @unchecked Sendable {
     }
 
     /// An integer from a decoded plist value.
-    public static func integer(_ value: Any?) -> Int? {
+    package static func integer(_ value: Any?) -> Int? {
         switch value {
         case let int as Int: return int
         case let number as NSNumber: return number.intValue

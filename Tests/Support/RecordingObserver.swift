@@ -2,7 +2,7 @@ import LaunchBench
 
 /// A `LaunchObserver` that records a launch's output and ends it when `decide` says so: the drivers' tests
 /// watch what a launch printed and how often the driver asked.
-public final class RecordingObserver: LaunchObserver, Sendable {
+package final class RecordingObserver: LaunchObserver, Sendable {
     /// The driver calls from its device queue, the test reads from its task.
     private struct State {
         var bytes: [UInt8] = []
@@ -14,7 +14,7 @@ public final class RecordingObserver: LaunchObserver, Sendable {
     private let decide: @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop?
 
     /// - Parameter decide: given the output so far, the launch instant and now: `nil` to keep running.
-    public init(
+    package init(
         decide: @escaping @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop? = {
             _, _, _ in nil
         }
@@ -23,19 +23,19 @@ public final class RecordingObserver: LaunchObserver, Sendable {
     }
 
     /// Ends the launch as `--timeout` would once `limit` has passed since it started.
-    public convenience init(stopAfter limit: Duration) {
+    package convenience init(stopAfter limit: Duration) {
         self.init { _, launched, now in now - launched >= limit ? .timeout : nil }
     }
 
-    public func launched(at instant: ContinuousClock.Instant) {
+    package func launched(at instant: ContinuousClock.Instant) {
         state.withLock { $0.launchedAt = instant }
     }
 
-    public func output(_ chunk: [UInt8]) {
+    package func output(_ chunk: [UInt8]) {
         state.withLock { $0.bytes += chunk }
     }
 
-    public func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
+    package func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
         let (text, launched) = state.withLock { state -> (String, ContinuousClock.Instant?) in
             state.questions += 1
             return (String(decoding: state.bytes, as: UTF8.self), state.launchedAt)
@@ -44,9 +44,9 @@ public final class RecordingObserver: LaunchObserver, Sendable {
     }
 
     /// Everything the launch printed so far.
-    public var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
+    package var text: String { state.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
     /// Whether the driver said the app started.
-    public var wasLaunched: Bool { state.withLock { $0.launchedAt != nil } }
+    package var wasLaunched: Bool { state.withLock { $0.launchedAt != nil } }
     /// How often the driver asked whether to end the launch.
-    public var timesAsked: Int { state.withLock { $0.questions } }
+    package var timesAsked: Int { state.withLock { $0.questions } }
 }

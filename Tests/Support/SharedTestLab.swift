@@ -19,20 +19,20 @@ import LaunchBench
 /// }
 /// ```
 /// Other tests' devices are visible too: filter by your UDID, never assert on the whole device list.
-public enum SharedTestLab {
+package enum SharedTestLab {
     /// Real seconds per emulated second in the shared lab (fixed, since every suite shares it).
-    public static let timeScale = 0.01
+    package static let timeScale = 0.01
 
     private static let starter = Starter()
 
     /// The shared lab, started on first use (the environment variable is set when this returns).
     /// - Throws: `EmulatorError` if the lab cannot start (then every caller gets the same error).
-    public static func lab() async throws -> EmulatedLab {
+    package static func lab() async throws -> EmulatedLab {
         try await starter.lab()
     }
 
     /// The `USBMUXD_SOCKET_ADDRESS` value of the shared lab (starts it if needed).
-    public static func address() async throws -> String {
+    package static func address() async throws -> String {
         try await lab().usbmuxdSocketAddress
     }
 
@@ -42,7 +42,7 @@ public enum SharedTestLab {
     ///   - osVersion: the iOS version it reports, e.g. `14.8`.
     ///   - name: its `DeviceName`; default "Test iPhone N".
     /// - Returns: the device; remove it with ``removeDevice(_:)`` when the test ends.
-    public static func addDevice(
+    package static func addDevice(
         productType: String = "iPhone12,1", osVersion: String = "14.8", name: String? = nil
     ) async throws -> EmulatedDevice {
         let lab = try await lab()
@@ -58,13 +58,13 @@ public enum SharedTestLab {
     }
 
     /// Removes a device added by this test (Detached to listeners, its connections closed).
-    public static func removeDevice(_ device: EmulatedDevice) async {
+    package static func removeDevice(_ device: EmulatedDevice) async {
         try? await lab().remove(udid: device.udid)
     }
 
     /// Adds a device, runs `body`, and removes the device again even when `body` throws.
     @discardableResult
-    public static func withDevice<T>(
+    package static func withDevice<T>(
         productType: String = "iPhone12,1", osVersion: String = "14.8", name: String? = nil,
         _ body: (EmulatedDevice) async throws -> T
     ) async throws -> T {

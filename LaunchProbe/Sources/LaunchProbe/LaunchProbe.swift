@@ -58,6 +58,7 @@ public enum LaunchProbe {
         "[launchbench] mark=\(name) t=\(String(format: "%.1f", milliseconds))\n"
     }
 
+    /// The line `done()` prints: the end of the launch for launchbench.
     public static let doneLine = "[launchbench] done\n"
 
     /// Whether the environment says launchbench launched this process.

@@ -7,22 +7,22 @@
 /// ```
 /// The times are added to the nominal figures of every model and launch kind (before noise); the
 /// after-main markers move by the added pre-main time, so the gaps after `main` stay as they were.
-public struct ProfileChange: Codable, Sendable, Hashable {
+package struct ProfileChange: Codable, Sendable, Hashable {
     /// From this launch number on (counted per app and device from 1, as `LaunchSelector.launches`).
-    public var fromLaunch: Int?
+    package var fromLaunch: Int?
     /// From this app build on: the bundle's `CFBundleVersion`, compared numerically part by part
     /// (`9` < `10` < `10.1`). With both `fromLaunch` and `fromBuild`, both must hold.
-    public var fromBuild: String?
+    package var fromBuild: String?
     /// Images inside the bundle dyld loads in addition (relative to the `.app` folder).
-    public var addBundleImages: [String]?
+    package var addBundleImages: [String]?
     /// Emulated ms added to each pre-main phase.
-    public var dylibLoadingMs: Double?
-    public var rebaseBindingMs: Double?
-    public var objcSetupMs: Double?
+    package var dylibLoadingMs: Double?
+    package var rebaseBindingMs: Double?
+    package var objcSetupMs: Double?
     /// Initializers added: each one's ms is added to the initializer phase and dyld lists the image.
-    public var initializers: [InitializerFigure]?
+    package var initializers: [InitializerFigure]?
 
-    public init(
+    package init(
         fromLaunch: Int? = nil, fromBuild: String? = nil, addBundleImages: [String]? = nil,
         dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil,
         initializers: [InitializerFigure]? = nil
@@ -37,7 +37,7 @@ public struct ProfileChange: Codable, Sendable, Hashable {
     }
 
     /// Whether the change applies to launch `launchNumber` of build `build`.
-    public func applies(launchNumber: Int, build: String?) -> Bool {
+    package func applies(launchNumber: Int, build: String?) -> Bool {
         if let fromLaunch, launchNumber < fromLaunch { return false }
         if let fromBuild {
             guard let build, Self.compare(build, fromBuild) >= 0 else { return false }
@@ -93,7 +93,7 @@ public struct ProfileChange: Codable, Sendable, Hashable {
 
 extension AppProfile {
     /// The changes that apply to launch `launchNumber` of build `build`, in file order.
-    public func activeChanges(launchNumber: Int, build: String?) -> [ProfileChange] {
+    package func activeChanges(launchNumber: Int, build: String?) -> [ProfileChange] {
         (changes ?? []).filter { $0.applies(launchNumber: launchNumber, build: build) }
     }
 }

@@ -3,7 +3,7 @@
 /// half the cold pre-main, and after-main shrinks less than pre-main on newer chips.
 extension AppProfile {
     /// The built-in timings of a chip generation (6 = A6 …), clamped to the known range.
-    public static func builtInTimings(generation: Int?, kind: LaunchKindName) -> LaunchTimings {
+    package static func builtInTimings(generation: Int?, kind: LaunchKindName) -> LaunchTimings {
         let cold = builtInCold(generation: generation)
         return kind == .cold ? cold : derivedWarm(from: cold)
     }
@@ -66,7 +66,7 @@ extension AppProfile {
     }
 
     /// The nominal timings for a device model and launch kind (lookup order in `models`' doc).
-    public func timings(productType: String, kind: LaunchKindName) -> LaunchTimings {
+    package func timings(productType: String, kind: LaunchKindName) -> LaunchTimings {
         let generation = ChipGeneration.generation(for: productType)
         let keys = [productType, ChipGeneration.chip(for: productType), "default"].compactMap { $0 }
         for key in keys {
@@ -84,7 +84,7 @@ extension AppProfile {
 }
 
 /// Cold or warm, as the emulator decides it (mirrors `LaunchKind` of the core model).
-public enum LaunchKindName: String, Sendable, Hashable, Codable {
+package enum LaunchKindName: String, Sendable, Hashable, Codable {
     case cold
     case warm
 }

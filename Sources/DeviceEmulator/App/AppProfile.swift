@@ -26,39 +26,39 @@ import Foundation
 ///                 "dylibLoadingMs": 70, "initializers": [{ "image": "Analytics", "ms": 40 }] }]
 /// }
 /// ```
-public struct AppProfile: Codable, Sendable, Hashable {
+package struct AppProfile: Codable, Sendable, Hashable {
     /// Always 1 for now; a newer file is rejected with a message naming the field.
-    public var schemaVersion: Int?
+    package var schemaVersion: Int?
     /// Timings keyed by `ProductType` (`iPhone6,1`), by chip (`A7`, see `ChipGeneration`), or `default`.
     /// Lookup order: exact ProductType, then the device's chip, then `default`, then the built-in
     /// figures of that chip (an empty Swift app). A missing `warm` is derived from `cold` and vice versa.
-    public var models: [String: ModelTimings]?
+    package var models: [String: ModelTimings]?
     /// Relative standard deviation applied to every phase and after-main gap (default 0.05; 0 = none).
-    public var noise: Double?
+    package var noise: Double?
     /// Random seed of this app's noise and faults; the lab's seed when absent.
-    public var seed: UInt64?
+    package var seed: UInt64?
     /// Exit with status 0 right after `[launchbench] done`, as LaunchProbe does when launched by the
     /// harness (default true). When false the app keeps running until killed.
-    public var exitAfterDone: Bool?
+    package var exitAfterDone: Bool?
     /// Signed for development (get-task-allow). When false debugserver refuses the launch (default true).
-    public var developmentSigned: Bool?
+    package var developmentSigned: Bool?
     /// After-main markers printed, in order (default `main`, `didFinishLaunching`, `firstFrame`).
-    public var markers: [String]?
+    package var markers: [String]?
     /// Whether `[launchbench] done` follows the last marker (default true).
-    public var printsDone: Bool?
+    package var printsDone: Bool?
     /// Images inside the bundle that dyld loads, relative to the `.app` folder (default: the entries
     /// of the bundle's `Frameworks/` folder, `X.framework` → `Frameworks/X.framework/X`).
-    public var bundleImages: [String]?
+    package var bundleImages: [String]?
     /// System images dyld loads (absolute paths); a small realistic list when absent.
-    public var systemImages: [String]?
+    package var systemImages: [String]?
     /// Switchable misbehaviour.
-    public var faults: Faults?
+    package var faults: Faults?
     /// How installation_proxy treats this bundle.
-    public var install: InstallBehaviour?
+    package var install: InstallBehaviour?
     /// Changes from a given launch or build on (a new bundle dylib, a slow initializer): see `ProfileChange`.
-    public var changes: [ProfileChange]?
+    package var changes: [ProfileChange]?
 
-    public init(
+    package init(
         schemaVersion: Int? = 1, models: [String: ModelTimings]? = nil, noise: Double? = nil, seed: UInt64? = nil,
         exitAfterDone: Bool? = nil, developmentSigned: Bool? = nil, markers: [String]? = nil, printsDone: Bool? = nil,
         bundleImages: [String]? = nil, systemImages: [String]? = nil, faults: Faults? = nil,
@@ -80,13 +80,13 @@ public struct AppProfile: Codable, Sendable, Hashable {
     }
 
     /// No file: an empty Swift app with the built-in figures.
-    public static let `default` = AppProfile()
+    package static let `default` = AppProfile()
 
     /// The file name looked up at the top of an installed bundle.
-    public static let fileName = "launchbench-emulator.json"
+    package static let fileName = "launchbench-emulator.json"
 
     /// Reads a profile, rejecting unknown schema versions and nonsense values with a message that names them.
-    public static func decode(_ data: Data) throws -> AppProfile {
+    package static func decode(_ data: Data) throws -> AppProfile {
         let profile: AppProfile
         do {
             profile = try JSONDecoder().decode(AppProfile.self, from: data)
@@ -149,32 +149,32 @@ public struct AppProfile: Codable, Sendable, Hashable {
 }
 
 /// Figures of one device model: cold and warm launches.
-public struct ModelTimings: Codable, Sendable, Hashable {
-    public var cold: LaunchTimings?
-    public var warm: LaunchTimings?
+package struct ModelTimings: Codable, Sendable, Hashable {
+    package var cold: LaunchTimings?
+    package var warm: LaunchTimings?
 
-    public init(cold: LaunchTimings? = nil, warm: LaunchTimings? = nil) {
+    package init(cold: LaunchTimings? = nil, warm: LaunchTimings? = nil) {
         self.cold = cold
         self.warm = warm
     }
 }
 
 /// The nominal figures of one launch kind (before noise).
-public struct LaunchTimings: Codable, Sendable, Hashable {
-    public var dylibLoadingMs: Double
-    public var rebaseBindingMs: Double
-    public var objcSetupMs: Double
-    public var initializerMs: Double
+package struct LaunchTimings: Codable, Sendable, Hashable {
+    package var dylibLoadingMs: Double
+    package var rebaseBindingMs: Double
+    package var objcSetupMs: Double
+    package var initializerMs: Double
     /// Initializers dyld may list, in load order, with the time dyld prints for each (part of
     /// `initializerMs`). dyld lists an image only when its raw time is ≥ 2% of the total; libSystem's raw
     /// time includes the ObjC setup, which dyld subtracts before printing.
-    public var slowestInitializers: [InitializerFigure]?
+    package var slowestInitializers: [InitializerFigure]?
     /// App markers, ms after process start (so they include pre-main). Absent = derived.
-    public var mainMs: Double?
-    public var didFinishLaunchingMs: Double?
-    public var firstFrameMs: Double?
+    package var mainMs: Double?
+    package var didFinishLaunchingMs: Double?
+    package var firstFrameMs: Double?
 
-    public init(
+    package init(
         dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
         slowestInitializers: [InitializerFigure]? = nil, mainMs: Double? = nil, didFinishLaunchingMs: Double? = nil,
         firstFrameMs: Double? = nil
@@ -190,7 +190,7 @@ public struct LaunchTimings: Codable, Sendable, Hashable {
     }
 
     /// Sum of the four pre-main phases.
-    public var preMainMs: Double { dylibLoadingMs + rebaseBindingMs + objcSetupMs + initializerMs }
+    package var preMainMs: Double { dylibLoadingMs + rebaseBindingMs + objcSetupMs + initializerMs }
 
     var numbers: [(String, Double)] {
         [
@@ -203,11 +203,11 @@ public struct LaunchTimings: Codable, Sendable, Hashable {
 }
 
 /// One image's initializer time.
-public struct InitializerFigure: Codable, Sendable, Hashable {
-    public var image: String
-    public var ms: Double
+package struct InitializerFigure: Codable, Sendable, Hashable {
+    package var image: String
+    package var ms: Double
 
-    public init(image: String, ms: Double) {
+    package init(image: String, ms: Double) {
         self.image = image
         self.ms = ms
     }
@@ -217,14 +217,14 @@ public struct InitializerFigure: Codable, Sendable, Hashable {
 ///
 /// Launch numbers count every launch of this bundle id on this device since the lab started,
 /// from 1 (reinstalling does not reset them), so `[2]` hits exactly one launch of a run.
-public struct LaunchSelector: Codable, Sendable, Hashable {
-    public var launches: [Int]?
+package struct LaunchSelector: Codable, Sendable, Hashable {
+    package var launches: [Int]?
     /// Chance per launch, 0…1, drawn from the seeded generator.
-    public var probability: Double?
+    package var probability: Double?
     /// Only `cold` or only `warm` launches; both when absent.
-    public var kind: String?
+    package var kind: String?
 
-    public init(launches: [Int]? = nil, probability: Double? = nil, kind: String? = nil) {
+    package init(launches: [Int]? = nil, probability: Double? = nil, kind: String? = nil) {
         self.launches = launches
         self.probability = probability
         self.kind = kind
@@ -232,21 +232,21 @@ public struct LaunchSelector: Codable, Sendable, Hashable {
 }
 
 /// Switchable misbehaviour of the emulated app.
-public struct Faults: Codable, Sendable, Hashable {
+package struct Faults: Codable, Sendable, Hashable {
     /// Dies of a signal after the given marker (default after `main`).
-    public var crash: CrashFault?
+    package var crash: CrashFault?
     /// Prints nothing more after the given marker (default right after the dyld output) and never exits.
-    public var hang: PointFault?
+    package var hang: PointFault?
     /// Exits with `status` (default 1) after the given marker (default right after the dyld output).
-    public var earlyExit: ExitFault?
+    package var earlyExit: ExitFault?
     /// Random bytes (invalid UTF-8 included) written between the app's lines.
-    public var garbage: GarbageFault?
+    package var garbage: GarbageFault?
     /// dyld's 64-bit wrap artefact: `rebase/binding time: 411015771.6 seconds (…%)` (dyld 421–852).
-    public var dyldWrap: LaunchSelector?
+    package var dyldWrap: LaunchSelector?
     /// Output without a final newline written right before dyld's statistics, which glue themselves to it.
-    public var unterminatedOutput: UnterminatedOutputFault?
+    package var unterminatedOutput: UnterminatedOutputFault?
 
-    public init(
+    package init(
         crash: CrashFault? = nil, hang: PointFault? = nil, earlyExit: ExitFault? = nil, garbage: GarbageFault? = nil,
         dyldWrap: LaunchSelector? = nil, unterminatedOutput: UnterminatedOutputFault? = nil
     ) {
@@ -260,12 +260,12 @@ public struct Faults: Codable, Sendable, Hashable {
 }
 
 /// A fault that strikes at one point of the launch.
-public struct PointFault: Codable, Sendable, Hashable {
-    public var when: LaunchSelector
+package struct PointFault: Codable, Sendable, Hashable {
+    package var when: LaunchSelector
     /// `dyld` (right after dyld's output, before `main`) or a marker name; the fault strikes after it.
-    public var after: String?
+    package var after: String?
 
-    public init(when: LaunchSelector, after: String? = nil) {
+    package init(when: LaunchSelector, after: String? = nil) {
         self.when = when
         self.after = after
     }
@@ -273,13 +273,13 @@ public struct PointFault: Codable, Sendable, Hashable {
 
 /// A crash: `signal` (default 11, SIGSEGV). `report` `stop` (default) makes debugserver report a stop
 /// (`T0b…`, the process waits to be killed, as under a debugger); `exit` reports a death by signal (`X0b`).
-public struct CrashFault: Codable, Sendable, Hashable {
-    public var when: LaunchSelector
-    public var after: String?
-    public var signal: Int?
-    public var report: String?
+package struct CrashFault: Codable, Sendable, Hashable {
+    package var when: LaunchSelector
+    package var after: String?
+    package var signal: Int?
+    package var report: String?
 
-    public init(when: LaunchSelector, after: String? = nil, signal: Int? = nil, report: String? = nil) {
+    package init(when: LaunchSelector, after: String? = nil, signal: Int? = nil, report: String? = nil) {
         self.when = when
         self.after = after
         self.signal = signal
@@ -288,12 +288,12 @@ public struct CrashFault: Codable, Sendable, Hashable {
 }
 
 /// An exit with a status before the launch is complete.
-public struct ExitFault: Codable, Sendable, Hashable {
-    public var when: LaunchSelector
-    public var after: String?
-    public var status: Int?
+package struct ExitFault: Codable, Sendable, Hashable {
+    package var when: LaunchSelector
+    package var after: String?
+    package var status: Int?
 
-    public init(when: LaunchSelector, after: String? = nil, status: Int? = nil) {
+    package init(when: LaunchSelector, after: String? = nil, status: Int? = nil) {
         self.when = when
         self.after = after
         self.status = status
@@ -301,12 +301,12 @@ public struct ExitFault: Codable, Sendable, Hashable {
 }
 
 /// Garbage output: `chunks` pieces (default 3) of up to `maxBytes` random bytes (default 24).
-public struct GarbageFault: Codable, Sendable, Hashable {
-    public var when: LaunchSelector
-    public var chunks: Int?
-    public var maxBytes: Int?
+package struct GarbageFault: Codable, Sendable, Hashable {
+    package var when: LaunchSelector
+    package var chunks: Int?
+    package var maxBytes: Int?
 
-    public init(when: LaunchSelector, chunks: Int? = nil, maxBytes: Int? = nil) {
+    package init(when: LaunchSelector, chunks: Int? = nil, maxBytes: Int? = nil) {
         self.when = when
         self.chunks = chunks
         self.maxBytes = maxBytes
@@ -314,39 +314,39 @@ public struct GarbageFault: Codable, Sendable, Hashable {
 }
 
 /// `text` (default `Loading…`) written with no newline just before dyld's statistics block.
-public struct UnterminatedOutputFault: Codable, Sendable, Hashable {
-    public var when: LaunchSelector
-    public var text: String?
+package struct UnterminatedOutputFault: Codable, Sendable, Hashable {
+    package var when: LaunchSelector
+    package var text: String?
 
-    public init(when: LaunchSelector, text: String? = nil) {
+    package init(when: LaunchSelector, text: String? = nil) {
         self.when = when
         self.text = text
     }
 }
 
 /// How installation_proxy treats the bundle.
-public struct InstallBehaviour: Codable, Sendable, Hashable {
+package struct InstallBehaviour: Codable, Sendable, Hashable {
     /// Extra emulated time spread over the install's status messages (a slow install).
-    public var delayMs: Double?
+    package var delayMs: Double?
     /// Refuse the install with this error (on the selected installs, or always when `when` is absent).
-    public var failure: InstallFailure?
+    package var failure: InstallFailure?
 
-    public init(delayMs: Double? = nil, failure: InstallFailure? = nil) {
+    package init(delayMs: Double? = nil, failure: InstallFailure? = nil) {
         self.delayMs = delayMs
         self.failure = failure
     }
 }
 
 /// An installation_proxy error reply.
-public struct InstallFailure: Codable, Sendable, Hashable {
+package struct InstallFailure: Codable, Sendable, Hashable {
     /// Error name (default `ApplicationVerificationFailed`).
-    public var error: String?
-    public var description: String?
-    public var detail: Int?
+    package var error: String?
+    package var description: String?
+    package var detail: Int?
     /// Install numbers (1-based, per bundle id and device since the lab started) or a probability.
-    public var when: LaunchSelector?
+    package var when: LaunchSelector?
 
-    public init(error: String? = nil, description: String? = nil, detail: Int? = nil, when: LaunchSelector? = nil) {
+    package init(error: String? = nil, description: String? = nil, detail: Int? = nil, when: LaunchSelector? = nil) {
         self.error = error
         self.description = description
         self.detail = detail
@@ -355,8 +355,8 @@ public struct InstallFailure: Codable, Sendable, Hashable {
 }
 
 /// A profile that cannot be used, with the field at fault.
-public struct AppProfileError: Error, LocalizedError, Sendable, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var errorDescription: String? { message }
+package struct AppProfileError: Error, LocalizedError, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var errorDescription: String? { message }
 }

@@ -2,34 +2,34 @@ import Foundation
 import LaunchBench
 
 /// An app installed on an emulated device: what installation_proxy reports and what launching needs.
-public struct InstalledApp: Sendable, Hashable {
-    public var bundleID: String
-    public var executable: String
+package struct InstalledApp: Sendable, Hashable {
+    package var bundleID: String
+    package var executable: String
     /// `Sample.app`.
-    public var bundleFolderName: String
-    public var displayName: String?
-    public var name: String?
-    public var version: String?
-    public var shortVersion: String?
+    package var bundleFolderName: String
+    package var displayName: String?
+    package var name: String?
+    package var version: String?
+    package var shortVersion: String?
     /// Entries of the bundle's `Frameworks/` folder, sorted (`SampleKit.framework`, `libX.dylib`).
-    public var frameworks: [String]
-    public var profile: AppProfile
-    public var staticDiskUsage: Int
+    package var frameworks: [String]
+    package var profile: AppProfile
+    package var staticDiskUsage: Int
     /// The UUIDs of the device paths; fresh on every install.
-    public var bundleUUID: UUID
-    public var containerUUID: UUID
+    package var bundleUUID: UUID
+    package var containerUUID: UUID
 
     /// `/private/var/containers/Bundle/Application/<UUID>/Sample.app`.
-    public var path: String {
+    package var path: String {
         "/private/var/containers/Bundle/Application/\(bundleUUID.uuidString)/\(bundleFolderName)"
     }
     /// `/private/var/mobile/Containers/Data/Application/<UUID>`.
-    public var container: String { "/private/var/mobile/Containers/Data/Application/\(containerUUID.uuidString)" }
-    public var executablePath: String { "\(path)/\(executable)" }
+    package var container: String { "/private/var/mobile/Containers/Data/Application/\(containerUUID.uuidString)" }
+    package var executablePath: String { "\(path)/\(executable)" }
 
     /// Images inside the bundle dyld loads, relative to the `.app` folder (the profile's list, else
     /// derived from `Frameworks/`).
-    public var bundleImages: [String] {
+    package var bundleImages: [String] {
         if let listed = profile.bundleImages { return listed }
         return frameworks.compactMap { entry in
             if entry.hasSuffix(".framework") { return "Frameworks/\(entry)/\(entry.dropLast(".framework".count))" }
@@ -39,7 +39,7 @@ public struct InstalledApp: Sendable, Hashable {
     }
 
     /// installation_proxy's attribute dictionary for this app.
-    public var attributes: [String: Any] {
+    package var attributes: [String: Any] {
         var result: [String: Any] = [
             "CFBundleIdentifier": bundleID, "CFBundleExecutable": executable, "ApplicationType": "User",
             "Path": path, "Container": container, "StaticDiskUsage": staticDiskUsage, "DynamicDiskUsage": 4096,

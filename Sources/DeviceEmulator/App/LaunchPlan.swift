@@ -3,15 +3,15 @@ import LaunchBench
 
 /// Everything one launch of the emulated app will do, decided up front (so tests can inspect it):
 /// output chunks at emulated times, then how it ends.
-public struct LaunchPlan: Sendable {
+package struct LaunchPlan: Sendable {
     /// One write by the process (dyld or app), at `atMs` emulated ms after process start.
-    public struct Output: Sendable, Hashable {
-        public var atMs: Double
-        public var bytes: [UInt8]
+    package struct Output: Sendable, Hashable {
+        package var atMs: Double
+        package var bytes: [UInt8]
     }
 
     /// How the process ends, as debugserver reports it.
-    public enum Ending: Sendable, Hashable {
+    package enum Ending: Sendable, Hashable {
         /// `W<status>`.
         case exit(status: Int)
         /// `X<signal>`: killed by a signal.
@@ -22,44 +22,44 @@ public struct LaunchPlan: Sendable {
         case running
     }
 
-    public var kind: LaunchKindName
+    package var kind: LaunchKindName
     /// 1-based launch number of this bundle on this device since the lab started.
-    public var launchNumber: Int
-    public var pid: Int
-    public var outputs: [Output]
-    public var ending: Ending
+    package var launchNumber: Int
+    package var pid: Int
+    package var outputs: [Output]
+    package var ending: Ending
     /// When the ending happens (emulated ms); meaningless for `.running`.
-    public var endsAtMs: Double
+    package var endsAtMs: Double
     /// The figures after noise (what dyld and the markers report).
-    public var counters: DyldCounters
+    package var counters: DyldCounters
     /// The same pre-main phases as dyld times them for the kernel trace (kdebug), before dyld's printing
     /// bookkeeping: they equal what the statistics lines print.
-    public var phases: PreMainPhases
+    package var phases: PreMainPhases
     /// The images dyld loads: the executable, then the app bundle's images, then system images.
-    public var images: [LoadedImage]
+    package var images: [LoadedImage]
     /// How many of `images` come from the app (the executable and its bundle's images).
-    public var appImageCount: Int
-    public var markers: [(name: String, ms: Double)]
+    package var appImageCount: Int
+    package var markers: [(name: String, ms: Double)]
     /// When the app draws its first frame (emulated ms after process start), whether or not it prints a
     /// marker for it; `nil` when a fault ends or stops the launch before.
-    public var firstFrameMs: Double?
+    package var firstFrameMs: Double?
     /// Whether dyld takes its classic (dyld2) path, as an override variable makes it on iOS 13–14; the kernel
     /// trace's shapes differ by path (`KdebugLaunchEvents`).
-    public var takesDyld2Path = false
+    package var takesDyld2Path = false
 
     /// All output as one byte string (tests, logs).
-    public var allOutput: [UInt8] { outputs.flatMap(\.bytes) }
+    package var allOutput: [UInt8] { outputs.flatMap(\.bytes) }
 }
 
 /// Turns a profile, a device and a launch request into a `LaunchPlan`.
-public struct LaunchPlanner: Sendable {
-    public var productType: String
-    public var osVersion: OSVersion
-    public var udid: String
+package struct LaunchPlanner: Sendable {
+    package var productType: String
+    package var osVersion: OSVersion
+    package var udid: String
     /// The lab's seed; the profile's own `seed` wins.
-    public var labSeed: UInt64
+    package var labSeed: UInt64
 
-    public init(productType: String, osVersion: OSVersion, udid: String, labSeed: UInt64) {
+    package init(productType: String, osVersion: OSVersion, udid: String, labSeed: UInt64) {
         self.productType = productType
         self.osVersion = osVersion
         self.udid = udid
@@ -67,7 +67,7 @@ public struct LaunchPlanner: Sendable {
     }
 
     /// The default system images dyld reports (a small realistic subset).
-    public static let defaultSystemImages = [
+    package static let defaultSystemImages = [
         "/usr/lib/libSystem.B.dylib", "/usr/lib/libobjc.A.dylib", "/usr/lib/libc++.1.dylib",
         "/usr/lib/system/libdyld.dylib", "/usr/lib/system/libdispatch.dylib",
         "/System/Library/Frameworks/Foundation.framework/Foundation",
@@ -79,7 +79,7 @@ public struct LaunchPlanner: Sendable {
 
     /// Plans launch number `launchNumber` (cold or warm) of `app` with `environment`, in the order a launch
     /// happens: pre-main, the app's markers, dyld's output, the app's output, then the faults that cut it.
-    public func plan(app: InstalledApp, environment: [String: String], kind: LaunchKindName, launchNumber: Int)
+    package func plan(app: InstalledApp, environment: [String: String], kind: LaunchKindName, launchNumber: Int)
         -> LaunchPlan
     {
         let draws = Draws(seed: app.profile.seed ?? labSeed, parts: [udid, app.bundleID], launchNumber: launchNumber)
@@ -333,17 +333,17 @@ public struct LaunchPlanner: Sendable {
 }
 
 /// One launch's pre-main phases in microseconds, rounded as dyld's counters are.
-public struct PreMainPhases: Sendable, Hashable {
-    public var dylibLoadingUs: UInt64
-    public var rebaseBindingUs: UInt64
-    public var objcSetupUs: UInt64
-    public var initializerUs: UInt64
+package struct PreMainPhases: Sendable, Hashable {
+    package var dylibLoadingUs: UInt64
+    package var rebaseBindingUs: UInt64
+    package var objcSetupUs: UInt64
+    package var initializerUs: UInt64
     /// The initializers dyld prints by image (short name), ObjC setup not included.
-    public var initializers: [Initializer]
+    package var initializers: [Initializer]
 
-    public struct Initializer: Sendable, Hashable {
-        public var image: String
-        public var us: UInt64
+    package struct Initializer: Sendable, Hashable {
+        package var image: String
+        package var us: UInt64
     }
 
     init(

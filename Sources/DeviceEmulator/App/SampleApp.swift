@@ -5,9 +5,9 @@ import LaunchBench
 /// bytes of `Fixtures/SampleApp/Sample.app`, kept here so an installed launchbench writes the very app a
 /// checkout measures (`SampleAppTests` proves them byte-equal). The executable and frameworks are
 /// placeholders: the emulator never runs them; `launchbench-emulator.json` says what the app does in it.
-public enum SampleApp {
+package enum SampleApp {
     /// The app's `CFBundleIdentifier`.
-    public static let bundleID = "com.example.launchbench.sample"
+    package static let bundleID = "com.example.launchbench.sample"
 
     /// An embedded framework's Info.plist, as Xcode writes it.
     static func frameworkInfoPlist(_ name: String) -> String {
@@ -31,7 +31,7 @@ public enum SampleApp {
     }
 
     /// Every file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break).
-    public static let files: [(path: String, text: String)] = [
+    package static let files: [(path: String, text: String)] = [
         ("Frameworks/SampleKit.framework/Info.plist", frameworkInfoPlist("SampleKit")),
         (
             "Frameworks/SampleKit.framework/SampleKit",
@@ -169,7 +169,7 @@ public enum SampleApp {
 
     /// Writes `Sample.app` into `folder` (created when missing) and returns the app's URL.
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    public static func write(into folder: URL) throws -> URL {
+    package static func write(into folder: URL) throws -> URL {
         let app = folder.appendingPathComponent("Sample.app", isDirectory: true)
         do {
             for file in files {

@@ -1,11 +1,11 @@
 /// A small deterministic generator (SplitMix64), so a seed reproduces every launch's noise and faults.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// A generator for one purpose of one launch: the same inputs always give the same sequence.
-    public init(seed: UInt64, parts: [String]) {
+    package init(seed: UInt64, parts: [String]) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
         for part in parts {
             for byte in part.utf8 {
@@ -18,7 +18,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         state = hash
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state = state &+ 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -27,17 +27,17 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// Uniform in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    package mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Standard normal (Box–Muller).
-    public mutating func gaussian() -> Double {
+    package mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-12)
         let u2 = unit()
         return (-2 * _log(u1)).squareRoot() * _cos(2 * Double.pi * u2)
     }
 
     /// `value` times a factor drawn around 1 with relative deviation `sd`, never below 20 % of `value`.
-    public mutating func jitter(_ value: Double, sd: Double) -> Double {
+    package mutating func jitter(_ value: Double, sd: Double) -> Double {
         guard sd > 0, value > 0 else { return max(0, value) }
         return value * max(0.2, 1 + sd * gaussian())
     }

@@ -17,7 +17,7 @@ extension EmulatedDeviceSpec {
     /// `count` devices on `osVersion`: all `productType` when given, otherwise a rotation of models that
     /// really ran that iOS version (iPhone 11, 12, XR, X… on 14.x), falling back to the iPhone 11.
     /// UDIDs and names are numbered from 1 and stable between runs.
-    public static func lab(count: Int, osVersion: String, productType: String? = nil) -> [EmulatedDeviceSpec] {
+    package static func lab(count: Int, osVersion: String, productType: String? = nil) -> [EmulatedDeviceSpec] {
         let major = OSVersion(osVersion)?.major ?? 14
         let fitting = mixedModels.filter { ($0.firstMajor...$0.lastMajor).contains(major) }.map(\.productType)
         let rotation = productType.map { [$0] } ?? (fitting.isEmpty ? ["iPhone12,1"] : fitting)

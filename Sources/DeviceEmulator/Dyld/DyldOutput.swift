@@ -11,17 +11,17 @@ import LaunchBench
 /// | 15+ (dyld4) | nothing | `dyld[pid]: <UUID> <path>` |
 ///
 /// dyld checks only whether a variable is present, not its value.
-public struct DyldOutput: Sendable {
-    public var osVersion: OSVersion
-    public var environment: [String: String]
+package struct DyldOutput: Sendable {
+    package var osVersion: OSVersion
+    package var environment: [String: String]
 
-    public init(osVersion: OSVersion, environment: [String: String]) {
+    package init(osVersion: OSVersion, environment: [String: String]) {
         self.osVersion = osVersion
         self.environment = environment
     }
 
     /// Whether this launch takes dyld's classic (dyld2) path, the one that can print statistics.
-    public var usesDyld2Path: Bool {
+    package var usesDyld2Path: Bool {
         switch osVersion.dyldStatistics {
         case .always: return true
         case .never: return false
@@ -35,7 +35,7 @@ public struct DyldOutput: Sendable {
 
     /// The statistics dyld prints right before `main` (each element one line, without newline), or
     /// `[]` when this version and environment print none.
-    public func statisticsLines(_ c: DyldCounters) -> [String] {
+    package func statisticsLines(_ c: DyldCounters) -> [String] {
         guard usesDyld2Path else { return [] }
         if osVersion.major <= 9 {
             return printsStatistics ? oldBlock(c) : []
@@ -47,7 +47,7 @@ public struct DyldOutput: Sendable {
     }
 
     /// One line per loaded image when DYLD_PRINT_LIBRARIES is set, in load order.
-    public func libraryLines(_ images: [LoadedImage], pid: Int) -> [String] {
+    package func libraryLines(_ images: [LoadedImage], pid: Int) -> [String] {
         guard printsLibraries else { return [] }
         return images.map { image in
             let uuid = image.uuid.map { "<\($0)> " } ?? ""

@@ -10,15 +10,15 @@ import NIOPosix
 /// added, removed, detached and re-attached at runtime; every `Listen` client sees the matching
 /// `Attached`/`Detached` events on its open socket. Thread-safe; all methods may be called from any
 /// thread or task.
-public final class EmulatedLab: Sendable {
+package final class EmulatedLab: Sendable {
     /// A private temp folder for this lab (device folders live in `devices/<UDID>`); removed by ``stop()``.
-    public let rootDirectory: URL
+    package let rootDirectory: URL
     /// The addresses actually listened on (a TCP port 0 is replaced by the bound port).
-    public let addresses: [USBMuxAddress]
+    package let addresses: [USBMuxAddress]
     /// The pair record's `HostID`; lockdown's `StartSession` accepts only this one.
-    public let hostID: String
+    package let hostID: String
     /// What `ReadBUID` answers, and the pair record's `SystemBUID`.
-    public let systemBUID: String
+    package let systemBUID: String
 
     private struct State {
         var devices: [EmulatedDevice] = []  // in the order they were added
@@ -30,7 +30,7 @@ public final class EmulatedLab: Sendable {
 
     private let state: Locked<State>
     /// Real seconds per emulated second: 1 = real time, 0.01 = a hundred times faster.
-    public let timeScale: Double
+    package let timeScale: Double
     private let servers: Locked<[any Channel]> = Locked([])
     /// Every accepted client connection (control, Listen, device pipes), so ``stop()`` can close them all.
     private let clients: Locked<[ObjectIdentifier: any Channel]> = Locked([:])
@@ -57,7 +57,7 @@ public final class EmulatedLab: Sendable {
     ///   - services: the device services lockdown can start; `BuiltInServices.all` by default.
     ///   - timeScale: real seconds per emulated second (1 = real time, 0.01 = a hundred times faster).
     /// - Throws: `EmulatorError` when an address cannot be used (path too long, in use, not a socket…).
-    public static func start(
+    package static func start(
         on addresses: [USBMuxAddress], devices: [EmulatedDeviceSpec] = [],
         services: [any EmulatedService] = BuiltInServices.all, timeScale: Double = 1
     ) async throws -> EmulatedLab {
@@ -96,7 +96,7 @@ public final class EmulatedLab: Sendable {
     }
 
     /// Starts a lab on one unix socket path (at most 103 bytes).
-    public static func start(
+    package static func start(
         socketPath: String, devices: [EmulatedDeviceSpec] = [],
         services: [any EmulatedService] = BuiltInServices.all, timeScale: Double = 1
     ) async throws -> EmulatedLab {
@@ -105,7 +105,7 @@ public final class EmulatedLab: Sendable {
 
     /// Stops the lab: closes the servers, every `Listen` socket and every device connection, removes the
     /// socket files and the temp root. Safe to call more than once.
-    public func stop() async {
+    package func stop() async {
         let wasStopped = state.withLock { state -> Bool in
             defer { state.isStopped = true }
             return state.isStopped
@@ -127,10 +127,10 @@ public final class EmulatedLab: Sendable {
     }
 
     /// The value for `USBMUXD_SOCKET_ADDRESS` (the first address): `UNIX:/path` or `host:port`.
-    public var usbmuxdSocketAddress: String { addresses[0].description }
+    package var usbmuxdSocketAddress: String { addresses[0].description }
 
     /// The unix socket path, if the lab listens on one.
-    public var socketPath: String? {
+    package var socketPath: String? {
         for case .unix(let path) in addresses { return path }
         return nil
     }
@@ -138,20 +138,20 @@ public final class EmulatedLab: Sendable {
     // MARK: - Devices
 
     /// Every device in the lab, attached or not, in the order they were added.
-    public var devices: [EmulatedDevice] { state.withLock { $0.devices } }
+    package var devices: [EmulatedDevice] { state.withLock { $0.devices } }
 
     /// The devices a client sees now (attached ones).
-    public var attachedDevices: [EmulatedDevice] { devices.filter(\.isAttached) }
+    package var attachedDevices: [EmulatedDevice] { devices.filter(\.isAttached) }
 
     /// The device with this UDID, attached or not.
-    public func device(udid: String) -> EmulatedDevice? {
+    package func device(udid: String) -> EmulatedDevice? {
         state.withLock { $0.devices.first { $0.udid == udid } }
     }
 
     /// Adds a device (attached): every `Listen` client receives `Attached`.
     /// - Throws: `EmulatorError.duplicateDevice` if the UDID is taken, `.stopped` after ``stop()``.
     @discardableResult
-    public func add(_ spec: EmulatedDeviceSpec) throws -> EmulatedDevice {
+    package func add(_ spec: EmulatedDeviceSpec) throws -> EmulatedDevice {
         let directory = rootDirectory.appendingPathComponent("devices/\(spec.udid)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (device, listeners) = try state.withLock { state -> (EmulatedDevice, [any Channel]) in
@@ -171,7 +171,7 @@ public final class EmulatedLab: Sendable {
     /// Removes a device: `Detached` to every `Listen` client (if it was attached), its connections
     /// closed, its folder deleted.
     /// - Throws: `EmulatorError.unknownDevice`.
-    public func remove(udid: String) throws {
+    package func remove(udid: String) throws {
         let (device, wasAttached, connections, listeners) = try state.withLock { state in
             guard let index = state.devices.firstIndex(where: { $0.udid == udid }) else {
                 throw EmulatorError.unknownDevice(udid: udid)
@@ -189,7 +189,7 @@ public final class EmulatedLab: Sendable {
     /// open connection of the device closed, `ListDevices` omits it, `Connect` answers `Result 2`.
     /// Listen sockets stay open. Does nothing if the device is already detached.
     /// - Throws: `EmulatorError.unknownDevice`.
-    public func detach(udid: String) throws {
+    package func detach(udid: String) throws {
         let (device, connections, listeners) = try state.withLock { state in
             guard let device = state.devices.first(where: { $0.udid == udid }) else {
                 throw EmulatorError.unknownDevice(udid: udid)
@@ -205,7 +205,7 @@ public final class EmulatedLab: Sendable {
     /// Plugs a detached device back in: `Attached` on every `Listen` socket, listed and connectable again
     /// (same DeviceID). Does nothing if it is attached.
     /// - Throws: `EmulatorError.unknownDevice`, `.stopped`.
-    public func attach(udid: String) throws {
+    package func attach(udid: String) throws {
         let (device, listeners) = try state.withLock { state in
             guard !state.isStopped else { throw EmulatorError.stopped }
             guard let device = state.devices.first(where: { $0.udid == udid }) else {
@@ -222,7 +222,7 @@ public final class EmulatedLab: Sendable {
     /// Simulates a reboot: detach now, attach again after `bootSeconds` emulated seconds (scaled by
     /// ``timeScale``). Returns when the device is back (or the lab stopped / the device was removed).
     /// - Throws: `EmulatorError.unknownDevice`, `CancellationError`.
-    public func reboot(udid: String, bootSeconds: Double) async throws {
+    package func reboot(udid: String, bootSeconds: Double) async throws {
         try detach(udid: udid)
         try await sleep(emulatedSeconds: bootSeconds)
         guard device(udid: udid) != nil, !state.withLock({ $0.isStopped }) else { return }
@@ -232,26 +232,26 @@ public final class EmulatedLab: Sendable {
     // MARK: - Time
 
     /// The real duration of `seconds` emulated seconds.
-    public func realDuration(ofEmulatedSeconds seconds: Double) -> Duration {
+    package func realDuration(ofEmulatedSeconds seconds: Double) -> Duration {
         .nanoseconds(Int64((max(0, seconds) * timeScale * 1e9).rounded()))
     }
 
     /// Sleeps for `seconds` emulated seconds.
-    public func sleep(emulatedSeconds seconds: Double) async throws {
+    package func sleep(emulatedSeconds seconds: Double) async throws {
         try await Task.sleep(for: realDuration(ofEmulatedSeconds: seconds))
     }
 
     // MARK: - Services
 
     /// Registers a device service for every name it answers (replacing an earlier one with the same name).
-    public func register(_ service: any EmulatedService) {
+    package func register(_ service: any EmulatedService) {
         state.withLock { state in
             for name in service.serviceNames { state.services[name] = service }
         }
     }
 
     /// The registered service answering `name`.
-    public func service(named name: String) -> (any EmulatedService)? {
+    package func service(named name: String) -> (any EmulatedService)? {
         state.withLock { $0.services[name] }
     }
 

@@ -11,9 +11,9 @@ import Foundation
 ///     help                 this list
 ///
 /// Each command is answered with one line on stdout: `ok …` or `error: …` with what to type instead.
-public enum LabControl {
+package enum LabControl {
     /// A parsed command.
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         /// Unplug the device.
         case detach(udid: String)
         /// Plug it back in.
@@ -27,12 +27,12 @@ public enum LabControl {
     }
 
     /// The commands, for `help` and for errors.
-    public static let usage =
+    package static let usage =
         "commands: detach UDID | attach UDID | reboot UDID [SECONDS] | list | help"
 
     /// Parses one line; `nil` for a blank line.
     /// - Throws: `EmulatorError.badControlCommand` naming what is wrong.
-    public static func parse(_ line: String) throws -> Command? {
+    package static func parse(_ line: String) throws -> Command? {
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let verb = words.first?.lowercased() else { return nil }
         func udid() throws -> String {
@@ -59,7 +59,7 @@ public enum LabControl {
 
     /// Carries out one line on `lab` and returns the reply line (without a newline); a reboot replies when the
     /// device is back.
-    public static func handle(_ line: String, on lab: EmulatedLab) async -> String? {
+    package static func handle(_ line: String, on lab: EmulatedLab) async -> String? {
         do {
             guard let command = try parse(line) else { return nil }
             switch command {

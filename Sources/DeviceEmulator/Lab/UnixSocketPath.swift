@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// Checks made before binding a unix socket, so that failures name the path and the fix.
-public enum UnixSocketPath {
+package enum UnixSocketPath {
     /// `sun_path` holds 104 bytes on macOS (108 on Linux) including the terminating NUL.
     static let maximumLength = 103
 
@@ -39,7 +39,7 @@ public enum UnixSocketPath {
 
     /// `connect(2)` of the unix stream socket `fd` to `path` (cut to what `sun_path` holds).
     /// - Returns: 0, or -1 with `errno` set.
-    public static func connect(_ fd: Int32, to path: String) -> Int32 {
+    package static func connect(_ fd: Int32, to path: String) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)

@@ -4,24 +4,24 @@ import LaunchBench
 /// One piece of work an emulated device did, and how long it was busy with it in real time (its emulated
 /// delays scaled by the lab's time scale, as the event loop actually ran them). Benchmarks compare a client's
 /// wall time against the sum of these: the part of the time that is the device's own.
-public struct DeviceActivity: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+package struct DeviceActivity: Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// An installation_proxy command (`name` says which: Install, Upgrade, Uninstall, Lookup, Browse).
         case installer
         /// An app process debugserver ran, from `c` to its exit, its kill or the connection's end.
         case launch
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The installd command, or for a launch its kind (`cold`, `warm`).
-    public var name: String
+    package var name: String
     /// The bundle id the work was for, when the request named one.
-    public var bundleID: String?
-    public var startedAt: Date
+    package var bundleID: String?
+    package var startedAt: Date
     /// Real seconds from the first to the last emulated step.
-    public var seconds: Double
+    package var seconds: Double
 
-    public init(kind: Kind, name: String, bundleID: String?, startedAt: Date, seconds: Double) {
+    package init(kind: Kind, name: String, bundleID: String?, startedAt: Date, seconds: Double) {
         self.kind = kind
         self.name = name
         self.bundleID = bundleID

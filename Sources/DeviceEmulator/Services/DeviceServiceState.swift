@@ -5,7 +5,7 @@ import NIOCore
 /// What the device services of one emulated iPhone remember: installed apps, launch counters
 /// (cold vs warm), and the per-device switches (locked, boot delay, seed). Survives detach/attach and
 /// restart like a phone's storage; a restart only makes every app's next launch cold again.
-public final class DeviceServiceState: Sendable {
+package final class DeviceServiceState: Sendable {
     private struct State {
         var apps: [String: InstalledApp] = [:]
         var launchCounts: [String: Int] = [:]
@@ -27,9 +27,9 @@ public final class DeviceServiceState: Sendable {
     private let tunnels = Locked([ObjectIdentifier: any Channel]())
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
-    public let mediaRoot: URL
+    package let mediaRoot: URL
 
-    public init(mediaRoot: URL) {
+    package init(mediaRoot: URL) {
         self.mediaRoot = mediaRoot
         try? FileManager.default.createDirectory(at: mediaRoot, withIntermediateDirectories: true)
     }
@@ -37,54 +37,54 @@ public final class DeviceServiceState: Sendable {
     // MARK: - Switches
 
     /// A locked device refuses launches (`qLaunchSuccess` → `E…device was not, or could not be, unlocked`).
-    public var isLocked: Bool {
+    package var isLocked: Bool {
         get { state.withLock { $0.isLocked } }
         set { state.withLock { $0.isLocked = newValue } }
     }
 
     /// Emulated seconds a restart keeps the device away (default 3; scaled by the lab's time scale).
-    public var bootSeconds: Double {
+    package var bootSeconds: Double {
         get { state.withLock { $0.bootSeconds } }
         set { state.withLock { $0.bootSeconds = max(0, newValue) } }
     }
 
     /// Seed of this device's noise and faults when the app's profile sets none (default: the lab's).
-    public var seed: UInt64? {
+    package var seed: UInt64? {
         get { state.withLock { $0.seed } }
         set { state.withLock { $0.seed = newValue } }
     }
 
     /// Refuse every install on this device with this failure (e.g. to test install-failed handling
     /// without a special bundle); `nil` (default) installs normally.
-    public var installFailure: InstallFailure? {
+    package var installFailure: InstallFailure? {
         get { state.withLock { $0.installFailure } }
         set { state.withLock { $0.installFailure = newValue } }
     }
 
     /// Extra emulated ms spread over every install's status messages on this device (a slow device),
     /// added to the app profile's `install.delayMs`. Default 0.
-    public var installDelayMs: Double {
+    package var installDelayMs: Double {
         get { state.withLock { $0.installDelayMs } }
         set { state.withLock { $0.installDelayMs = max(0, newValue) } }
     }
 
     /// A wedged debugserver: lockdown still starts it and the connection opens, but it never answers a
     /// packet (the client's 1-s receive ticks see nothing, forever). Default false.
-    public var isDebugserverWedged: Bool {
+    package var isDebugserverWedged: Bool {
         get { state.withLock { $0.isDebugserverWedged } }
         set { state.withLock { $0.isDebugserverWedged = newValue } }
     }
 
     /// iOS 17+: whether the Developer Disk Image is mounted. Without it the tunnel's RemoteServiceDiscovery
     /// lists no debugproxy (as a real phone whose DDI is not mounted is believed to; unverified). Default true.
-    public var developerDiskImageMounted: Bool {
+    package var developerDiskImageMounted: Bool {
         get { state.withLock { $0.developerDiskImageMounted } }
         set { state.withLock { $0.developerDiskImageMounted = newValue } }
     }
 
     /// iOS 17.4+: refuse `StartService` of CoreDeviceProxy with this lockdown error (e.g. `InvalidService`,
     /// `PasswordProtected`), so no tunnel can be made; `nil` (default) offers it.
-    public var coreDeviceProxyRefusal: String? {
+    package var coreDeviceProxyRefusal: String? {
         get { state.withLock { $0.coreDeviceProxyRefusal } }
         set { state.withLock { $0.coreDeviceProxyRefusal = newValue } }
     }
@@ -92,9 +92,9 @@ public final class DeviceServiceState: Sendable {
     // MARK: - Apps
 
     /// Installed apps, by bundle id.
-    public var installedApps: [String: InstalledApp] { state.withLock { $0.apps } }
+    package var installedApps: [String: InstalledApp] { state.withLock { $0.apps } }
 
-    public func app(_ bundleID: String) -> InstalledApp? { state.withLock { $0.apps[bundleID] } }
+    package func app(_ bundleID: String) -> InstalledApp? { state.withLock { $0.apps[bundleID] } }
 
     /// Installs (or replaces) an app: its next launch is cold.
     func install(_ app: InstalledApp) {
@@ -148,14 +148,14 @@ public final class DeviceServiceState: Sendable {
     /// Closes every open CoreDeviceProxy tunnel while the device stays attached, as a flaky cable or a
     /// restarting `remoted` does on a real phone; returns how many were open.
     @discardableResult
-    public func dropTunnels() -> Int {
+    package func dropTunnels() -> Int {
         let open = tunnels.withLock { Array($0.values) }
         for channel in open { channel.close(promise: nil) }
         return open.count
     }
 
     /// Every launch started on this device, oldest first.
-    public var launchHistory: [EmulatedLaunch] { state.withLock { $0.launches } }
+    package var launchHistory: [EmulatedLaunch] { state.withLock { $0.launches } }
 
     func recordLaunch(_ launch: EmulatedLaunch) {
         state.withLock { $0.launches.append(launch) }
@@ -163,10 +163,10 @@ public final class DeviceServiceState: Sendable {
 
     /// Every installd command and app process this device finished, in the order they finished, with the
     /// real time each kept the device busy: the device's own share of a client's wall time.
-    public var activityHistory: [DeviceActivity] { state.withLock { $0.activities } }
+    package var activityHistory: [DeviceActivity] { state.withLock { $0.activities } }
 
     /// Real seconds the device was busy with the activities that started at or after `date`.
-    public func busySeconds(since date: Date = .distantPast) -> Double {
+    package func busySeconds(since date: Date = .distantPast) -> Double {
         state.withLock { $0.activities.filter { $0.startedAt >= date }.reduce(0) { $0 + $1.seconds } }
     }
 

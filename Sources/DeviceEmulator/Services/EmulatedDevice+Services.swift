@@ -4,7 +4,7 @@ extension EmulatedDevice {
     /// The state the device services keep for this device (installed apps, launch counters, and the
     /// switches `isLocked`, `bootSeconds`, `seed`, `installFailure`). Created on first use; its AFC media
     /// root is `directory/Media`.
-    public var services: DeviceServiceState {
+    package var services: DeviceServiceState {
         serviceState(DeviceServiceState.self) {
             DeviceServiceState(mediaRoot: directory.appendingPathComponent("Media"))
         }

@@ -35,7 +35,7 @@ import NIOCore
 /// }
 /// // lab.register(EchoStatusService())   — or add it to `BuiltInServices.all`.
 /// ```
-public protocol EmulatedService: Sendable {
+package protocol EmulatedService: Sendable {
     /// The lockdown service names this service answers (e.g. `["com.apple.afc"]`).
     var serviceNames: Set<String> { get }
 
@@ -54,13 +54,13 @@ public protocol EmulatedService: Sendable {
 }
 
 extension EmulatedService {
-    public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability { .available }
+    package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability { .available }
 
-    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { false }
+    package func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { false }
 }
 
 /// A service's answer to `StartService`.
-public enum ServiceAvailability: Sendable, Hashable {
+package enum ServiceAvailability: Sendable, Hashable {
     case available
     /// Refused with this lockdown `Error` string (`InvalidService`, `ServiceProhibited`, `ServiceLimit`…).
     case refused(String)
@@ -69,18 +69,18 @@ public enum ServiceAvailability: Sendable, Hashable {
 /// One client connection to a started service, as handed to ``EmulatedService/accept(_:)``.
 ///
 /// Use it only inside `accept` (on the event loop); capture `device`/`lab` in your handlers if needed.
-public struct ServiceConnection {
+package struct ServiceConnection {
     /// The service name the client asked lockdown for (one of the service's `serviceNames`).
-    public let serviceName: String
+    package let serviceName: String
     /// The device the client connected to.
-    public let device: EmulatedDevice
+    package let device: EmulatedDevice
     /// The lab: time scale, detach/attach/reboot, other devices.
-    public let lab: EmulatedLab
+    package let lab: EmulatedLab
     /// The connection. Closing it is the service "closing the TCP connection".
-    public let channel: any Channel
+    package let channel: any Channel
 
     /// Appends handlers to the channel's pipeline; inbound bytes reach them from now on.
-    public func addHandlers(_ handlers: any ChannelHandler...) throws {
+    package func addHandlers(_ handlers: any ChannelHandler...) throws {
         try channel.pipeline.syncOperations.addHandlers(handlers)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What can go wrong when starting or driving an emulated lab. Each message names the value and the fix.
-public enum EmulatorError: Error, Sendable, Equatable {
+package enum EmulatorError: Error, Sendable, Equatable {
     /// A unix socket path longer than `sun_path` allows.
     case socketPathTooLong(path: String, bytes: Int, limit: Int)
     /// Something other than a socket already sits at the path.
@@ -23,7 +23,7 @@ public enum EmulatorError: Error, Sendable, Equatable {
 }
 
 extension EmulatorError: LocalizedError {
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .socketPathTooLong(let path, let bytes, let limit):
             return

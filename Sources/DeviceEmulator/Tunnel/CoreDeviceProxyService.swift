@@ -7,31 +7,31 @@ import NIOCore
 /// debugproxy, which reaches the same debugserver emulation as `com.apple.debugserver` on iOS ≤ 16, and
 /// the instruments server (DVT) as on lockdown.
 /// Before 17.4 a real phone has no such service (`InvalidService`).
-public struct CoreDeviceProxyService: EmulatedService {
-    public static let name = "com.apple.internal.devicecompute.CoreDeviceProxy"
+package struct CoreDeviceProxyService: EmulatedService {
+    package static let name = "com.apple.internal.devicecompute.CoreDeviceProxy"
     /// The debugproxy's port inside the tunnel (a real phone picks one per boot; this is the iOS 17.0.3
     /// capture's).
-    public static let debugProxyPort: UInt16 = 50369
+    package static let debugProxyPort: UInt16 = 50369
     /// The instruments server's port inside the tunnel (`com.apple.instruments.dtservicehub`; picked here).
-    public static let instrumentsPort: UInt16 = 50371
+    package static let instrumentsPort: UInt16 = 50371
 
-    public let serviceNames: Set<String> = [name]
+    package let serviceNames: Set<String> = [name]
     /// Seed of noise and faults for apps whose profile sets none (as `DebugServerService`'s).
-    public let seed: UInt64
+    package let seed: UInt64
 
-    public init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         self.seed = seed
     }
 
-    public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
+    package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         guard let version = device.osVersion, version >= OSVersion(17, 4) else { return .refused("InvalidService") }
         if let refusal = device.services.coreDeviceProxyRefusal { return .refused(refusal) }
         return .available
     }
 
-    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { true }
+    package func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { true }
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         let device = connection.device
         let lab = connection.lab
         device.services.addTunnel(connection.channel)

@@ -11,9 +11,9 @@ import NIOPosix
 ///
 /// Point launchbench at it with `--tunneld PORT` (pymobiledevice3's `--tunnel UDID:PORT`), so parallel
 /// labs never share tunneld's fixed port 49151.
-public final class TunneldStandIn: Sendable {
+package final class TunneldStandIn: Sendable {
     /// The port `GET /` answers on (127.0.0.1).
-    public let port: Int
+    package let port: Int
 
     private struct Endpoints {
         var discovery: any Channel
@@ -34,7 +34,7 @@ public final class TunneldStandIn: Sendable {
     }
 
     /// Starts listening on 127.0.0.1:`port` (0: a free port, see ``port``).
-    public static func start(lab: EmulatedLab, port: Int = 0, seed: UInt64 = 0) async throws -> TunneldStandIn {
+    package static func start(lab: EmulatedLab, port: Int = 0, seed: UInt64 = 0) async throws -> TunneldStandIn {
         let holder = Locked<TunneldStandIn?>(nil)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -51,7 +51,7 @@ public final class TunneldStandIn: Sendable {
     }
 
     /// Stops answering and closes every listener.
-    public func stop() async {
+    package func stop() async {
         let open = endpoints.withLock { state in
             defer { state.removeAll() }
             return state.values.flatMap { [$0.discovery, $0.debugProxy, $0.instruments] }

@@ -6,7 +6,7 @@ extension AppBundle {
     /// - Parameter url: the `.app` folder or the `.ipa` file.
     /// - Throws: `LaunchBenchError.fileNotFound` when nothing is at `url`, `LaunchBenchError.notAnApp`
     ///   when it is neither form, has no readable `Info.plist`, or lacks the bundle id or executable name.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         let url = url.standardizedFileURL
         let contents: AppBundleContents
         do {

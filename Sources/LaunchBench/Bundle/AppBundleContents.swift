@@ -4,24 +4,24 @@ import ZIPFoundation
 /// What an `.app` folder or an `.ipa` (a zip holding exactly one `Payload/<Name>.app`) holds that launchbench
 /// and the emulated installd read: one reader, one set of rules for both (`AppBundle(contentsOf:)` and the
 /// emulator's `AppBundleLoader`, which turns a `Problem` into the installation_proxy error a phone sends).
-public struct AppBundleContents: Sendable {
+package struct AppBundleContents: Sendable {
     /// A folder or an `.ipa`.
-    public var packaging: AppBundle.Packaging
+    package var packaging: AppBundle.Packaging
     /// The bundle's folder name, e.g. `Sample.app`.
-    public var bundleName: String
+    package var bundleName: String
     /// The bundle's `Info.plist`, as stored.
-    public var infoPlist: Data
+    package var infoPlist: Data
     /// Where the `Info.plist` was read, for messages: the folder's file, or `APP.ipa (Payload/X.app/Info.plist)`.
-    public var infoPlistLocation: String
+    package var infoPlistLocation: String
     /// The requested top-level files of the bundle that exist, by name.
-    public var files: [String: Data]
+    package var files: [String: Data]
     /// First-level entries of `Frameworks/`, sorted, hidden ones left out.
-    public var frameworks: [String]
+    package var frameworks: [String]
     /// The bundle's unpacked size in bytes (the sum of its files), when asked for (`measuringSize`).
-    public var size: Int
+    package var size: Int
 
     /// Why a path is not an app.
-    public enum Problem: Error, Sendable, Equatable {
+    package enum Problem: Error, Sendable, Equatable {
         /// Nothing is at the path.
         case notFound
         /// A file that is not a zip archive.
@@ -36,7 +36,7 @@ public struct AppBundleContents: Sendable {
         case unreadable(reason: String)
 
         /// What is wrong, in words (after "… is not an app: ").
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .notFound: "nothing is there"
             case .notAZip: "it is a file but not a zip archive"
@@ -53,7 +53,7 @@ public struct AppBundleContents: Sendable {
     /// unless `measuringSize`: for a folder it is a walk over every file, which installd's report needs and a
     /// run does not.
     /// - Throws: `Problem`.
-    public static func read(
+    package static func read(
         _ url: URL, files names: [String] = [], measuringSize: Bool = false
     ) throws(Problem) -> AppBundleContents {
         var isDirectory: ObjCBool = false

@@ -7,27 +7,27 @@ import ZIPFoundation
 ///
 /// An app's Info.plist is a few KB (large real ones are under 1 MB) and the emulator's profile smaller
 /// still, so 8 MiB an entry and 32 MiB in all leave room for any real bundle.
-public struct BoundedArchiveReader {
+package struct BoundedArchiveReader {
     /// The most one entry may inflate to.
-    public var entryLimit: Int
+    package var entryLimit: Int
     /// The most all entries read together may inflate to.
-    public var totalLimit: Int
+    package var totalLimit: Int
     /// Bytes read so far.
-    public private(set) var total = 0
+    package private(set) var total = 0
 
     /// The default caps: 8 MiB an entry, 32 MiB in all.
-    public static let defaultEntryLimit = 8 << 20
+    package static let defaultEntryLimit = 8 << 20
     /// See ``defaultEntryLimit``.
-    public static let defaultTotalLimit = 32 << 20
+    package static let defaultTotalLimit = 32 << 20
 
     /// A reader with these caps.
-    public init(entryLimit: Int = defaultEntryLimit, totalLimit: Int = defaultTotalLimit) {
+    package init(entryLimit: Int = defaultEntryLimit, totalLimit: Int = defaultTotalLimit) {
         self.entryLimit = entryLimit
         self.totalLimit = totalLimit
     }
 
     /// Why an entry was not read.
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// Its header declares more than the cap (nothing was inflated).
         case declaredTooLarge(path: String, declared: UInt64, limit: Int)
         /// It inflated past its declared size or the cap (inflating was stopped there).
@@ -36,7 +36,7 @@ public struct BoundedArchiveReader {
         case unreadable(path: String, reason: String)
 
         /// What went wrong, in words: the entry, the sizes, why it is refused.
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .declaredTooLarge(let path, let declared, let limit):
                 return "\(path) declares \(declared) bytes unpacked, more than the \(Self.size(limit)) launchbench "
@@ -58,7 +58,7 @@ public struct BoundedArchiveReader {
 
     /// Inflates `entry` of `archive` into memory within the caps.
     /// - Throws: ``Refusal``.
-    public mutating func read(_ entry: Entry, from archive: Archive) throws(Refusal) -> Data {
+    package mutating func read(_ entry: Entry, from archive: Archive) throws(Refusal) -> Data {
         let declared = entry.uncompressedSize
         let limit = min(entryLimit, totalLimit - total)
         guard declared <= UInt64(max(limit, 0)) else {

@@ -4,7 +4,7 @@
 /// method may block for seconds on a real device, so implementations keep blocking calls off
 /// the cooperative thread pool. Failures are thrown as errors conforming to `DriverError`, so
 /// the runner can record the right sample status without knowing the implementation.
-public protocol DeviceDriver: Sendable {
+package protocol DeviceDriver: Sendable {
     /// The devices attached now, reading the values of `udids` only (every device when `nil`); a device
     /// whose values cannot be read is listed as unreadable instead of failing the listing.
     func listDevices(reading udids: [String]?) async throws -> DeviceListing
@@ -31,7 +31,7 @@ public protocol DeviceDriver: Sendable {
 }
 
 /// A driver that sends each device's launches to a launch engine of its choice (`EngineRoutingDriver`).
-public protocol EngineRouting: Sendable {
+package protocol EngineRouting: Sendable {
     /// Which launch engine launches on `device`, and why (or why none can launch on it).
     func engineDecision(for device: DeviceInfo) async -> EngineDecision
 }
@@ -39,7 +39,7 @@ public protocol EngineRouting: Sendable {
 extension DeviceDriver {
     /// The engine the driver launches `device` with: its own choice when it routes (`EngineRouting`), else
     /// lockdown's debugserver (libimobiledevice up to iOS 16, none from iOS 17 on).
-    public func engine(for device: DeviceInfo) async -> EngineDecision {
+    package func engine(for device: DeviceInfo) async -> EngineDecision {
         if let routing = self as? any EngineRouting { return await routing.engineDecision(for: device) }
         return EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
     }
@@ -47,7 +47,7 @@ extension DeviceDriver {
 
 extension DeviceDriver {
     /// Uninstall, then install, one after the other.
-    public func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
+    package func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {
         let clock = ContinuousClock()
         let uninstall = try await clock.measure { try await self.uninstall(bundleID: app.bundleID, on: udid) }
         let install = try await clock.measure { try await self.install(app, on: udid, timeout: timeout) }
@@ -56,16 +56,16 @@ extension DeviceDriver {
 }
 
 /// How long the steps of a reinstall took (wall time on the host).
-public struct ReinstallTimings: Sendable, Hashable {
+package struct ReinstallTimings: Sendable, Hashable {
     /// Until the app was gone (the lookup that checks it is there included).
-    public var uninstall: Duration
+    package var uninstall: Duration
     /// Copying the app to the device, when the driver times it on its own.
-    public var upload: Duration?
+    package var upload: Duration?
     /// Until installd completed the install (the upload included when `upload` is `nil`).
-    public var install: Duration
+    package var install: Duration
 
     /// The steps' durations as the driver measured them.
-    public init(uninstall: Duration, upload: Duration? = nil, install: Duration) {
+    package init(uninstall: Duration, upload: Duration? = nil, install: Duration) {
         self.uninstall = uninstall
         self.upload = upload
         self.install = install
@@ -73,16 +73,16 @@ public struct ReinstallTimings: Sendable, Hashable {
 }
 
 /// What to launch and how.
-public struct LaunchRequest: Sendable, Hashable {
+package struct LaunchRequest: Sendable, Hashable {
     /// The installed app to launch.
-    public var bundleID: String
+    package var bundleID: String
     /// Command-line arguments after the executable's path.
-    public var arguments: [String]
+    package var arguments: [String]
     /// Ordered; names may repeat (the last one wins on the device).
-    public var environment: [EnvironmentVariable]
+    package var environment: [EnvironmentVariable]
 
     /// A launch of `bundleID` with arguments and environment variables.
-    public init(bundleID: String, arguments: [String] = [], environment: [EnvironmentVariable] = []) {
+    package init(bundleID: String, arguments: [String] = [], environment: [EnvironmentVariable] = []) {
         self.bundleID = bundleID
         self.arguments = arguments
         self.environment = environment
@@ -90,32 +90,32 @@ public struct LaunchRequest: Sendable, Hashable {
 }
 
 /// `NAME=VALUE`; the value may itself contain `=`, spaces and any Unicode.
-public struct EnvironmentVariable: Sendable, Hashable, Codable {
+package struct EnvironmentVariable: Sendable, Hashable, Codable {
     /// The variable's name, e.g. `DYLD_PRINT_STATISTICS`.
-    public var name: String
+    package var name: String
     /// Its value, possibly empty.
-    public var value: String
+    package var value: String
 
     /// `name=value`.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
     /// Splits at the first `=`; `nil` when there is none or the name is empty.
-    public init?(assignment: String) {
+    package init?(assignment: String) {
         guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else { return nil }
         name = String(assignment[..<equals])
         value = String(assignment[assignment.index(after: equals)...])
     }
 
     /// `NAME=VALUE`, as debugserver's `QEnvironmentHexEncoded` and `--env` take it.
-    public var assignment: String { "\(name)=\(value)" }
+    package var assignment: String { "\(name)=\(value)" }
 }
 
 /// Receives a launch's output as it arrives and decides when the launch is over.
 /// Called from the driver's own thread; implementations synchronise internally.
-public protocol LaunchObserver: AnyObject, Sendable {
+package protocol LaunchObserver: AnyObject, Sendable {
     /// The app was told to run (`c` sent): wall time starts here.
     func launched(at instant: ContinuousClock.Instant)
     /// A chunk of the app's stdout/stderr, split anywhere (even inside a UTF-8 character).
@@ -125,7 +125,7 @@ public protocol LaunchObserver: AnyObject, Sendable {
 }
 
 /// Why the harness ended an app that was still running.
-public enum HarnessStop: Sendable, Hashable {
+package enum HarnessStop: Sendable, Hashable {
     /// The expected output arrived (statistics block complete, `firstFrame`/`done` marker) and the grace period passed.
     case complete
     /// `--timeout` passed first.
@@ -135,7 +135,7 @@ public enum HarnessStop: Sendable, Hashable {
 }
 
 /// How a launch ended.
-public enum LaunchTermination: Sendable, Hashable {
+package enum LaunchTermination: Sendable, Hashable {
     /// The app exited by itself with this status (`W` packet).
     case exited(status: Int)
     /// The app was killed by a signal it did not get from the harness (`X` packet).
@@ -147,7 +147,7 @@ public enum LaunchTermination: Sendable, Hashable {
 }
 
 /// What kind of failure a driver error is, so the runner records the right sample status.
-public enum DriverFailureKind: Sendable, Hashable {
+package enum DriverFailureKind: Sendable, Hashable {
     /// The device went away (unplugged, restarting): the runner records `device-lost` and ends that device's run.
     case deviceLost
     /// The app could not be installed (the runner records any failure but `deviceLost` during an install so).
@@ -159,7 +159,7 @@ public enum DriverFailureKind: Sendable, Hashable {
 }
 
 /// Errors thrown by a `DeviceDriver` say what kind of failure they are.
-public protocol DriverError: Error {
+package protocol DriverError: Error {
     /// Which sample status the failure leads to, and whether the device's run goes on.
     var failureKind: DriverFailureKind { get }
 }

@@ -1,8 +1,8 @@
 /// Whether a device is ready for developer services: Developer Mode on (iOS 16+) and a Developer Disk
 /// Image mounted (the personalized one from iOS 17 on). `launchbench devices` shows it per device.
-public struct DeveloperReadiness: Sendable, Hashable, Codable {
+package struct DeveloperReadiness: Sendable, Hashable, Codable {
     /// The state of one requirement.
-    public enum State: String, Sendable, Hashable, Codable {
+    package enum State: String, Sendable, Hashable, Codable {
         case ready
         case notReady = "not ready"
         /// The iOS has no such requirement (Developer Mode before iOS 16).
@@ -12,21 +12,21 @@ public struct DeveloperReadiness: Sendable, Hashable, Codable {
     }
 
     /// Developer Mode (Settings > Privacy & Security), required from iOS 16.
-    public var developerMode: State
+    package var developerMode: State
     /// The Developer Disk Image (personalized from iOS 17).
-    public var diskImage: State
+    package var diskImage: State
     /// What to do about each `notReady`, naming the command that fixes it.
-    public var advice: [String]
+    package var advice: [String]
 
     /// A device's readiness with the advice for what is missing.
-    public init(developerMode: State, diskImage: State, advice: [String] = []) {
+    package init(developerMode: State, diskImage: State, advice: [String] = []) {
         self.developerMode = developerMode
         self.diskImage = diskImage
         self.advice = advice
     }
 
     /// The fixes, for a device and its iOS.
-    public static func advice(udid: String, developerMode: State, diskImage: State, modern: Bool) -> [String] {
+    package static func advice(udid: String, developerMode: State, diskImage: State, modern: Bool) -> [String] {
         var advice: [String] = []
         if developerMode == .notReady {
             advice.append(

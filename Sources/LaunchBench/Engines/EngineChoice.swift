@@ -1,15 +1,15 @@
 /// Which engine launches on which device: libimobiledevice up to iOS 16 (lockdown offers debugserver);
 /// from iOS 17 on devicectl on macOS with Xcode 16+, else pymobiledevice3 when installed, else none.
-public enum EngineChoice {
+package enum EngineChoice {
     /// The pinned pymobiledevice3 (its CLI changes between majors; README "iOS 17 and later").
-    public static let pymobiledevice3Version = "11.45.0"
+    package static let pymobiledevice3Version = "11.45.0"
     /// What installs it, in a clone of launchbench, and anywhere else.
-    public static let pymobiledevice3Install =
+    package static let pymobiledevice3Install =
         "`Scripts/bootstrap --with-pymobiledevice3` (in a launchbench clone) or "
         + "`python3 -m pip install pymobiledevice3==\(pymobiledevice3Version)`"
 
     /// The decision for `device` under `selection` on `host`.
-    public static func decide(for device: DeviceInfo, selection: EngineSelection, host: EngineHost) -> EngineDecision {
+    package static func decide(for device: DeviceInfo, selection: EngineSelection, host: EngineHost) -> EngineDecision {
         let version = device.version
         let modern = version.map { !$0.offersDebugserver } ?? false
         let ios = version.map { "iOS \($0)" } ?? "iOS \"\(device.osVersion)\""
@@ -88,7 +88,7 @@ public enum EngineChoice {
 
     /// How pymobiledevice3 reaches the device's debugserver: `nil` through lockdown (iOS ≤ 16), else the
     /// tunnel it uses (shown by `devices` next to the engine).
-    public static func transport(of engine: LaunchEngine, on device: DeviceInfo) -> String? {
+    package static func transport(of engine: LaunchEngine, on device: DeviceInfo) -> String? {
         guard engine == .pymobiledevice3, let version = device.version, !version.offersDebugserver else { return nil }
         return version < OSVersion(17, 4) ? "tunneld" : "userspace tunnel"
     }

@@ -1,5 +1,5 @@
 /// What launches the app on a device (install and uninstall go through lockdown for every engine but devicectl).
-public enum LaunchEngine: String, Sendable, Hashable, Codable, CaseIterable {
+package enum LaunchEngine: String, Sendable, Hashable, Codable, CaseIterable {
     /// libimobiledevice's lockdown debugserver (iOS ≤ 16), driven by our GDB-remote loop.
     case libimobiledevice
     /// `pymobiledevice3 developer debugserver start-server` forwards debugserver (over its tunnel on iOS 17+)
@@ -10,14 +10,14 @@ public enum LaunchEngine: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// `--engine`: pick per device, or force one engine for every device.
-public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
+package enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
     /// Each device gets the engine its iOS version and the host call for (`EngineChoice.decide`).
     case auto
     /// Every device uses this engine; a device it cannot serve is skipped with advice.
     case forced(LaunchEngine)
 
     /// `auto` or an engine's name; `nil` for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text == "auto" {
             self = .auto
         } else if let engine = LaunchEngine(rawValue: text) {
@@ -28,7 +28,7 @@ public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The `--engine` value: `auto` or the engine's name.
-    public var description: String {
+    package var description: String {
         switch self {
         case .auto: return "auto"
         case .forced(let engine): return engine.rawValue
@@ -36,24 +36,24 @@ public enum EngineSelection: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Every accepted spelling, for help and error texts.
-    public static let spellings = ["auto"] + LaunchEngine.allCases.map(\.rawValue)
+    package static let spellings = ["auto"] + LaunchEngine.allCases.map(\.rawValue)
 }
 
 /// What this computer offers to launch with: found once per command (see `EngineHost.detect` in the
 /// launchbench executable), injected in tests.
-public struct EngineHost: Sendable, Hashable {
+package struct EngineHost: Sendable, Hashable {
     /// devicectl exists only on macOS.
-    public var isMacOS: Bool
+    package var isMacOS: Bool
     /// The selected Xcode's version (`xcodebuild -version`), `nil` when there is none.
-    public var xcodeVersion: OSVersion?
+    package var xcodeVersion: OSVersion?
     /// The `pymobiledevice3` executable found (see README "iOS 17 and later"), `nil` when not installed.
-    public var pymobiledevice3: String?
+    package var pymobiledevice3: String?
     /// Why `pymobiledevice3` is `nil` when that is not "not installed": a setting that points at nothing,
     /// named with its fix (said instead of the install command, which would not help).
-    public var pymobiledevice3Problem: String?
+    package var pymobiledevice3Problem: String?
 
     /// What this host offers: macOS with Xcode (for devicectl), and where pymobiledevice3 is, if found.
-    public init(
+    package init(
         isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil,
         pymobiledevice3Problem: String? = nil
     ) {
@@ -64,27 +64,27 @@ public struct EngineHost: Sendable, Hashable {
     }
 
     /// A host with libimobiledevice only (what a driver that knows no other engine assumes).
-    public static let libimobiledeviceOnly = EngineHost(isMacOS: false)
+    package static let libimobiledeviceOnly = EngineHost(isMacOS: false)
 
     /// devicectl's `device process launch --console` arrived with Xcode 16.
-    public var hasDevicectl: Bool { isMacOS && (xcodeVersion.map { $0.major >= 16 } ?? false) }
+    package var hasDevicectl: Bool { isMacOS && (xcodeVersion.map { $0.major >= 16 } ?? false) }
 }
 
 /// The engine a device gets, or why it gets none.
-public enum EngineDecision: Sendable, Hashable {
+package enum EngineDecision: Sendable, Hashable {
     /// Launch with `engine`; `reason` says why in a sentence (shown by `devices`, kept in run.json).
     case use(LaunchEngine, reason: String)
     /// No engine can launch on the device; `advice` names exactly what to install or change.
     case unavailable(advice: String)
 
     /// The engine to use, `nil` when none can launch on the device.
-    public var engine: LaunchEngine? {
+    package var engine: LaunchEngine? {
         if case .use(let engine, _) = self { return engine }
         return nil
     }
 
     /// The reason or the advice.
-    public var explanation: String {
+    package var explanation: String {
         switch self {
         case .use(_, let reason): return reason
         case .unavailable(let advice): return advice

@@ -6,9 +6,9 @@ import Foundation
 /// Two ways to use it: the static helpers for rows of ready-made strings (`line`, `document`,
 /// `escape`), or an instance with typed fields (`append([.text(name), .number(ms)])`), which
 /// writes numbers itself with `.` decimals whatever the locale and never neutralises them.
-public struct CSVWriter: Sendable {
+package struct CSVWriter: Sendable {
     /// One cell.
-    public enum Field: Sendable, Hashable {
+    package enum Field: Sendable, Hashable {
         /// Any text, quoted and neutralised as needed (see `escape`).
         case text(String)
         /// A number, `.` decimals, at most `fractionDigits` digits after the point (trailing zeros
@@ -22,20 +22,20 @@ public struct CSVWriter: Sendable {
     }
 
     /// The records so far, escaped and without line ends; the header is the first.
-    public private(set) var lines: [String] = []
+    package private(set) var lines: [String] = []
 
     /// - Parameter header: column names, written as the first line.
-    public init(header: [String]) {
+    package init(header: [String]) {
         lines.append(header.map(Self.escape).joined(separator: ","))
     }
 
     /// Appends one record, each field written by `render(_:)`; the count is not checked against the header.
-    public mutating func append(_ fields: [Field]) {
+    package mutating func append(_ fields: [Field]) {
         lines.append(fields.map(Self.render).joined(separator: ","))
     }
 
     /// The whole file: lines ended by CRLF (the last one too).
-    public var text: String { lines.map { $0 + "\r\n" }.joined() }
+    package var text: String { lines.map { $0 + "\r\n" }.joined() }
 
     /// The file as UTF-8, optionally starting with a byte-order mark (`EF BB BF`).
     ///
@@ -43,12 +43,12 @@ public struct CSVWriter: Sendable {
     /// system's legacy code page and garbles every non-ASCII device name, while LibreOffice,
     /// Numbers, Google Sheets, pandas (`encoding="utf-8-sig"`) and Python's csv (`utf-8-sig`)
     /// accept it. CSV printed on stdout has none, for pipes into other tools.
-    public func data(byteOrderMark: Bool) -> Data {
+    package func data(byteOrderMark: Bool) -> Data {
         (byteOrderMark ? Data([0xEF, 0xBB, 0xBF]) : Data()) + Data(text.utf8)
     }
 
     /// A typed field as it appears in the file.
-    public static func render(_ field: Field) -> String {
+    package static func render(_ field: Field) -> String {
         switch field {
         case .text(let text): return escape(text)
         case .number(let value, let digits):
@@ -60,19 +60,19 @@ public struct CSVWriter: Sendable {
     }
 
     /// One record: the escaped fields joined by commas, ended by CRLF.
-    public static func line(_ fields: [String]) -> String {
+    package static func line(_ fields: [String]) -> String {
         fields.map(escape).joined(separator: ",") + "\r\n"
     }
 
     /// A whole table: header line, then one line per row.
-    public static func document(header: [String], rows: [[String]]) -> String {
+    package static func document(header: [String], rows: [[String]]) -> String {
         ([header] + rows).map(line).joined()
     }
 
     /// One field. A cell starting with `=` `+` `-` `@` tab or CR (a formula to Excel, LibreOffice
     /// and Sheets) gets a leading `'` so it stays text (OWASP's advice; device names are user-set);
     /// plain numbers such as `-1.5` are left alone.
-    public static func escape(_ field: String) -> String {
+    package static func escape(_ field: String) -> String {
         var value = field
         if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(value) {
             value = "'" + value

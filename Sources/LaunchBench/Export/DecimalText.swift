@@ -1,9 +1,9 @@
 /// Numbers as text with `.` decimals and no grouping, independent of the user's locale (a
 /// German or French locale must not turn `412.5` into `412,5` inside a comma-separated file).
-public enum DecimalText {
+package enum DecimalText {
     /// Rounded to at most `maxFractionDigits` decimals, trailing zeros and a bare point trimmed:
     /// `fixed(412.5004, 3) == "412.5"`, `fixed(3, 3) == "3"`, `fixed(-0.0001, 3) == "0"`.
-    public static func fixed(_ value: Double, maxFractionDigits: Int) -> String {
+    package static func fixed(_ value: Double, maxFractionDigits: Int) -> String {
         precondition(maxFractionDigits >= 0 && maxFractionDigits <= 9)
         guard value.isFinite else { return "" }
         var scale = 1.0
@@ -28,7 +28,7 @@ public enum DecimalText {
 
     /// The shortest text that reads back as the same `Double` (`412.5`, `0.1`, `3`); exponent
     /// form only for magnitudes of 10¹⁶ and more, which no duration reaches.
-    public static func shortest(_ value: Double) -> String {
+    package static func shortest(_ value: Double) -> String {
         guard value.isFinite else { return "" }
         var text = value.description  // Swift's shortest round-trip form; locale-independent
         if text.contains("e") {
@@ -42,7 +42,7 @@ public enum DecimalText {
 
     /// Exactly `fractionDigits` decimals, zeros kept (`exact(412.5, 1) == "412.5"`, `exact(3, 1) == "3.0"`):
     /// for columns of a table, where aligned decimals read best.
-    public static func exact(_ value: Double, fractionDigits: Int) -> String {
+    package static func exact(_ value: Double, fractionDigits: Int) -> String {
         let text = fixed(value, maxFractionDigits: fractionDigits)
         guard fractionDigits > 0, !text.contains("e") else { return text }
         guard let point = text.firstIndex(of: ".") else {

@@ -4,11 +4,11 @@ import Foundation
 /// answers, per device: how long cold and warm launches take, in which phase the time goes, and
 /// how noisy it is. The markup is well-formed XHTML syntax, so an XML parser can check it; every
 /// text from a device, the app or `run.json` goes through `HTMLText.escape`.
-public enum HTMLReport {
+package enum HTMLReport {
     /// - Parameters:
     ///   - folder: the results read back (for `run.json` and the notes).
     ///   - summary: the statistics of the folder's samples (`folder.summary`).
-    public static func render(_ folder: ResultsFolder, summary: RunSummary) -> String {
+    package static func render(_ folder: ResultsFolder, summary: RunSummary) -> String {
         let title = appTitle(folder)
         var body = "<header>"
         body += HTMLText.element("h1", [:], "Launch times of " + HTMLText.text("span", ["class": "app"], title))

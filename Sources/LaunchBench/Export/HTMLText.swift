@@ -1,10 +1,10 @@
 /// Escaping and element building for the HTML report, which is also well-formed XML (XHTML
 /// syntax), so any XML parser can check it and nothing a device or app says can become markup.
-public enum HTMLText {
+package enum HTMLText {
     /// `text` safe as element content and inside `"…"` or `'…'` attribute values: `& < > " '`
     /// become character references, and characters XML forbids (most C0 controls, U+FFFE,
     /// U+FFFF) become U+FFFD.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

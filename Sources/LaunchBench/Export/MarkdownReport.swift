@@ -2,12 +2,12 @@
 /// (`$GITHUB_STEP_SUMMARY`): a heading, one short table of the key numbers of every device (median,
 /// p90, CV, n, failures of total pre-main and first frame), the failures, then per device every
 /// metric in a collapsed `<details>` block so the comment stays short.
-public enum MarkdownReport {
+package enum MarkdownReport {
     /// - Parameters:
     ///   - summary: the statistics.
     ///   - manifest: `run.json`, for the heading (app and version); optional.
     ///   - notes: the reader's notes, quoted under the tables.
-    public static func render(_ summary: RunSummary, manifest: RunManifest? = nil, notes: [String] = []) -> String {
+    package static func render(_ summary: RunSummary, manifest: RunManifest? = nil, notes: [String] = []) -> String {
         var lines: [String] = [title(summary, manifest), ""]
         if summary.devices.isEmpty { lines += ["No launches to report.", ""] }
         if !summary.devices.isEmpty {
@@ -119,5 +119,5 @@ public enum MarkdownReport {
     }
 
     /// Text safe inside a GFM table cell (see `UserText.markdown`).
-    public static func escape(_ text: String) -> String { UserText.markdown(text) }
+    package static func escape(_ text: String) -> String { UserText.markdown(text) }
 }

@@ -3,17 +3,17 @@ import Foundation
 /// The exports of a results folder: what `launchbench run` writes when it ends and what
 /// `launchbench report DIR` regenerates from `samples.jsonl` (so an interrupted or remote run
 /// can be reported later). Both go through `writeAll(resultsFolder:)`.
-public enum ResultExports {
+package enum ResultExports {
     /// What `writeAll` read and wrote.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The folder as read back (manifest, samples, notes).
-        public var folder: ResultsFolder
+        package var folder: ResultsFolder
         /// The statistics computed from the folder's samples, as the exports show them.
-        public var summary: RunSummary
+        package var summary: RunSummary
         /// The files written, in order.
-        public var written: [URL]
+        package var written: [URL]
         /// Every sample in file order when `keepingSamples` was asked for, else empty.
-        public var samples: [Sample]
+        package var samples: [Sample]
     }
 
     /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
@@ -29,7 +29,7 @@ public enum ResultExports {
     /// - Throws: `LaunchBenchError.fileNotFound` (no folder or no `samples.jsonl`),
     ///   `.unreadableResults`, `.cannotWrite`.
     @discardableResult
-    public static func writeAll(resultsFolder: URL, keepingSamples: Bool = false) throws -> Outcome {
+    package static func writeAll(resultsFolder: URL, keepingSamples: Bool = false) throws -> Outcome {
         try ResultsFolder.requireFolder(resultsFolder)  // before samples.csv is started in it
         let samplesCSV = resultsFolder.appendingPathComponent(ResultsFolder.FileName.samplesCSV)
         let rows = try SamplesCSV.FileWriter(url: samplesCSV)
@@ -50,7 +50,7 @@ public enum ResultExports {
 
     /// Writes `data` atomically (a reader never sees half a file).
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    public static func write(_ data: Data, to url: URL) throws {
+    package static func write(_ data: Data, to url: URL) throws {
         do {
             try data.write(to: url, options: .atomic)
         } catch {
@@ -61,11 +61,11 @@ public enum ResultExports {
 
 /// The files `ResultExports.writeAll` makes from a folder's summary (it writes `samples.csv` too, row by row as
 /// the samples are read: `SamplesCSV.FileWriter`).
-public enum ExportFile: Sendable, CaseIterable {
+package enum ExportFile: Sendable, CaseIterable {
     case summaryCSV, imagesCSV, summaryJSON, reportHTML
 
     /// The file's name inside the results folder (`samples.csv`, `summary.json`, …).
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .summaryCSV: return ResultsFolder.FileName.summaryCSV
         case .imagesCSV: return ResultsFolder.FileName.imagesCSV
@@ -75,7 +75,7 @@ public enum ExportFile: Sendable, CaseIterable {
     }
 
     /// The file's bytes. CSV files in the results folder start with a UTF-8 BOM (see `CSVWriter.data`).
-    public func data(_ folder: ResultsFolder, summary: RunSummary) throws -> Data {
+    package func data(_ folder: ResultsFolder, summary: RunSummary) throws -> Data {
         switch self {
         case .summaryCSV: return SummaryCSV.csv(summary).data(byteOrderMark: true)
         case .imagesCSV: return ImagesCSV.csv(summary).data(byteOrderMark: true)
@@ -86,7 +86,7 @@ public enum ExportFile: Sendable, CaseIterable {
 }
 
 /// What `launchbench report DIR --format` prints.
-public enum ReportFormat: String, Sendable, CaseIterable {
+package enum ReportFormat: String, Sendable, CaseIterable {
     /// Plain-text tables per device (the default).
     case table
     /// `summary.csv`.
@@ -101,7 +101,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     /// The report as bytes.
     /// - Parameter byteOrderMark: for `csv` only: start with a UTF-8 BOM (for a file a spreadsheet
     ///   will open), or not (stdout, pipes).
-    public func render(_ folder: ResultsFolder, summary: RunSummary, byteOrderMark: Bool = false) throws -> Data {
+    package func render(_ folder: ResultsFolder, summary: RunSummary, byteOrderMark: Bool = false) throws -> Data {
         switch self {
         case .table: return Data(SummaryTextReport.render(summary, notes: folder.notes).utf8)
         case .csv: return SummaryCSV.csv(summary).data(byteOrderMark: byteOrderMark)

@@ -1,9 +1,9 @@
 import Foundation
 
 /// `samples.csv`: one row per launch, the columns of ARCHITECTURE.md in that order.
-public enum SamplesCSV {
+package enum SamplesCSV {
     /// The exact header (the results folder's stable interface).
-    public static let header: [String] =
+    package static let header: [String] =
         [
             "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
             "iteration", "launch_kind", "status",
@@ -11,7 +11,7 @@ public enum SamplesCSV {
 
     /// The CSV of `samples`, in the order given. Unmeasured metrics are empty cells; values are
     /// written as measured (shortest exact form).
-    public static func csv(_ samples: [Sample]) -> CSVWriter {
+    package static func csv(_ samples: [Sample]) -> CSVWriter {
         var writer = CSVWriter(header: header)
         for sample in samples { writer.append(fields(sample)) }
         return writer
@@ -33,7 +33,7 @@ public enum SamplesCSV {
     /// `samples.csv` written row by row as the samples are read, into a hidden file beside the target that
     /// replaces it in one step when finished: memory stays flat however many launches there are, and a
     /// reader never sees half a file. The bytes are those of `csv(_:).data(byteOrderMark: true)`.
-    public final class FileWriter {
+    package final class FileWriter {
         private let url: URL
         private let temporary: URL
         private let handle: FileHandle
@@ -42,7 +42,7 @@ public enum SamplesCSV {
 
         /// Starts writing `url` (its BOM and header).
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        public init(url: URL) throws {
+        package init(url: URL) throws {
             self.url = url
             temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
@@ -65,14 +65,14 @@ public enum SamplesCSV {
 
         /// Appends `sample`'s row.
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        public func append(_ sample: Sample) throws {
+        package func append(_ sample: Sample) throws {
             buffer.append(contentsOf: (fields(sample).map(CSVWriter.render).joined(separator: ",") + "\r\n").utf8)
             if buffer.count >= 1 << 20 { try flush() }
         }
 
         /// Writes what is left and puts the file in place.
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        public func finish() throws {
+        package func finish() throws {
             try flush()
             finished = true
             do {

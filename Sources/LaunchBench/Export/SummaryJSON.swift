@@ -11,41 +11,41 @@ import Foundation
 /// ci95_coverage_percent}}, images: {launches_with_initializer_list, launches_with_libraries,
 /// bundle_dylibs: [..], advised_maximum_bundle_dylibs, note, images: [{image, in_bundle,
 /// launches_loaded, launches_listed, median_initializer_ms, p90_initializer_ms}]}}}]}`.
-public struct SummaryDocument: Sendable, Hashable, Codable {
+package struct SummaryDocument: Sendable, Hashable, Codable {
     /// The `schema_version` this version of launchbench writes.
-    public static let currentSchemaVersion = 1
+    package static let currentSchemaVersion = 1
 
     /// `schema_version`: the document's format version (`currentSchemaVersion` when written by this build).
-    public var schemaVersion: Int
+    package var schemaVersion: Int
     /// The tool that computed this summary.
-    public var toolVersion: String
+    package var toolVersion: String
     /// `run`: what the run was, from `run.json` and else the first launch; `null` when the folder has neither.
-    public var run: RunInfo?
+    package var run: RunInfo?
     /// `notes`: what the reader could not read or had to assume (missing `run.json`, unreadable lines…).
-    public var notes: [String]
+    package var notes: [String]
     /// `devices`: one entry per device, in report order (`run.json`'s order, then first appearance in the samples).
-    public var devices: [Device]
+    package var devices: [Device]
 
     /// `run`: the run's identity; a field is `null` when neither `run.json` nor the samples record it.
-    public struct RunInfo: Sendable, Hashable, Codable {
+    package struct RunInfo: Sendable, Hashable, Codable {
         /// `run_id`: the run's ID (a lowercase UUID unless given), the `run_id` column of `samples.csv`.
-        public var runID: String?
+        package var runID: String?
         /// `tool_version`: the launchbench that measured the run (`run.json` only); may differ from the
         /// document's own top-level `tool_version`, the one that computed the summary.
-        public var toolVersion: String?
+        package var toolVersion: String?
         /// `started_at`: when the run started (`run.json`, else the first launch), ISO 8601 UTC with ms.
-        public var startedAt: Date?
+        package var startedAt: Date?
         /// `ended_at`: when the run ended (`run.json` only); `null` for a run still going or killed before it finished.
-        public var endedAt: Date?
+        package var endedAt: Date?
         /// `app_bundle_id`: the app's `CFBundleIdentifier`.
-        public var appBundleID: String?
+        package var appBundleID: String?
         /// `app_version`: `CFBundleShortVersionString` from `run.json`; without it, the first launch's app version,
         /// which also carries the build (`1.2 (34)`).
-        public var appVersion: String?
+        package var appVersion: String?
         /// `app_build`: `CFBundleVersion`, from `run.json` only.
-        public var appBuild: String?
+        package var appBuild: String?
         /// `host`: the name of the computer that drove the devices, from `run.json` only.
-        public var host: String?
+        package var host: String?
 
         enum CodingKeys: String, CodingKey {
             case runID = "run_id"
@@ -59,7 +59,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// Writes every key, absent values as `null`.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(runID, forKey: .runID)
             try c.encode(toolVersion, forKey: .toolVersion)
@@ -73,17 +73,17 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// One entry of `devices`: the device (the `summary.csv` device columns) and its launches by kind.
-    public struct Device: Sendable, Hashable, Codable {
+    package struct Device: Sendable, Hashable, Codable {
         /// `device_udid`: the device's UDID.
-        public var udid: String
+        package var udid: String
         /// `device_name`: the user-set name, as the device's latest launch reported it.
-        public var name: String
+        package var name: String
         /// `product_type`: the model identifier (`iPhone12,1`).
-        public var productType: String
+        package var productType: String
         /// `os_version`: the iOS version the device reported (`14.8`).
-        public var osVersion: String
+        package var osVersion: String
         /// By launch kind (`cold`, `warm`).
-        public var launchKinds: [String: Kind]
+        package var launchKinds: [String: Kind]
 
         enum CodingKeys: String, CodingKey {
             case udid = "device_udid"
@@ -95,19 +95,19 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// One device's launches of one kind (a value of `launch_kinds`).
-    public struct Kind: Sendable, Hashable, Codable {
+    package struct Kind: Sendable, Hashable, Codable {
         /// `launches`: every launch of this kind, failed or not.
-        public var launches: Int
+        package var launches: Int
         /// `failures`: launches with a failure status (`timeout`, `crashed`, `install-failed`, …).
-        public var failures: Int
+        package var failures: Int
         /// `no_metrics`: launches that ran but printed nothing to measure; neither failures nor numbers.
-        public var noMetrics: Int
+        package var noMetrics: Int
         /// `failures_by_status`: failed launches by status (`{"timeout": 2}`); only statuses that occurred.
-        public var failuresByStatus: [String: Int]
+        package var failuresByStatus: [String: Int]
         /// By metric column name (`total_premain_ms`, …).
-        public var metrics: [String: Statistics]
+        package var metrics: [String: Statistics]
         /// Bundle images and initializer times by image (the rows of `images.csv`).
-        public var images: Images?
+        package var images: Images?
 
         enum CodingKeys: String, CodingKey {
             case launches, failures
@@ -119,20 +119,20 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// `images`: what the launches loaded and initialised (see `ImageStatistics`).
-    public struct Images: Sendable, Hashable, Codable {
+    package struct Images: Sendable, Hashable, Codable {
         /// `launches_with_initializer_list`: launches that did not fail and for which dyld printed an initializer list.
-        public var launchesWithInitializerList: Int
+        package var launchesWithInitializerList: Int
         /// `launches_with_libraries`: launches that did not fail and whose library list was captured
         /// (`DYLD_PRINT_LIBRARIES`); 0 means `bundle_dylibs` is unknown, not empty.
-        public var launchesWithLibraries: Int
+        package var launchesWithLibraries: Int
         /// Embedded dylibs loaded at launch (bundle images but the executable), and Apple's advice.
-        public var bundleDylibs: [String]
+        package var bundleDylibs: [String]
         /// `advised_maximum_bundle_dylibs`: Apple's advice on embedded dylibs (at most about 6).
-        public var advisedMaximumBundleDylibs: Int
+        package var advisedMaximumBundleDylibs: Int
         /// `note`: why an unlisted initializer is not 0 ms (`ImageStatistics.thresholdNote`), the same text always.
-        public var note: String
+        package var note: String
         /// `images`: one entry per image, slowest initializer median first (the order of `images.csv`).
-        public var images: [Image]
+        package var images: [Image]
 
         enum CodingKeys: String, CodingKey {
             case launchesWithInitializerList = "launches_with_initializer_list"
@@ -153,19 +153,19 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// One image; `median_initializer_ms` / `p90_initializer_ms` are `null` when no launch listed it.
-    public struct Image: Sendable, Hashable, Codable {
+    package struct Image: Sendable, Hashable, Codable {
         /// `image`: the path inside the app bundle for a bundle image, else the name dyld's initializer list prints.
-        public var image: String
+        package var image: String
         /// `in_bundle`: `true` when the image was loaded from inside the `.app` folder.
-        public var inBundle: Bool
+        package var inBundle: Bool
         /// `launches_loaded`: launches whose library list named the image.
-        public var launchesLoaded: Int
+        package var launchesLoaded: Int
         /// `launches_listed`: launches whose initializer list named the image.
-        public var launchesListed: Int
+        package var launchesListed: Int
         /// `median_initializer_ms`: median initializer time over the launches that listed the image, in ms.
-        public var medianInitializerMs: Double?
+        package var medianInitializerMs: Double?
         /// `p90_initializer_ms`: 90th percentile of those initializer times, in ms.
-        public var p90InitializerMs: Double?
+        package var p90InitializerMs: Double?
 
         enum CodingKeys: String, CodingKey {
             case image
@@ -186,7 +186,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
         }
 
         /// Writes every key, the initializer times as `null` when no launch listed the image.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(image, forKey: .image)
             try c.encode(inBundle, forKey: .inBundle)
@@ -198,16 +198,16 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// One metric's statistics (a value of `metrics`): a `summary.csv` row's numbers, plus the interval's coverage.
-    public struct Statistics: Sendable, Hashable, Codable {
+    package struct Statistics: Sendable, Hashable, Codable {
         /// `n`: launches that measured the metric.
-        public var n: Int
+        package var n: Int
         /// `failures`: failed launches of this device and kind (the same for every metric).
-        public var failures: Int
+        package var failures: Int
         /// `min` … `ci95_high`: as the `summary.csv` columns (see `MetricStatistics`), in ms except `cv_percent`;
         /// `null` when n = 0, `stddev` and `cv_percent` also when n < 2, the interval also when n < 6.
-        public var min, p25, median, mean, p75, p90, max, stddev, cvPercent, ci95Low, ci95High: Double?
+        package var min, p25, median, mean, p75, p90, max, stddev, cvPercent, ci95Low, ci95High: Double?
         /// The exact coverage of `[ci95_low, ci95_high]` in percent (≥ 95).
-        public var ci95CoveragePercent: Double?
+        package var ci95CoveragePercent: Double?
 
         enum CodingKeys: String, CodingKey {
             case n, failures, min, p25, median, mean, p75, p90, max, stddev
@@ -236,7 +236,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
 
         // Explicit nulls: every statistic is always present, so readers need no schema guessing.
         /// Writes every key, a missing statistic as an explicit `null`.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(n, forKey: .n)
             try c.encode(failures, forKey: .failures)
@@ -257,7 +257,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// Writes every top-level key, `run` as `null` when unknown.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
         try c.encode(toolVersion, forKey: .toolVersion)
@@ -267,7 +267,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// The document for a results folder.
-    public init(folder: ResultsFolder, summary: RunSummary) {
+    package init(folder: ResultsFolder, summary: RunSummary) {
         schemaVersion = Self.currentSchemaVersion
         toolVersion = LaunchBenchVersion.current
         notes = folder.notes
@@ -304,7 +304,7 @@ public struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// Pretty, sorted-key JSON (`JSONCoding`), ending with a newline.
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         try JSONCoding.encoder(pretty: true).encode(self) + Data("\n".utf8)
     }
 }

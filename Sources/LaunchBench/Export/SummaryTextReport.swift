@@ -1,9 +1,9 @@
 /// `launchbench report DIR --format table`: the full summary as plain-text tables, one per device.
-public enum SummaryTextReport {
+package enum SummaryTextReport {
     /// - Parameters:
     ///   - summary: the statistics.
     ///   - notes: the reader's notes (shown first, so nobody misses a skipped line).
-    public static func render(_ summary: RunSummary, notes: [String] = []) -> String {
+    package static func render(_ summary: RunSummary, notes: [String] = []) -> String {
         var blocks: [String] =
             notes.isEmpty ? [] : [notes.map { "note: \(ReportText.printable($0))" }.joined(separator: "\n")]
         if summary.devices.isEmpty { blocks.append("No launches to report.") }

@@ -1,6 +1,6 @@
 /// The summary `launchbench run` prints when it ends: per device and launch kind, the median,
 /// p90, CV, n and failures of the metrics that say how long a launch took.
-public enum TerminalSummary {
+package enum TerminalSummary {
     /// - Parameters:
     ///   - summary: the statistics of the run.
     ///   - color: ANSI colours (bold device names, yellow for noisy rows with CV ≥ `noisyCVPercent`,
@@ -8,7 +8,7 @@ public enum TerminalSummary {
     ///     `NO_COLOR` is set; the executable's `Terminal.colorEnabled(for:)` decides.
     ///   - notes: the reader's notes, printed after the tables.
     /// - Returns: lines ending in `\n`, for stdout.
-    public static func render(_ summary: RunSummary, color: Bool, notes: [String] = [], noisyCVPercent: Double = 10)
+    package static func render(_ summary: RunSummary, color: Bool, notes: [String] = [], noisyCVPercent: Double = 10)
         -> String
     {
         let style = Style(enabled: color)

@@ -1,31 +1,31 @@
 /// Plain-text columns for terminals and CI logs: left-aligned text, right-aligned numbers.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// Where a column's cells sit: `left` for text, `right` for numbers (padded on the left).
-    public enum Alignment: Sendable { case left, right }
+    package enum Alignment: Sendable { case left, right }
 
     /// Column titles; their count is the table's number of columns.
-    public var headers: [String]
+    package var headers: [String]
     /// One per column; `render()` needs at least as many as `headers`.
-    public var alignments: [Alignment]
+    package var alignments: [Alignment]
     /// The rows appended so far, short ones padded with empty cells.
-    public private(set) var rows: [[String]] = []
+    package private(set) var rows: [[String]] = []
 
     /// - Parameters:
     ///   - headers: column titles.
     ///   - alignments: one per column; defaults to left for all.
-    public init(headers: [String], alignments: [Alignment]? = nil) {
+    package init(headers: [String], alignments: [Alignment]? = nil) {
         self.headers = headers
         self.alignments = alignments ?? Array(repeating: .left, count: headers.count)
     }
 
     /// Appends a row; missing trailing cells are left empty, cells beyond the header count are not shown.
     /// Cells are any text (a phone's name): each is kept to one line (`UserText.tableCell`).
-    public mutating func append(_ row: [String]) {
+    package mutating func append(_ row: [String]) {
         rows.append(row.map(UserText.tableCell) + Array(repeating: "", count: max(0, headers.count - row.count)))
     }
 
     /// The table as lines joined by `\n`, columns separated by two spaces, no trailing spaces.
-    public func render() -> String {
+    package func render() -> String {
         let all = [headers] + rows
         let widths = headers.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
         return all.map { row in

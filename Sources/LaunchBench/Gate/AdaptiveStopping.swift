@@ -5,23 +5,23 @@
 /// The interval is `MedianConfidenceInterval` (distribution-free, from order statistics), the one
 /// the reports show, so "precise enough" means what the summary prints. It needs at least 6 values
 /// for 95 %, so the rule never stops before 6 measured cold launches unless `maxIterations` says so.
-public struct AdaptiveStopping: Sendable, Hashable, Codable {
+package struct AdaptiveStopping: Sendable, Hashable, Codable {
     /// The interval's half width to reach, in % of the median (`--target-precision`).
-    public var targetPrecisionPercent: Double
+    package var targetPrecisionPercent: Double
     /// Iterations made before the interval is looked at.
-    public var minimumIterations: Int
+    package var minimumIterations: Int
     /// Iterations after which the device stops anyway (`--max-iterations`).
-    public var maxIterations: Int
+    package var maxIterations: Int
 
     /// A rule; `maxIterations` is raised to `minimumIterations` if below it.
-    public init(targetPrecisionPercent: Double, minimumIterations: Int = 5, maxIterations: Int = 50) {
+    package init(targetPrecisionPercent: Double, minimumIterations: Int = 5, maxIterations: Int = 50) {
         self.targetPrecisionPercent = targetPrecisionPercent
         self.minimumIterations = minimumIterations
         self.maxIterations = max(maxIterations, minimumIterations)
     }
 
     /// What to do after an iteration.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Launch another iteration.
         case `continue`
         /// Stop: the interval is within the target after `iterations`.
@@ -34,7 +34,7 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - iterations: cold iterations made so far on this device (failed ones included).
     ///   - coldValues: the measured cold values so far (the gate's metric).
-    public func decide(iterations: Int, coldValues: [Double]) -> Decision {
+    package func decide(iterations: Int, coldValues: [Double]) -> Decision {
         let reached = Self.halfWidthPercent(coldValues)
         if iterations >= minimumIterations, let reached, reached <= targetPrecisionPercent {
             return .reachedPrecision(iterations: iterations, halfWidthPercent: reached)
@@ -45,7 +45,7 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
 
     /// The values the rule watches: the cold launches' gate metric (`total_premain_ms` where
     /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
-    public static func coldValues(_ samples: [Sample]) -> [Double] {
+    package static func coldValues(_ samples: [Sample]) -> [Double] {
         coldValues(points: samples.filter { $0.kind == .cold }.map(LaunchPoint.init))
     }
 
@@ -60,7 +60,7 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
 
     /// The larger distance from the median to an end of its 95 % interval, in % of the median;
     /// `nil` when there is no interval (fewer than 6 values) or the median is not positive.
-    public static func halfWidthPercent(_ values: [Double]) -> Double? {
+    package static func halfWidthPercent(_ values: [Double]) -> Double? {
         let sorted = values.sorted()
         guard !sorted.isEmpty, let interval = MedianConfidenceInterval(sorted: sorted) else { return nil }
         let median = Percentile.of(sorted: sorted, fraction: 0.5)
@@ -69,7 +69,7 @@ public struct AdaptiveStopping: Sendable, Hashable, Codable {
     }
 
     /// "stopped after 14 iterations: median ±2.8 %" / "reached --max-iterations 50: median ±7.1 % (target ±3 %)".
-    public static func describe(_ decision: Decision, target: Double) -> String {
+    package static func describe(_ decision: Decision, target: Double) -> String {
         switch decision {
         case .continue: return "still measuring"
         case .reachedPrecision(let n, let width):

@@ -8,23 +8,23 @@ import Foundation
 /// names: its path inside the bundle (`Frameworks/Foo.framework/Foo`), the bundle item it lives in
 /// (`Foo.framework`, `libBar.dylib`) or its file name (`Foo`). So `Foo.framework`,
 /// `Frameworks/Foo.framework/Foo`, `libBar.dylib` and `Frameworks/*` are all valid entries.
-public struct AllowedDylibs: Sendable, Hashable {
+package struct AllowedDylibs: Sendable, Hashable {
     /// One line of the list.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The pattern the line holds.
-        public var glob: Glob
+        package var glob: Glob
         /// 1-based line in the file.
-        public var line: Int
+        package var line: Int
     }
 
     /// The list's patterns, in file order.
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// A list of these entries.
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
     /// Parses the file's text.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var entries: [Entry] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(rawLine)
@@ -37,7 +37,7 @@ public struct AllowedDylibs: Sendable, Hashable {
 
     /// Reads an allow list file.
     /// - Throws: `LaunchBenchError.fileNotFound` when the file is missing, `.unreadableResults` when it is not UTF-8 text.
-    public static func read(from url: URL) throws -> AllowedDylibs {
+    package static func read(from url: URL) throws -> AllowedDylibs {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw LaunchBenchError.fileNotFound(
                 path: url.path,
@@ -52,7 +52,7 @@ public struct AllowedDylibs: Sendable, Hashable {
     }
 
     /// Whether an image (a path inside the bundle, or a `Frameworks/` entry name) is allowed.
-    public func allows(_ image: String) -> Bool {
+    package func allows(_ image: String) -> Bool {
         let names = Self.names(of: image)
         return entries.contains { entry in names.contains { entry.glob.matches($0) } }
     }
@@ -71,13 +71,13 @@ public struct AllowedDylibs: Sendable, Hashable {
 
     /// The bundle item an image belongs to (`Frameworks/Foo.framework/Foo` → `Foo.framework`), the
     /// name `--write-allowed-dylibs` records.
-    public static func itemName(of image: String) -> String {
+    package static func itemName(of image: String) -> String {
         let parts = image.split(separator: "/").map(String.init)
         return parts.first(where: { $0.hasSuffix(".framework") || $0.hasSuffix(".dylib") }) ?? image
     }
 
     /// The text of an allow list holding exactly `images` (their bundle items, sorted, once each).
-    public static func render(images: [String], comment: String) -> String {
+    package static func render(images: [String], comment: String) -> String {
         let items = Set(images.map(itemName)).sorted()
         var text = comment.split(separator: "\n").map { "# \($0)\n" }.joined()
         text +=

@@ -5,37 +5,37 @@
 /// CI labs swap a broken phone for another of the same kind. Devices left over after that are
 /// reported as unmatched, never compared across models or iOS versions (their launch times differ
 /// by far more than any threshold).
-public enum DeviceMatching {
+package enum DeviceMatching {
     /// How a pair was made.
-    public enum Basis: String, Sendable, Hashable, Codable {
+    package enum Basis: String, Sendable, Hashable, Codable {
         case udid
         /// Same `ProductType` and iOS version, different UDID.
         case modelAndOS = "model-and-os"
     }
 
     /// A baseline device and the current device compared with it.
-    public struct Pair: Sendable, Hashable {
+    package struct Pair: Sendable, Hashable {
         /// The device in the baseline run.
-        public var baseline: DeviceIdentity
+        package var baseline: DeviceIdentity
         /// The device in the current run.
-        public var current: DeviceIdentity
+        package var current: DeviceIdentity
         /// How they were matched.
-        public var basis: Basis
+        package var basis: Basis
     }
 
     /// The pairs and what was left over.
-    public struct Result: Sendable, Hashable {
+    package struct Result: Sendable, Hashable {
         /// In the current run's device order.
-        public var pairs: [Pair]
+        package var pairs: [Pair]
         /// Baseline devices without a partner.
-        public var unmatchedBaseline: [DeviceIdentity]
+        package var unmatchedBaseline: [DeviceIdentity]
         /// Current devices without a partner.
-        public var unmatchedCurrent: [DeviceIdentity]
+        package var unmatchedCurrent: [DeviceIdentity]
     }
 
     /// - Parameters:
     ///   - baseline, current: each run's devices in measuring order, one entry per UDID.
-    public static func match(baseline: [DeviceIdentity], current: [DeviceIdentity]) -> Result {
+    package static func match(baseline: [DeviceIdentity], current: [DeviceIdentity]) -> Result {
         var remaining = baseline
         var chosen: [Int: Pair] = [:]
         for (index, device) in current.enumerated() {

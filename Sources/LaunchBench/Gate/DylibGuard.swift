@@ -3,25 +3,25 @@
 ///
 /// The seed talk's way to keep a launch fast once it is fast: every dynamic library costs pre-main
 /// time, so a new one must be a decision, not an accident of a dependency update.
-public struct DylibGuard: Sendable, Hashable {
+package struct DylibGuard: Sendable, Hashable {
     /// One image that loaded (or is embedded) without being allowed.
-    public struct Violation: Sendable, Hashable, Codable {
+    package struct Violation: Sendable, Hashable, Codable {
         /// The image's path inside the bundle (`Frameworks/Foo.framework/Foo`) or the
         /// `Frameworks/` entry (`Frameworks/Foo.framework`).
-        public var image: String
+        package var image: String
         /// Where it was seen: `nil` device for the embedded-frameworks check before launching.
-        public var deviceUDID: String?
+        package var deviceUDID: String?
         /// The device's name, for the sentence.
-        public var deviceName: String?
+        package var deviceName: String?
         /// The iteration of the launch that loaded it.
-        public var iteration: Int?
+        package var iteration: Int?
         /// Cold or warm, for that launch.
-        public var kind: LaunchKind?
+        package var kind: LaunchKind?
         /// The launch's raw log, relative to the results folder.
-        public var logPath: String?
+        package var logPath: String?
 
         /// One sentence for CI logs.
-        public var description: String {
+        package var description: String {
             guard let deviceUDID else {
                 return "\(image) is embedded in the app's Frameworks/ folder but not in the allowed-dylibs list."
             }
@@ -34,30 +34,30 @@ public struct DylibGuard: Sendable, Hashable {
     }
 
     /// The images the app may load from its bundle (`--allowed-dylibs`).
-    public var allowed: AllowedDylibs
+    package var allowed: AllowedDylibs
     /// The app's main executable (inside the bundle, always loaded, never judged).
-    public var executable: String?
+    package var executable: String?
 
     /// A guard for an app whose main executable is `executable` (its name inside the bundle).
-    public init(allowed: AllowedDylibs, executable: String?) {
+    package init(allowed: AllowedDylibs, executable: String?) {
         self.allowed = allowed
         self.executable = executable
     }
 
     /// Checks the embedded `Frameworks/` entries (`AppBundle.frameworks`), before any launch.
-    public func check(embeddedFrameworks: [String]) -> [Violation] {
+    package func check(embeddedFrameworks: [String]) -> [Violation] {
         embeddedFrameworks.filter { !allowed.allows("Frameworks/" + $0) }.map { Violation(image: "Frameworks/" + $0) }
     }
 
     /// Checks the images the launches loaded from inside the bundle (`Sample.bundleImages`): each device's
     /// first load of each image, in reading order, so an image is reported once per device.
-    public func check(launches: GateLaunches) -> [Violation] {
+    package func check(launches: GateLaunches) -> [Violation] {
         launches.counts.firstLoads.filter { !isExecutable($0.image) && !allowed.allows($0.image) }
     }
 
     /// The images to record with `--write-allowed-dylibs`: the embedded frameworks and every bundle image the
     /// launches loaded (each once per device), except the executable.
-    public func currentImages(embeddedFrameworks: [String], launches: GateLaunches) -> [String] {
+    package func currentImages(embeddedFrameworks: [String], launches: GateLaunches) -> [String] {
         embeddedFrameworks.map { "Frameworks/" + $0 }
             + launches.counts.firstLoads.map(\.image).filter { !isExecutable($0) }
     }

@@ -4,19 +4,19 @@ import Foundation
 /// is a baseline), the dylib guard (when there is an allow list) on the run's embedded frameworks and launches,
 /// the reference-app gaps (when the run kept a reference app's launches) and the adaptive sample sizes (when
 /// run.json recorded `--target-precision`).
-public struct GateCheck: Sendable {
+package struct GateCheck: Sendable {
     /// What the run is compared with; `nil`: no comparison, the other checks still apply.
-    public var baseline: GateInput?
+    package var baseline: GateInput?
     /// Threshold, significance, metrics.
-    public var settings: GateSettings
+    package var settings: GateSettings
     /// The dylib guard's allow list; `nil`: the guard is off.
-    public var allowed: AllowedDylibs?
+    package var allowed: AllowedDylibs?
     /// The app's main executable, when known (a run knows its bundle; a results folder alone does not, and
     /// the guard then recognises it by its shape).
-    public var executable: String?
+    package var executable: String?
 
     /// A check; only `settings` is always needed.
-    public init(
+    package init(
         baseline: GateInput? = nil, settings: GateSettings, allowed: AllowedDylibs? = nil, executable: String? = nil
     ) {
         self.baseline = baseline
@@ -27,7 +27,7 @@ public struct GateCheck: Sendable {
 
     /// The report over `current`.
     /// - Throws: `GateError.noLaunches` when there is a baseline and `current` holds no launches.
-    public func report(current: GateInput) throws(GateError) -> GateReport {
+    package func report(current: GateInput) throws(GateError) -> GateReport {
         var report = GateReport(
             referenceGaps: ReferenceGap.gaps(
                 app: current.launches, reference: current.referenceLaunches, metrics: settings.metrics),

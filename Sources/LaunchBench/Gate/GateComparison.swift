@@ -1,41 +1,41 @@
 import Foundation
 
 /// A baseline run compared with the current one, per matched device × launch kind × metric.
-public struct GateComparison: Sendable, Hashable {
+package struct GateComparison: Sendable, Hashable {
     /// The threshold, level and metrics the verdicts were made with.
-    public var settings: GateSettings
+    package var settings: GateSettings
     /// Matched devices first (current run order), then kind (cold, warm), then metric.
-    public var entries: [GateEntry]
+    package var entries: [GateEntry]
     /// Devices of the baseline that no current device matched.
-    public var unmatchedBaseline: [DeviceIdentity]
+    package var unmatchedBaseline: [DeviceIdentity]
     /// Devices of the current run that no baseline device matched.
-    public var unmatchedCurrent: [DeviceIdentity]
+    package var unmatchedCurrent: [DeviceIdentity]
     /// What the reader or the matching had to say (device swaps, skipped lines…).
-    public var notes: [String]
+    package var notes: [String]
 
     /// The entries judged slower: a real change beyond the threshold.
-    public var regressions: [GateEntry] { entries.filter { $0.verdict == .regression } }
+    package var regressions: [GateEntry] { entries.filter { $0.verdict == .regression } }
     /// The entries judged faster beyond the threshold.
-    public var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
+    package var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
     /// The entries with too few launches on a side to judge.
-    public var undecided: [GateEntry] {
+    package var undecided: [GateEntry] {
         entries.filter { $0.verdict == .insufficientData || $0.verdict == .notComparable }
     }
 }
 
 /// One side's launches of one device × kind, for one metric.
-public struct GateSide: Sendable, Hashable {
+package struct GateSide: Sendable, Hashable {
     /// Every launch of this kind, failed or not.
-    public var launches: Int
+    package var launches: Int
     /// Launches with a failure status (timeout, crash…).
-    public var failures: Int
+    package var failures: Int
     /// The metric's values of the launches that measured it.
-    public var values: [Double]
+    package var values: [Double]
     /// The median of `values`, ms; `nil` without values.
-    public var median: Double? { LaunchesNeeded.median(values) }
+    package var median: Double? { LaunchesNeeded.median(values) }
 
     /// One side's counts and values.
-    public init(launches: Int, failures: Int, values: [Double]) {
+    package init(launches: Int, failures: Int, values: [Double]) {
         self.launches = launches
         self.failures = failures
         self.values = values
@@ -43,58 +43,58 @@ public struct GateSide: Sendable, Hashable {
 }
 
 /// The comparison of one device × launch kind × metric.
-public struct GateEntry: Sendable, Hashable {
+package struct GateEntry: Sendable, Hashable {
     /// The device in the baseline run.
-    public var baselineDevice: DeviceIdentity
+    package var baselineDevice: DeviceIdentity
     /// The device in the current run it was matched with (the same phone, or the same model and iOS).
-    public var currentDevice: DeviceIdentity
+    package var currentDevice: DeviceIdentity
     /// How the two devices were matched.
-    public var matchedBy: DeviceMatching.Basis
+    package var matchedBy: DeviceMatching.Basis
     /// Cold or warm.
-    public var kind: LaunchKind
+    package var kind: LaunchKind
     /// The metric compared.
-    public var metric: Metric
+    package var metric: Metric
     /// The baseline's launches.
-    public var baseline: GateSide
+    package var baseline: GateSide
     /// The current run's launches.
-    public var current: GateSide
+    package var current: GateSide
     /// Mann–Whitney test of baseline against current; `nil` when a side has no values.
-    public var test: MannWhitneyResult?
+    package var test: MannWhitneyResult?
     /// Hodges–Lehmann shift, current − baseline, in ms; `nil` when a side has no values.
-    public var shift: HodgesLehmannShift?
+    package var shift: HodgesLehmannShift?
     /// Regression, improvement, no change, or too little data to say.
-    public var verdict: GateVerdict
+    package var verdict: GateVerdict
     /// Why, in one sentence a CI log reader understands.
-    public var reason: String
+    package var reason: String
     /// Launches per side that would detect a change of twice the threshold (see `LaunchesNeeded`).
-    public var launchesNeeded: Int?
+    package var launchesNeeded: Int?
     /// An unchanged verdict whose interval still reaches past ±threshold: about `launchesNeeded` launches per
     /// side would tell (the reason says so; the reports list such entries with the changes).
-    public var moreLaunchesWouldTell = false
+    package var moreLaunchesWouldTell = false
     /// Which phases and images moved on this device × kind; `nil` only for entries made by hand.
-    public var explanation: GateExplanation? = nil
+    package var explanation: GateExplanation? = nil
     /// What differs between the two sides of this entry (model, iOS version, app), in words; empty when
     /// nothing does. Without `--compare-anyway` a non-empty list makes the entry not comparable.
-    public var changes: [String] = []
+    package var changes: [String] = []
     /// With `run --until-verdict`: where the sequential design stands (what stopped the device); `nil` for
     /// the fixed-sample gate.
-    public var sequential: SequentialVerdict.Decision? = nil
+    package var sequential: SequentialVerdict.Decision? = nil
 
     /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework`, when anything is known.
-    public var explanationSentence: String? { explanation?.sentence(totalShiftMs: shift?.shift) }
+    package var explanationSentence: String? { explanation?.sentence(totalShiftMs: shift?.shift) }
 
     /// Change of the median, in % of the baseline median.
-    public var medianChangePercent: Double? {
+    package var medianChangePercent: Double? {
         guard let b = baseline.median, let c = current.median, b > 0 else { return nil }
         return (c - b) / b * 100
     }
 
     /// The shift and its interval, in % of the baseline median.
-    public var shiftPercent: Double? { percent(shift?.shift) }
+    package var shiftPercent: Double? { percent(shift?.shift) }
     /// The shift interval's low end, in % of the baseline median.
-    public var shiftLowPercent: Double? { percent(shift?.low) }
+    package var shiftLowPercent: Double? { percent(shift?.low) }
     /// The shift interval's high end, in % of the baseline median.
-    public var shiftHighPercent: Double? { percent(shift?.high) }
+    package var shiftHighPercent: Double? { percent(shift?.high) }
 
     private func percent(_ ms: Double?) -> Double? {
         guard let ms, let b = baseline.median, b > 0 else { return nil }
@@ -102,7 +102,7 @@ public struct GateEntry: Sendable, Hashable {
     }
 
     /// `iPhone 11 (iPhone12,1) · cold · total_premain_ms`, the name of this check in reports.
-    public var title: String { "\(currentDevice.name) · \(kind.rawValue) · \(metric.rawValue)" }
+    package var title: String { "\(currentDevice.name) · \(kind.rawValue) · \(metric.rawValue)" }
 }
 
 extension GateComparison {
@@ -110,13 +110,13 @@ extension GateComparison {
     /// - Parameters:
     ///   - baseline, current: the samples of each run (failed launches included: they count as failures).
     ///   - settings: threshold, level, minimum launches, metrics.
-    public init(baseline: [Sample], current: [Sample], settings: GateSettings = GateSettings()) {
+    package init(baseline: [Sample], current: [Sample], settings: GateSettings = GateSettings()) {
         self.init(
             baseline: GateLaunches(samples: baseline), current: GateLaunches(samples: current), settings: settings)
     }
 
     /// Compares two runs' launches (each of one app, one run), as `init(baseline:current:settings:)` does.
-    public init(baseline: GateLaunches, current: GateLaunches, settings: GateSettings = GateSettings()) {
+    package init(baseline: GateLaunches, current: GateLaunches, settings: GateSettings = GateSettings()) {
         self.settings = settings
         let matching = DeviceMatching.match(baseline: baseline.devices, current: current.devices)
         unmatchedBaseline = matching.unmatchedBaseline
@@ -232,7 +232,7 @@ extension GateComparison {
     }
 
     /// The fixed-sample verdict of two sets of measured values (no failures), as `compare` would give it.
-    public static func judgeValues(baseline: [Double], current: [Double], settings: GateSettings) -> GateVerdict {
+    package static func judgeValues(baseline: [Double], current: [Double], settings: GateSettings) -> GateVerdict {
         let device = DeviceIdentity(udid: "", name: "", productType: "", osVersion: "")
         let entry = entry(
             pair: DeviceMatching.Pair(baseline: device, current: device, basis: .udid), kind: .cold,

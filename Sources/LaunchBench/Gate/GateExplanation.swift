@@ -1,23 +1,23 @@
 /// Why a device × launch kind moved between the baseline and the current run: the shift of each
 /// phase (Hodges–Lehmann with its interval, the method of the verdict) and the images that appeared,
 /// disappeared or changed initializer time the most.
-public struct GateExplanation: Sendable, Hashable {
+package struct GateExplanation: Sendable, Hashable {
     /// How much one pre-main phase moved.
-    public struct PhaseShift: Sendable, Hashable {
+    package struct PhaseShift: Sendable, Hashable {
         /// The phase's name as reports print it (e.g. `dylib loading`).
-        public var phase: String
+        package var phase: String
         /// Current − baseline, ms, with its interval (`nil` ends when the samples are too small).
-        public var shift: HodgesLehmannShift
+        package var shift: HodgesLehmannShift
         /// Launches of the baseline that measured the phase.
-        public var baselineN: Int
+        package var baselineN: Int
         /// Launches of the current run that measured the phase.
-        public var currentN: Int
+        package var currentN: Int
     }
 
     /// An image (dylib or framework) that appeared, disappeared or whose initializer time moved.
-    public struct ImageChange: Sendable, Hashable {
+    package struct ImageChange: Sendable, Hashable {
         /// What happened to the image between the runs.
-        public enum Change: String, Sendable, Hashable {
+        package enum Change: String, Sendable, Hashable {
             /// In the current run's library or initializer lists, in no launch of the baseline.
             case appeared
             /// The reverse.
@@ -27,18 +27,18 @@ public struct GateExplanation: Sendable, Hashable {
         }
 
         /// The image's file name.
-        public var image: String
+        package var image: String
         /// Whether it lies inside the app bundle (the app's own code, not the system's).
-        public var inBundle: Bool
+        package var inBundle: Bool
         /// Appeared, disappeared or changed.
-        public var change: Change
+        package var change: Change
         /// Median initializer time on each side, over the launches that listed it; `nil` when none did.
-        public var baselineMedianMs: Double?
+        package var baselineMedianMs: Double?
         /// The current run's median initializer time, ms; `nil` when no launch listed it.
-        public var currentMedianMs: Double?
+        package var currentMedianMs: Double?
 
         /// current − baseline; an image listed on one side only counts its own time.
-        public var deltaMs: Double? {
+        package var deltaMs: Double? {
             switch (baselineMedianMs, currentMedianMs) {
             case (let b?, let c?): return c - b
             case (nil, let c?): return change == .appeared ? c : nil
@@ -49,9 +49,9 @@ public struct GateExplanation: Sendable, Hashable {
     }
 
     /// Phases measured on both sides, in launch order.
-    public var phases: [PhaseShift]
+    package var phases: [PhaseShift]
     /// Appeared and disappeared images, then the largest initializer changes (at most `imageLimit` of those).
-    public var images: [ImageChange]
+    package var images: [ImageChange]
 
     static let imageLimit = 3
     /// Initializer changes smaller than this are launch-to-launch noise, not a cause worth naming.
@@ -62,7 +62,7 @@ public struct GateExplanation: Sendable, Hashable {
     /// - Parameters:
     ///   - baseline, current: one device's launches of one kind on each side (failed ones are skipped).
     ///   - level: the confidence level of the phase intervals (the gate's 1 − α).
-    public init(baseline: [Sample], current: [Sample], level: Double = 0.95) {
+    package init(baseline: [Sample], current: [Sample], level: Double = 0.95) {
         self.init(
             baseline: baseline.map(LaunchPoint.init), ImageStatistics(samples: baseline),
             current: current.map(LaunchPoint.init), ImageStatistics(samples: current), level: level)
@@ -143,14 +143,14 @@ public struct GateExplanation: Sendable, Hashable {
     }
 
     /// The phase that moved the most in the direction of `totalShiftMs` (`nil` when none did).
-    public func mainPhase(forShift totalShiftMs: Double) -> PhaseShift? {
+    package func mainPhase(forShift totalShiftMs: Double) -> PhaseShift? {
         phases.filter { ($0.shift.shift > 0) == (totalShiftMs > 0) && $0.shift.shift != 0 }
             .max { abs($0.shift.shift) < abs($1.shift.shift) }
     }
 
     /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework` — the whole shift,
     /// the phase that carried most of it, and the images that explain it.
-    public func sentence(totalShiftMs: Double?) -> String? {
+    package func sentence(totalShiftMs: Double?) -> String? {
         var text = ""
         if let total = totalShiftMs {
             text = Self.signedMs(total)

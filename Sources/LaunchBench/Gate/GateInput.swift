@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the gate can fail with before comparing anything.
-public enum GateError: Error, Sendable, Equatable {
+package enum GateError: Error, Sendable, Equatable {
     /// The baseline path does not exist (exit 5: CI scripts tell "no baseline yet" from a failure).
     case baselineNotFound(path: String)
     /// A results folder (or a summary.json) without the launches the tests need.
@@ -9,7 +9,7 @@ public enum GateError: Error, Sendable, Equatable {
 }
 
 /// Which side of a comparison a folder is.
-public enum GateRole: String, Sendable, Equatable {
+package enum GateRole: String, Sendable, Equatable {
     /// What the current run is compared against.
     case baseline
     /// The run being judged.
@@ -28,7 +28,7 @@ extension GateError {
 
 extension GateError: LocalizedError {
     /// What went wrong and how to fix it, in one or two sentences.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .baselineNotFound(let path):
             return "Baseline not found at \(path). Pass the results folder (or its summary.json) of a run to compare "
@@ -41,19 +41,19 @@ extension GateError: LocalizedError {
 }
 
 /// One side of a comparison, read from a results folder or its `summary.json`.
-public struct GateInput: Sendable {
+package struct GateInput: Sendable {
     /// The path as the user gave it.
-    public var path: String
+    package var path: String
     /// The results folder that was read (the one holding `summary.json` when that file was given).
-    public var folder: ResultsFolder
+    package var folder: ResultsFolder
     /// The bundle id of the app measured (run.json's, else the most frequent in the samples).
-    public var appBundleID: String?
+    package var appBundleID: String?
     /// The launches of that app.
-    public var launches: GateLaunches
+    package var launches: GateLaunches
     /// The launches of other apps in the same run (`--reference-app`).
-    public var referenceLaunches: GateLaunches
+    package var referenceLaunches: GateLaunches
     /// Why DIR/reference/ held launches that could not be read (the gaps are then missing, not zero).
-    public var referenceProblem: String? = nil
+    package var referenceProblem: String? = nil
 
     /// Reads a side. `summary.json` holds statistics only, so the launches come from the
     /// `samples.jsonl` next to it (a results folder is the unit to keep as a baseline).
@@ -61,7 +61,7 @@ public struct GateInput: Sendable {
     ///   - role: `baseline` or `current`, for messages.
     /// - Throws: `GateError.baselineNotFound` for a missing baseline, `GateError.noLaunches` for a
     ///   folder without launches, `LaunchBenchError` for a missing current folder or unreadable files.
-    public static func load(path: String, role: GateRole) throws -> GateInput {
+    package static func load(path: String, role: GateRole) throws -> GateInput {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -117,7 +117,7 @@ public struct GateInput: Sendable {
 extension GateInput {
     /// A side from a folder already read, e.g. the run's own: the app's launches, and the others (with those in
     /// DIR/reference/, where `--reference-app` runs keep the reference app's launches) as reference samples.
-    public init(path: String, folder: ResultsFolder, samples: [Sample]) {
+    package init(path: String, folder: ResultsFolder, samples: [Sample]) {
         let appBundleID = folder.manifest?.app?.bundleID ?? Self.mostFrequentApp(samples)
         let ofApp = samples.filter { $0.appBundleID == appBundleID }
         let (reference, problem) = Self.referenceLaunches(

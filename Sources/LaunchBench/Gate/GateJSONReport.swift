@@ -15,14 +15,14 @@ import Foundation
 /// unmatched_current_devices, dylib_guard: null | {passed, violations: [{image, device_udid,
 /// device_name, iteration, launch_kind, log_path, message}]}, reference_gaps: [...],
 /// sample_sizes: [..], notes: [..]}`.
-public enum GateJSONReport {
+package enum GateJSONReport {
     /// `schema_version` of the document; raised when a field changes meaning.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     /// The report as one JSON object of the shape above.
     /// - Parameters:
     ///   - exitCode: the status the command exits with for `report.outcome` (the command layer maps it).
-    public static func render(_ report: GateReport, exitCode: Int32) -> String {
+    package static func render(_ report: GateReport, exitCode: Int32) -> String {
         var root: [String: GateJSONValue] = [
             "schema_version": .number(Double(schemaVersion)),
             "tool_version": .string(LaunchBenchVersion.current),

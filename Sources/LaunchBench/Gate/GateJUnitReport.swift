@@ -10,9 +10,9 @@ import Foundation
 /// passing `dylib guard` case). Follows the common JUnit schema (Jenkins' junit-10.xsd structure):
 /// `testsuites > testsuite > (properties?, testcase*, system-out?, system-err?)`,
 /// `testcase > (skipped? | error* | failure*), system-out?`.
-public enum GateJUnitReport {
+package enum GateJUnitReport {
     /// The report as a JUnit XML document, `timestamp` in the suite's attributes.
-    public static func render(_ report: GateReport, timestamp: Date = Date()) -> String {
+    package static func render(_ report: GateReport, timestamp: Date = Date()) -> String {
         var cases: [String] = []
         var failures = 0
         var errors = 0

@@ -4,29 +4,29 @@
 ///
 /// `compare` of a 500,000-launch baseline kept every launch's `Sample` (about 1.3 KB each); this keeps
 /// about what `report` keeps, and a baseline read from a results folder shares the folder's own summary.
-public struct GateLaunches: Sendable {
+package struct GateLaunches: Sendable {
     /// Per device × kind: the launches' points (place, status, values) and image statistics.
-    public private(set) var summary: RunSummary
+    package private(set) var summary: RunSummary
     /// What the summary lacks, counted as the launches were read.
-    public private(set) var counts: Counts
+    package private(set) var counts: Counts
 
     /// What the gate asks of the launches beyond their summary, counted one launch at a time.
-    public struct Counts: Sendable {
+    package struct Counts: Sendable {
         /// UDIDs in the order the launches first name them.
-        public private(set) var deviceOrder: [String] = []
+        package private(set) var deviceOrder: [String] = []
         private var seenDevices: Set<String> = []
         /// Per UDID, how many measured launches each pre-main source gave.
         private var premainSources: [String: [PremainSource: Int]] = [:]
         /// Each device's bundle images at the first launch that loaded them, in reading order: what the dylib
         /// guard reports (`DylibGuard.check(launches:)`).
-        public private(set) var firstLoads: [DylibGuard.Violation] = []
+        package private(set) var firstLoads: [DylibGuard.Violation] = []
         private var loaded: Set<[String]> = []
 
         /// Nothing counted yet.
-        public init() {}
+        package init() {}
 
         /// Counts `sample`, in file order.
-        public mutating func add(_ sample: Sample) {
+        package mutating func add(_ sample: Sample) {
             if seenDevices.insert(sample.deviceUDID).inserted { deviceOrder.append(sample.deviceUDID) }
             if !sample.status.isFailure, let source = sample.premainSource {
                 premainSources[sample.deviceUDID, default: [:]][source, default: 0] += 1
@@ -46,7 +46,7 @@ public struct GateLaunches: Sendable {
     }
 
     /// The launches of `samples` (one app's, in the order measured).
-    public init(samples: [Sample]) {
+    package init(samples: [Sample]) {
         var counts = Counts()
         var accumulator = RunSummary.Accumulator()
         for sample in samples {
@@ -58,7 +58,7 @@ public struct GateLaunches: Sendable {
 
     /// `summary` (e.g. a results folder's, of the same launches as `counts`), its devices put in the order
     /// the launches first name them.
-    public init(summary: RunSummary, counts: Counts) {
+    package init(summary: RunSummary, counts: Counts) {
         var summary = summary
         let byUDID = Dictionary(summary.devices.map { ($0.device.udid, $0) }, uniquingKeysWith: { a, _ in a })
         summary.devices = counts.deviceOrder.compactMap { byUDID[$0] }
@@ -67,10 +67,10 @@ public struct GateLaunches: Sendable {
     }
 
     /// Every launch, failed ones included.
-    public var count: Int { summary.launchCount }
+    package var count: Int { summary.launchCount }
 
     /// One identity per device, in the order the launches first name it, as the latest launch named it.
-    public var devices: [DeviceIdentity] { summary.devices.map(\.device) }
+    package var devices: [DeviceIdentity] { summary.devices.map(\.device) }
 
     /// The device's launches of `kind`; `nil` when it made none.
     func launches(_ udid: String, _ kind: LaunchKind) -> KindSummary? {

@@ -1,8 +1,8 @@
 /// The gate's report as GitHub-flavoured Markdown, for CI job summaries (`$GITHUB_STEP_SUMMARY`)
 /// and merge-request comments.
-public enum GateMarkdownReport {
+package enum GateMarkdownReport {
     /// The report as Markdown: verdict, table of entries, explanations, dylib guard, notes.
-    public static func render(_ report: GateReport) -> String {
+    package static func render(_ report: GateReport) -> String {
         var out = "## launchbench gate: \(outcomeWord(report.outcome))\n\n"
         out += escape(report.headline) + "\n\n"
         if let baseline = report.baselinePath, let current = report.currentPath {

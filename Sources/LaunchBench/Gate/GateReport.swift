@@ -1,23 +1,23 @@
 /// Everything the CI gate found for one run: the baseline comparison, the dylib guard, the
 /// reference-app gaps and the adaptive sample sizes — what `compare` and `run --baseline` print.
-public struct GateReport: Sendable, Hashable {
+package struct GateReport: Sendable, Hashable {
     /// Where the two sides were read from, as the user named them.
-    public var baselinePath: String?
+    package var baselinePath: String?
     /// The current run's folder, as the user named it.
-    public var currentPath: String?
+    package var currentPath: String?
     /// `nil` when no baseline was given.
-    public var comparison: GateComparison?
+    package var comparison: GateComparison?
     /// `nil` when the dylib guard is off; empty when it passed.
-    public var dylibViolations: [DylibGuard.Violation]?
+    package var dylibViolations: [DylibGuard.Violation]?
     /// The app against `--reference-app` per device × kind × metric; empty without one.
-    public var referenceGaps: [ReferenceGap]
+    package var referenceGaps: [ReferenceGap]
     /// Per device, how many iterations `--target-precision` took (one sentence each).
-    public var sampleSizes: [String]
+    package var sampleSizes: [String]
     /// What the reading, matching or guard had to say, for people.
-    public var notes: [String]
+    package var notes: [String]
 
     /// A report; every part is optional, as the gate's options are.
-    public init(
+    package init(
         baselinePath: String? = nil, currentPath: String? = nil, comparison: GateComparison? = nil,
         dylibViolations: [DylibGuard.Violation]? = nil, referenceGaps: [ReferenceGap] = [], sampleSizes: [String] = [],
         notes: [String] = []
@@ -32,7 +32,7 @@ public struct GateReport: Sendable, Hashable {
     }
 
     /// The gate's overall result (the command layer maps it to the process's exit status).
-    public enum Outcome: String, Sendable, Hashable, Codable {
+    package enum Outcome: String, Sendable, Hashable, Codable {
         /// No regression and the guard passed (improvements and unchanged metrics pass).
         case passed
         /// A regression, or an image the allow list does not name.
@@ -43,7 +43,7 @@ public struct GateReport: Sendable, Hashable {
     }
 
     /// Failed on a regression or a dylib violation, else undecided when something could not be judged, else passed.
-    public var outcome: Outcome {
+    package var outcome: Outcome {
         if let comparison, !comparison.regressions.isEmpty { return .failed }
         if let dylibViolations, !dylibViolations.isEmpty { return .failed }
         if let comparison, comparison.entries.isEmpty || !comparison.undecided.isEmpty { return .undecided }
@@ -51,18 +51,18 @@ public struct GateReport: Sendable, Hashable {
     }
 
     /// Whether there is anything to show: a comparison, the guard, reference gaps, sample sizes or notes.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         comparison == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty && notes.isEmpty
     }
 
     /// Whether a run ends with the gate's exit status: when it compared with a baseline or the guard found an
     /// image. A passed guard, reference gaps and sample sizes only inform; the launches decide.
-    public var decidesTheRun: Bool {
+    package var decidesTheRun: Bool {
         comparison != nil || dylibViolations?.isEmpty == false
     }
 
     /// One line for the end of a CI log: `Gate: FAILED — 1 regression, 1 unlisted dylib`.
-    public var headline: String {
+    package var headline: String {
         var parts: [String] = []
         if let comparison {
             let r = comparison.regressions.count

@@ -1,7 +1,7 @@
 /// The gate's report as plain text for terminals and CI logs.
-public enum GateTableReport {
+package enum GateTableReport {
     /// The report as plain-text tables for a terminal or CI log.
-    public static func render(_ report: GateReport) -> String {
+    package static func render(_ report: GateReport) -> String {
         var lines: [String] = []
         var tableLine: Int?  // the rendered table, whose cells are escaped one by one
         if let baseline = report.baselinePath { lines.append("Baseline: \(baseline)") }

@@ -1,5 +1,5 @@
 /// What the gate concludes for one device × launch kind × metric.
-public enum GateVerdict: String, Sendable, Hashable, Codable {
+package enum GateVerdict: String, Sendable, Hashable, Codable {
     /// Slower by more than the threshold, and the Mann–Whitney test says it is not noise.
     case regression
     /// Faster by more than the threshold, and significant.
@@ -15,24 +15,24 @@ public enum GateVerdict: String, Sendable, Hashable, Codable {
 }
 
 /// The gate's settings.
-public struct GateSettings: Sendable, Hashable, Codable {
+package struct GateSettings: Sendable, Hashable, Codable {
     /// Relative change, in percent of the baseline median, that counts as a regression (5).
-    public var thresholdPercent: Double
+    package var thresholdPercent: Double
     /// Significance level of the two-sided test (0.05); the shift's interval is at `1 − alpha`.
-    public var alpha: Double
+    package var alpha: Double
     /// Fewest measured launches per side to judge at all (5).
-    public var minimumLaunches: Int
+    package var minimumLaunches: Int
     /// Metrics to compare; empty = the default choice per device and kind (see `GateMetricChoice`).
-    public var metrics: [Metric]
+    package var metrics: [Metric]
     /// `run --until-verdict`: judge with the sequential design (repeated intervals that hold however often
     /// the run looked) instead of the fixed-sample test; `nil` = the fixed-sample gate.
-    public var sequential: SequentialVerdict? = nil
+    package var sequential: SequentialVerdict? = nil
     /// `--compare-anyway`: judge devices whose model or iOS version changed, and another app's baseline, as
     /// usual (the reports name every such change); `false` = such entries are not comparable.
-    public var compareAnyway = false
+    package var compareAnyway = false
 
     /// Settings; the defaults are the gate's (5 %, α = 0.05, 5 launches, the default metrics).
-    public init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {
+    package init(thresholdPercent: Double = 5, alpha: Double = 0.05, minimumLaunches: Int = 5, metrics: [Metric] = []) {
         self.thresholdPercent = thresholdPercent
         self.alpha = alpha
         self.minimumLaunches = minimumLaunches
@@ -42,7 +42,7 @@ public struct GateSettings: Sendable, Hashable, Codable {
 
 /// The default metric of a comparison: `total_premain_ms` where both sides measured it (dyld's
 /// own figure, iOS ≤ 14), else `first_frame_ms` (the app's marker), else `wall_ms`.
-public enum GateMetricChoice {
+package enum GateMetricChoice {
     /// The metrics tried in order; the first both sides measured is compared.
-    public static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
+    package static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
 }

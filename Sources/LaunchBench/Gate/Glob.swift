@@ -1,8 +1,8 @@
 /// Shell-style wildcard patterns: `*` any run of characters (including `/`), `?` one character,
 /// `[abc]` / `[a-z]` / `[!abc]` one character of (or not of) a set; everything else literally.
-public struct Glob: Sendable, Hashable {
+package struct Glob: Sendable, Hashable {
     /// The pattern as written.
-    public let pattern: String
+    package let pattern: String
     private let tokens: [Token]
 
     private enum Token: Hashable {
@@ -13,7 +13,7 @@ public struct Glob: Sendable, Hashable {
     }
 
     /// Compiles `pattern`; an unclosed `[` is taken literally.
-    public init(_ pattern: String) {
+    package init(_ pattern: String) {
         self.pattern = pattern
         var tokens: [Token] = []
         let characters = Array(pattern)
@@ -41,10 +41,10 @@ public struct Glob: Sendable, Hashable {
     }
 
     /// Whether the pattern has wildcards (else it is a plain name).
-    public var isPattern: Bool { tokens.contains { if case .literal = $0 { false } else { true } } }
+    package var isPattern: Bool { tokens.contains { if case .literal = $0 { false } else { true } } }
 
     /// Whether `text` matches the whole pattern.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         let text = Array(text)
         // Iterative matcher with one backtrack point for the last `*` (linear in practice).
         var t = 0

@@ -1,25 +1,25 @@
 /// How far the app's launch is above a reference app's (typically an empty project) on the same
 /// device, measured interleaved in the same run (`--reference-app`): the seed talk's target is
 /// the empty project's time, so the gap is what the app's own work costs.
-public struct ReferenceGap: Sendable, Hashable {
+package struct ReferenceGap: Sendable, Hashable {
     /// The device both apps were measured on.
-    public var device: DeviceIdentity
+    package var device: DeviceIdentity
     /// Cold or warm.
-    public var kind: LaunchKind
+    package var kind: LaunchKind
     /// The metric compared.
-    public var metric: Metric
+    package var metric: Metric
     /// The app's median, ms.
-    public var appMedian: Double
+    package var appMedian: Double
     /// The reference app's median, ms.
-    public var referenceMedian: Double
+    package var referenceMedian: Double
     /// Hodges–Lehmann shift app − reference, with its interval (ms).
-    public var shift: HodgesLehmannShift
+    package var shift: HodgesLehmannShift
 
     /// `app − reference` medians, in ms.
-    public var gapMs: Double { appMedian - referenceMedian }
+    package var gapMs: Double { appMedian - referenceMedian }
 
     /// "412.3 ms above the reference app on Lab iPhone (cold total_premain_ms: app 630.1 ms, reference 217.8 ms)".
-    public var sentence: String {
+    package var sentence: String {
         let gap = GateText.ms(abs(gapMs))
         let direction = gapMs >= 0 ? "above" : "below"
         return "\(gap) ms \(direction) the reference app on \(device.name) (\(kind.rawValue) \(metric.rawValue): "
@@ -29,7 +29,7 @@ public struct ReferenceGap: Sendable, Hashable {
     /// The gaps per device × kind for the gate's metric choice.
     /// - Parameters:
     ///   - app: the main app's samples; `reference`: the reference app's samples of the same run.
-    public static func gaps(app: GateLaunches, reference: GateLaunches, metrics: [Metric] = []) -> [ReferenceGap] {
+    package static func gaps(app: GateLaunches, reference: GateLaunches, metrics: [Metric] = []) -> [ReferenceGap] {
         var result: [ReferenceGap] = []
         for device in app.devices {
             for kind in LaunchKind.allCases {
@@ -56,5 +56,5 @@ public struct ReferenceGap: Sendable, Hashable {
 
 extension RunManifest {
     /// The subfolder of a results folder that holds the reference app's launches (`--reference-app`).
-    public static let referenceFolderName = "reference"
+    package static let referenceFolderName = "reference"
 }

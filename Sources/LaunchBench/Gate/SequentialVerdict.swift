@@ -19,20 +19,20 @@ import Foundation
 /// The information of look `k` against a fixed baseline of `n` launches is that of the Mann–Whitney
 /// statistic, `I_k ∝ n·k / (n + k + 1)` (its variance is `n·k·(n + k + 1)/12`), so the fraction of a
 /// look is `t_k = I_k / I_max`; the baseline's own noise is why the last launches add less than the first.
-public struct SequentialVerdict: Sendable, Hashable, Codable {
+package struct SequentialVerdict: Sendable, Hashable, Codable {
     /// The first look: launches of the current run before anything is decided (the gate's minimum).
-    public var minimumLaunches: Int
+    package var minimumLaunches: Int
     /// The last look (`--max-iterations`): past it the device stops with insufficient data.
-    public var maxLaunches: Int
+    package var maxLaunches: Int
 
     /// A design; `maxLaunches` is raised to `minimumLaunches` if below it.
-    public init(minimumLaunches: Int = 5, maxLaunches: Int = 30) {
+    package init(minimumLaunches: Int = 5, maxLaunches: Int = 30) {
         self.minimumLaunches = max(2, minimumLaunches)
         self.maxLaunches = max(maxLaunches, self.minimumLaunches)
     }
 
     /// Where one device × kind stands after a look.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Launch again.
         case `continue`
         /// Settled: `verdict` after `launches` current launches, with the interval that settled it (in %
@@ -43,14 +43,14 @@ public struct SequentialVerdict: Sendable, Hashable, Codable {
         case capReached(launches: Int, lowPercent: Double?, highPercent: Double?)
 
         /// Whether the device may stop launching for this kind.
-        public var isFinal: Bool { self != .continue }
+        package var isFinal: Bool { self != .continue }
     }
 
     /// The decision for one device × kind × metric after `current.count` launches.
     /// - Parameters:
     ///   - baseline: the baseline's measured values (ms); `current`: the current run's so far.
     ///   - thresholdPercent, alpha: the gate's settings.
-    public func decide(baseline: [Double], current: [Double], thresholdPercent: Double, alpha: Double) -> Decision {
+    package func decide(baseline: [Double], current: [Double], thresholdPercent: Double, alpha: Double) -> Decision {
         let k = min(current.count, maxLaunches)
         guard k >= minimumLaunches, !baseline.isEmpty else { return .continue }
         let boundary = Self.boundary(baselineCount: baseline.count, design: self, alpha: alpha)
@@ -73,14 +73,14 @@ public struct SequentialVerdict: Sendable, Hashable, Codable {
     }
 
     /// The information fractions of the looks `minimumLaunches…maxLaunches` against `baselineCount` launches.
-    public func informationFractions(baselineCount n: Int) -> [Double] {
+    package func informationFractions(baselineCount n: Int) -> [Double] {
         func information(_ k: Int) -> Double { Double(n * k) / Double(n + k + 1) }
         let total = information(maxLaunches)
         return (minimumLaunches...maxLaunches).map { information($0) / total }
     }
 
     /// One sentence for the gate's table: the verdict, the launches it took, why it stopped.
-    public static func describe(_ decision: Decision, thresholdPercent: Double) -> String {
+    package static func describe(_ decision: Decision, thresholdPercent: Double) -> String {
         let threshold = DecimalText.fixed(thresholdPercent, maxFractionDigits: 2)
         switch decision {
         case .continue:

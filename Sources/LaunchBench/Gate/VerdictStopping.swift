@@ -5,23 +5,23 @@
 /// what the report says. When no verdict can come whatever the device measures (no baseline device matches
 /// it, the baseline has too few measured launches, or the two runs are not comparable) it stops after its
 /// first iteration, saying why, instead of launching up to the cap for an answer known from the start.
-public struct VerdictStopping: Sendable {
+package struct VerdictStopping: Sendable {
     /// The baseline's launches (every device; each device of the run is matched as the gate matches it).
-    public var baseline: GateLaunches
+    package var baseline: GateLaunches
     /// The gate's settings, with `sequential` set.
-    public var settings: GateSettings
+    package var settings: GateSettings
     /// The app the baseline measured; another app in the run is not comparable (as in ``GateCheck``).
-    public var baselineApp: String?
+    package var baselineApp: String?
 
     /// A rule for `baseline` under `settings` and `design` (which replaces `settings.sequential`).
     /// - Parameter baselineApp: the baseline's app (``GateInput/appBundleID``); `nil` when unknown.
-    public init(baseline: [Sample], settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil) {
+    package init(baseline: [Sample], settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil) {
         self.init(
             baseline: GateLaunches(samples: baseline), settings: settings, design: design, baselineApp: baselineApp)
     }
 
     /// A rule for launches already kept (``GateInput/launches``), as `init(baseline:settings:design:baselineApp:)`.
-    public init(
+    package init(
         baseline: GateLaunches, settings: GateSettings, design: SequentialVerdict, baselineApp: String? = nil
     ) {
         self.baseline = baseline
@@ -32,10 +32,10 @@ public struct VerdictStopping: Sendable {
     }
 
     /// The design the rule decides with.
-    public var design: SequentialVerdict { settings.sequential ?? SequentialVerdict() }
+    package var design: SequentialVerdict { settings.sequential ?? SequentialVerdict() }
 
     /// Why the device whose launches so far are `samples` may stop, or `nil` to launch again.
-    public func stopReason(samples: [Sample]) -> String? {
+    package func stopReason(samples: [Sample]) -> String? {
         var comparison = GateComparison(baseline: baseline, current: GateLaunches(samples: samples), settings: settings)
         comparison.markAppChange(baseline: baselineApp, current: samples.first?.appBundleID)
         let iterations = Set(samples.filter { $0.kind == .cold }.map(\.iteration)).count

@@ -7,27 +7,27 @@ import Foundation
 /// dyld's `start`) and each dyld interval (dyld launch, each image mapped, fixups, ObjC setup, each initializer
 /// by image, closure build), then an instant event (`"ph":"i"`, process scope) named `main`. `ts` (µs from the
 /// exec) and `dur` (µs) are each rounded to the ns; keys are sorted, so the same launch always gives the same bytes.
-public enum ChromeTrace {
+package enum ChromeTrace {
     /// One trace event.
-    public struct Event: Codable, Hashable, Sendable {
+    package struct Event: Codable, Hashable, Sendable {
         /// The label shown on the slice.
-        public var name: String
+        package var name: String
         /// The phase: `X` (complete) or `i` (instant).
-        public var ph: String
+        package var ph: String
         /// Start in µs from the exec.
-        public var ts: Double
+        package var ts: Double
         /// Length in µs, for complete events.
-        public var dur: Double?
+        package var dur: Double?
         /// The process id.
-        public var pid: Int
+        package var pid: Int
         /// The thread id.
-        public var tid: UInt64
+        package var tid: UInt64
         /// The category: `kernel` or `dyld`.
-        public var cat: String
+        package var cat: String
         /// The instant's scope (`p` = process), for instant events.
-        public var s: String?
+        package var s: String?
         /// Details: `kind` (the dyld event), `image` (a path) when known.
-        public var args: [String: String]
+        package var args: [String: String]
 
         /// An event from its fields.
         /// - Parameters:
@@ -40,7 +40,7 @@ public enum ChromeTrace {
         ///   - cat: category.
         ///   - s: instant scope.
         ///   - args: details.
-        public init(
+        package init(
             name: String, ph: String, ts: Double, dur: Double? = nil, pid: Int, tid: UInt64, cat: String,
             s: String? = nil, args: [String: String] = [:]
         ) {
@@ -57,15 +57,15 @@ public enum ChromeTrace {
     }
 
     /// The whole file.
-    public struct File: Codable, Hashable, Sendable {
+    package struct File: Codable, Hashable, Sendable {
         /// The events, by start time.
-        public var traceEvents: [Event]
+        package var traceEvents: [Event]
         /// Always `ms`: how viewers label the time axis.
-        public var displayTimeUnit: String
+        package var displayTimeUnit: String
 
         /// A file from its events.
         /// - Parameter traceEvents: the events.
-        public init(traceEvents: [Event]) {
+        package init(traceEvents: [Event]) {
             self.traceEvents = traceEvents
             displayTimeUnit = "ms"
         }
@@ -74,7 +74,7 @@ public enum ChromeTrace {
     /// The events of one launch.
     /// - Parameter phases: the measured launch.
     /// - Returns: process creation (when known), the dyld intervals by start, and `main` (when known).
-    public static func events(_ phases: DyldLaunchPhases) -> [Event] {
+    package static func events(_ phases: DyldLaunchPhases) -> [Event] {
         let pid = phases.pid ?? 0
         let thread = phases.mainThreadID
         let origin = phases.originTimestamp
@@ -124,7 +124,7 @@ public enum ChromeTrace {
     /// - Parameter phases: the measured launch.
     /// - Returns: UTF-8 JSON with sorted keys.
     /// - Throws: what `JSONEncoder` throws (nothing for finite numbers).
-    public static func json(_ phases: DyldLaunchPhases) throws -> Data {
+    package static func json(_ phases: DyldLaunchPhases) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(File(traceEvents: events(phases)))

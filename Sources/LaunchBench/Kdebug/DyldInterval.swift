@@ -1,6 +1,6 @@
 /// The dyld4 timing intervals launchbench reads (class `DBG_DYLD` 31, subclass `DBG_DYLD_TIMING` 7; dyld
 /// `Tracing.h`). The raw value is the name without its `DBG_DYLD_TIMING_` prefix.
-public enum DyldIntervalKind: String, Sendable, CaseIterable, Codable {
+package enum DyldIntervalKind: String, Sendable, CaseIterable, Codable {
     case launchExecutable = "LAUNCH_EXECUTABLE"
     case mapImage = "MAP_IMAGE"
     case attachCodeSignature = "ATTACH_CODESIGNATURE"
@@ -11,7 +11,7 @@ public enum DyldIntervalKind: String, Sendable, CaseIterable, Codable {
     case staticInitializer = "STATIC_INITIALIZER"
 
     /// The event id that START and END share.
-    public var eventID: KdebugDebugID {
+    package var eventID: KdebugDebugID {
         switch self {
         case .launchExecutable: return .dyldLaunchExecutable
         case .mapImage: return .dyldMapImage
@@ -26,13 +26,13 @@ public enum DyldIntervalKind: String, Sendable, CaseIterable, Codable {
 
     /// The kind of an event id, if launchbench reads it.
     /// - Parameter eventID: a debug id without its function bits.
-    public init?(eventID: KdebugDebugID) {
+    package init?(eventID: KdebugDebugID) {
         guard let kind = Self.allCases.first(where: { $0.eventID == eventID }) else { return nil }
         self = kind
     }
 
     /// A short human name (`Map image`), for timelines.
-    public var title: String {
+    package var title: String {
         switch self {
         case .launchExecutable: return "dyld launch"
         case .mapImage: return "Map image"
@@ -47,30 +47,30 @@ public enum DyldIntervalKind: String, Sendable, CaseIterable, Codable {
 }
 
 /// One dyld interval whose START and END were both seen, paired by dyld's trace-pair id (arg1).
-public struct DyldInterval: Hashable, Sendable {
+package struct DyldInterval: Hashable, Sendable {
     /// What dyld was doing.
-    public var kind: DyldIntervalKind
+    package var kind: DyldIntervalKind
     /// The image it concerns, when known: the path (MAP_IMAGE's path string; the image at the mach header of
     /// STATIC_INITIALIZER, OBJC_INIT and LAUNCH_EXECUTABLE through the UUID maps), or `0x…` for a mach header
     /// whose path the trace does not hold.
-    public var image: String?
+    package var image: String?
     /// START arg2 for the kinds that carry a mach header (STATIC_INITIALIZER, OBJC_INIT, LAUNCH_EXECUTABLE).
-    public var machHeader: UInt64?
+    package var machHeader: UInt64?
     /// The thread that emitted the START.
-    public var threadID: UInt64
+    package var threadID: UInt64
     /// dyld's trace-pair id (arg1 of both records).
-    public var pairID: UInt64
+    package var pairID: UInt64
     /// START's timestamp, mach ticks.
-    public var startTimestamp: UInt64
+    package var startTimestamp: UInt64
     /// END's timestamp, mach ticks.
-    public var endTimestamp: UInt64
+    package var endTimestamp: UInt64
     /// START in ms from the launch's origin (its exec).
-    public var startMs: Double
+    package var startMs: Double
     /// END in ms from the launch's origin.
-    public var endMs: Double
+    package var endMs: Double
 
     /// The length in mach ticks.
-    public var ticks: UInt64 { endTimestamp &- startTimestamp }
+    package var ticks: UInt64 { endTimestamp &- startTimestamp }
 
     /// A paired interval.
     /// - Parameters:
@@ -83,7 +83,7 @@ public struct DyldInterval: Hashable, Sendable {
     ///   - endTimestamp: END, ticks.
     ///   - startMs: START in ms from the origin.
     ///   - endMs: END in ms from the origin.
-    public init(
+    package init(
         kind: DyldIntervalKind, image: String?, machHeader: UInt64?, threadID: UInt64, pairID: UInt64,
         startTimestamp: UInt64, endTimestamp: UInt64, startMs: Double, endMs: Double
     ) {

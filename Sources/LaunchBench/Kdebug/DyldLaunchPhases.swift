@@ -1,5 +1,5 @@
 /// Which launch in a trace to measure.
-public enum DyldLaunchSelection: Sendable, Equatable {
+package enum DyldLaunchSelection: Sendable, Equatable {
     /// The first process exec'd (`TRACE_DATA_EXEC`) whose thread then emits dyld timing events; without any
     /// exec, the first thread that starts `LAUNCH_EXECUTABLE`.
     case firstLaunch
@@ -26,60 +26,60 @@ public enum DyldLaunchSelection: Sendable, Equatable {
 /// words: an interval whose START has no END (or the reverse), a missing exec or `LAUNCH_EXECUTABLE` END, or
 /// dyld-940…960's zero-length fixup and initializer timers (iOS 15). Intervals are paired by dyld's trace-pair
 /// id in arg1, not by nesting, and only those that start before `LAUNCH_EXECUTABLE` ends (before `main`) count.
-public struct DyldLaunchPhases: Sendable {
+package struct DyldLaunchPhases: Sendable {
     /// The process, when the trace maps its thread to a pid.
-    public var pid: Int?
+    package var pid: Int?
     /// The process name from `TRACE_STRING_EXEC` or the thread map.
-    public var processName: String?
+    package var processName: String?
     /// The thread that exec'd (or, without an exec, that started dyld's launch).
-    public var mainThreadID: UInt64
+    package var mainThreadID: UInt64
     /// The timebase the ms values were computed with.
-    public var timebase: MachTimebase
+    package var timebase: MachTimebase
     /// The exec's timestamp (ticks), nil when the trace lacks it.
-    public var execTimestamp: UInt64?
+    package var execTimestamp: UInt64?
     /// Where `startMs`/`endMs`, `bootstrapMs` and `mainMs` count from: the exec; without one, `BOOTSTRAP_START`,
     /// else the process's first dyld timing event.
-    public var originTimestamp: UInt64
+    package var originTimestamp: UInt64
 
     /// Exec → dyld's `start` (`BOOTSTRAP_START`): the kernel's part of process creation.
-    public var processCreationMs: Double?
+    package var processCreationMs: Double?
     /// The time MAP_IMAGE and ATTACH_CODESIGNATURE cover, counted once (the attach runs inside the map):
     /// loading the images that are not in the shared cache.
-    public var dylibLoadingMs: Double?
+    package var dylibLoadingMs: Double?
     /// The time APPLY_FIXUPS covers before main: rebase and binding.
-    public var rebaseBindingMs: Double?
+    package var rebaseBindingMs: Double?
     /// The time OBJC_MAP covers: the ObjC runtime's `map_images`; nil when the launch has none (dyld4 then runs
     /// it untimed inside libSystem's initializer).
-    public var objcSetupMs: Double?
+    package var objcSetupMs: Double?
     /// The time STATIC_INITIALIZER and OBJC_INIT cover, counted once; nil on dyld3/dyld2 launches, whose
     /// initializer timers end as they start.
-    public var initializerMs: Double?
+    package var initializerMs: Double?
     /// Exec → `LAUNCH_EXECUTABLE` END, which dyld emits right before calling `main`.
-    public var totalPremainMs: Double?
+    package var totalPremainMs: Double?
     /// The time BUILD_CLOSURE covers: nil when dyld reused a saved launch closure (no such interval).
-    public var closureBuildMs: Double?
+    package var closureBuildMs: Double?
     /// STATIC_INITIALIZER + OBJC_INIT time by image path (or `0x…` mach header when the path is unknown).
-    public var initializersByImage: [String: Double]
+    package var initializersByImage: [String: Double]
     /// `BOOTSTRAP_START`'s timestamp (ticks).
-    public var bootstrapTimestamp: UInt64?
+    package var bootstrapTimestamp: UInt64?
     /// `LAUNCH_EXECUTABLE` END's timestamp (ticks): main.
-    public var mainTimestamp: UInt64?
+    package var mainTimestamp: UInt64?
     /// `BOOTSTRAP_START` in ms from the origin.
-    public var bootstrapMs: Double?
+    package var bootstrapMs: Double?
     /// `LAUNCH_EXECUTABLE` END (main) in ms from the origin.
-    public var mainMs: Double?
+    package var mainMs: Double?
     /// The end of UIKit's Initial Frame Rendering (0x31CA0006) on the process's threads after main: the first
     /// frame, in ms from the exec; nil without an exec or when the trace does not carry it.
-    public var firstFrameMs: Double?
+    package var firstFrameMs: Double?
     /// Its timestamp (ticks).
-    public var firstFrameTimestamp: UInt64?
+    package var firstFrameTimestamp: UInt64?
     /// LAUNCH_EXECUTABLE END's arg4: 3 for a dyld3 launch, 2 for dyld2 (iOS 13–14), 4 or 0 for dyld4; nil
     /// without that END.
-    public var dyldLaunchMode: UInt64?
+    package var dyldLaunchMode: UInt64?
     /// Every paired interval that starts before main, by START time, with times from the origin.
-    public var timeline: [DyldInterval]
+    package var timeline: [DyldInterval]
     /// Why values are nil or doubtful, in words, in the order found.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// Measures one launch.
     /// - Parameters:
@@ -88,7 +88,7 @@ public struct DyldLaunchPhases: Sendable {
     ///   - selection: which launch.
     ///   - threads: the RAW_VERSION2 header's thread map, if any (thread → pid for threads that predate the trace).
     /// - Returns: nil when no process matching `selection` appears in the records at all.
-    public init?(
+    package init?(
         records: [KdebugRecord], timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch,
         threads: [KdebugThread] = []
     ) {
@@ -111,7 +111,7 @@ public struct DyldLaunchPhases: Sendable {
     ///   - timebase: the device's mach timebase.
     ///   - selection: which launch.
     /// - Returns: nil when no process matching `selection` appears in the trace.
-    public init?(trace: KdebugTrace, timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch) {
+    package init?(trace: KdebugTrace, timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch) {
         self.init(
             records: trace.records, timebase: timebase, selection: selection, threads: trace.header?.threads ?? [])
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A kdebug capture file that cannot be read; every case names the byte offset at fault.
-public enum KdebugFileError: Error, Sendable, Equatable, LocalizedError {
+package enum KdebugFileError: Error, Sendable, Equatable, LocalizedError {
     /// The file holds no bytes.
     case empty
     /// The file ends at `offset` inside the header, its thread map or the padding after them, which run to `needed`.
@@ -18,7 +18,7 @@ public enum KdebugFileError: Error, Sendable, Equatable, LocalizedError {
     case notRawVersion2(firstBytes: String)
 
     /// What is wrong, where, and what to do.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .empty:
             return "the kdebug file is empty (0 bytes); capture the trace again."
@@ -47,11 +47,11 @@ public enum KdebugFileError: Error, Sendable, Equatable, LocalizedError {
 /// DVT core profile session sends it, the header and thread map are padded to a 4 KiB boundary whatever the
 /// padding holds (it may be stale memory), then whole 64-byte records follow. A file that is Apple LZ4
 /// (`bv41` blocks, as some phones compress DTX payloads) is decoded first.
-public enum KdebugFile {
+package enum KdebugFile {
     /// Whether `bytes` look like a file this reader takes (by their magic).
     /// - Parameter bytes: the file's first bytes.
     /// - Returns: true for RAW_VERSION2 or Apple LZ4.
-    public static func recognizes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+    package static func recognizes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         KdebugHeader.starts(bytes) || LZ4Block.starts(bytes)
     }
 
@@ -59,7 +59,7 @@ public enum KdebugFile {
     /// arm64's 24 MHz (125/3), which every arm64 iPhone uses, with a note saying so.
     /// - Parameter header: the file's header.
     /// - Returns: the timebase and, when it was assumed, why.
-    public static func timebase(of header: KdebugHeader?) -> (timebase: MachTimebase, note: String?) {
+    package static func timebase(of header: KdebugHeader?) -> (timebase: MachTimebase, note: String?) {
         if let frequency = header?.tickFrequency, let timebase = MachTimebase(tickFrequency: frequency) {
             return (timebase, nil)
         }
@@ -73,7 +73,7 @@ public enum KdebugFile {
     /// - Parameter file: its bytes.
     /// - Returns: the trace and whether the file was LZ4-compressed.
     /// - Throws: `KdebugFileError` naming the offset at fault.
-    public static func read(_ file: [UInt8]) throws -> (trace: KdebugTrace, compressed: Bool) {
+    package static func read(_ file: [UInt8]) throws -> (trace: KdebugTrace, compressed: Bool) {
         guard !file.isEmpty else { throw KdebugFileError.empty }
         var bytes = file
         let compressed = LZ4Block.starts(file)

@@ -4,22 +4,22 @@ import Foundation
 /// ``mark()`` before each launch drops what came before, ``capture(executable:timeout:)`` after it waits for
 /// that launch's exec and dyld's `LAUNCH_EXECUTABLE` end, then measures it. Only the current launch's records
 /// are held, so memory stays flat however long the run.
-public actor KdebugLaunchRecorder {
+package actor KdebugLaunchRecorder {
     /// What the trace gave for one launch.
-    public struct Capture: Sendable {
+    package struct Capture: Sendable {
         /// The launch's phases; `nil` when no exec of the app appeared in time, or events were lost.
-        public var phases: DyldLaunchPhases?
+        package var phases: DyldLaunchPhases?
         /// Events the device reported dropping during the launch (`TRACE_LOST_EVENTS`).
-        public var lostEvents: Int
+        package var lostEvents: Int
         /// Why there are no phases, or what is doubtful about them, in words.
-        public var warnings: [String]
+        package var warnings: [String]
         /// The launch's records since ``mark()`` as a RAW_VERSION2 file (the device's header and thread map
         /// first), kept whether or not phases were found: what a bug report needs.
-        public var raw: [UInt8] = []
+        package var raw: [UInt8] = []
     }
 
     /// The device's mach timebase.
-    public nonisolated let timebase: MachTimebase
+    package nonisolated let timebase: MachTimebase
     private let stopFeed: @Sendable () async -> Void
     private var decoder = KdebugChunkDecoder()
     private var records: [KdebugRecord] = []
@@ -28,7 +28,7 @@ public actor KdebugLaunchRecorder {
     private var ended = false
 
     /// Starts reading `feed`.
-    public init(feed: KdebugFeed) {
+    package init(feed: KdebugFeed) {
         timebase = feed.timebase
         stopFeed = feed.stop
         let chunks = feed.chunks
@@ -55,14 +55,14 @@ public actor KdebugLaunchRecorder {
     }
 
     /// Forgets everything before the launch about to start.
-    public func mark() {
+    package func mark() {
         records.removeAll(keepingCapacity: true)
         lostEvents = 0
     }
 
     /// The launch of `executable` since the last ``mark()``: waits until dyld's `LAUNCH_EXECUTABLE` ends in a
     /// process exec'd under that name, or `timeout` passes, or the session ends.
-    public func capture(executable: String, timeout: Duration) async -> Capture {
+    package func capture(executable: String, timeout: Duration) async -> Capture {
         var capture = await waitForLaunch(of: executable, timeout: timeout)
         capture.raw = RawKdebugWriter.bytes(header: decoder.header, records: records, timebase: timebase)
         return capture
@@ -94,7 +94,7 @@ public actor KdebugLaunchRecorder {
 
     /// Counts one launch checked against dyld's statistics: the largest difference over the phases both time
     /// in ms, `nil` when kdebug gave no phases for it; `skipped` names the phases only dyld timed.
-    public func tally(_ largestDifferenceMs: Double?, skipped: [String] = []) {
+    package func tally(_ largestDifferenceMs: Double?, skipped: [String] = []) {
         checked += 1
         for name in skipped where !self.skipped.contains(name) { self.skipped.append(name) }
         if largestDifferenceMs == nil && !skipped.isEmpty { nothingComparable += 1 }
@@ -106,7 +106,7 @@ public actor KdebugLaunchRecorder {
     }
 
     /// The device's note on the check, `nil` before any launch was checked.
-    public func crossCheckSummary() -> String? {
+    package func crossCheckSummary() -> String? {
         guard checked > 0 else { return nil }
         let withoutPhases = checked - compared - nothingComparable
         if compared == 0 && nothingComparable > 0 {
@@ -130,7 +130,7 @@ public actor KdebugLaunchRecorder {
     private var nothingComparable = 0
 
     /// Ends the session.
-    public func stop() async {
+    package func stop() async {
         await stopFeed()
     }
 
@@ -171,7 +171,7 @@ public actor KdebugLaunchRecorder {
     /// How far the launch of `executable` since the last ``mark()`` got: whether dyld reached main
     /// (`LAUNCH_EXECUTABLE` END in the app's exec) and whether UIKit's Initial Frame Rendering (0x31CA0006)
     /// then ended on one of the app's threads: the first frame.
-    public func progress(of executable: String) -> (reachedMain: Bool, firstFrame: Bool) {
+    package func progress(of executable: String) -> (reachedMain: Bool, firstFrame: Bool) {
         guard let exec = exec(of: executable) else { return (false, false) }
         let pid = exec.arg1
         var threads: Set<UInt64> = [exec.threadID]

@@ -1,25 +1,25 @@
 /// One launch found in a kdebug trace: the process, and its phases as `DyldLaunchPhases` measures them.
-public struct KdebugLaunch: Sendable {
+package struct KdebugLaunch: Sendable {
     /// The exec'd name (`TRACE_STRING_EXEC`, else the thread map's), nil when the trace names neither.
-    public var executable: String?
+    package var executable: String?
     /// The process id, nil when the trace does not map the launch's thread to one.
-    public var pid: Int?
+    package var pid: Int?
     /// The phases.
-    public var phases: DyldLaunchPhases
+    package var phases: DyldLaunchPhases
 
     /// A launch from its parts.
     /// - Parameters:
     ///   - executable: the exec'd name.
     ///   - pid: the process id.
     ///   - phases: the phases.
-    public init(executable: String?, pid: Int?, phases: DyldLaunchPhases) {
+    package init(executable: String?, pid: Int?, phases: DyldLaunchPhases) {
         self.executable = executable
         self.pid = pid
         self.phases = phases
     }
 
     /// The `samples.jsonl` columns this launch fills, in that file's order; nil where the trace cannot tell.
-    public var metrics: [(Metric, Double?)] {
+    package var metrics: [(Metric, Double?)] {
         [
             (.totalPremainMs, phases.totalPremainMs), (.processCreationMs, phases.processCreationMs),
             (.dylibLoadingMs, phases.dylibLoadingMs), (.rebaseBindingMs, phases.rebaseBindingMs),
@@ -29,7 +29,7 @@ public struct KdebugLaunch: Sendable {
     }
 
     /// The metric columns ``metrics`` gives, for headers.
-    public static let columns: [Metric] = [
+    package static let columns: [Metric] = [
         .totalPremainMs, .processCreationMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
         .closureBuildMs, .firstFrameMs,
     ]
@@ -38,13 +38,13 @@ public struct KdebugLaunch: Sendable {
     /// `TRACE_STRING_EXEC`), so a name of 15 bytes or more that starts `name` matches too.
     /// - Parameter name: the executable's full name.
     /// - Returns: true when it is this launch's.
-    public func isProcess(named name: String) -> Bool {
+    package func isProcess(named name: String) -> Bool {
         executable.map { DyldLaunchSelection.execName($0, matches: name) } ?? false
     }
 }
 
 /// Every app launch in a trace, such as a whole-session capture from another tool, in the order they start.
-public enum KdebugLaunches {
+package enum KdebugLaunches {
     /// Finds the launches: each `TRACE_DATA_EXEC` whose thread then emits dyld timing events (class 31,
     /// subclass 7) is one. On iOS one pid execs twice (launchd spawns xpcproxy, which execs the app), so each
     /// launch is measured on the records from its own exec on. Without exec events (class 7 not traced), each
@@ -55,7 +55,7 @@ public enum KdebugLaunches {
     ///   - trace: the decoded trace.
     ///   - timebase: the device's mach timebase.
     /// - Returns: the launches in start order.
-    public static func find(in trace: KdebugTrace, timebase: MachTimebase) -> [KdebugLaunch] {
+    package static func find(in trace: KdebugTrace, timebase: MachTimebase) -> [KdebugLaunch] {
         let threads = trace.header?.threads ?? []
         let sorted = trace.records.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)

@@ -2,26 +2,26 @@ import Foundation
 
 /// One 64-byte kdebug event (`kd_buf` for LP64, xnu `bsd/sys/kdebug.h`), little-endian:
 /// `u64 timestamp, u64 arg1…arg4, u64 arg5 (thread id), u32 debugid, u32 cpuid, u64 unused`.
-public struct KdebugRecord: Hashable, Sendable {
+package struct KdebugRecord: Hashable, Sendable {
     /// The size of one record in bytes.
-    public static let size = 64
+    package static let size = 64
 
     /// When it happened, in mach ticks (`mach_absolute_time` unless the session asked for continuous time).
-    public var timestamp: UInt64
+    package var timestamp: UInt64
     /// The first argument; for dyld intervals, the trace-pair id that ties a START to its END.
-    public var arg1: UInt64
+    package var arg1: UInt64
     /// The second argument.
-    public var arg2: UInt64
+    package var arg2: UInt64
     /// The third argument.
-    public var arg3: UInt64
+    package var arg3: UInt64
     /// The fourth argument.
-    public var arg4: UInt64
+    package var arg4: UInt64
     /// The thread that emitted it (`arg5` in xnu).
-    public var threadID: UInt64
+    package var threadID: UInt64
     /// What happened: class, subclass, code and function qualifier.
-    public var debugID: KdebugDebugID
+    package var debugID: KdebugDebugID
     /// The CPU it was recorded on.
-    public var cpuID: UInt32
+    package var cpuID: UInt32
 
     /// A record from its fields.
     /// - Parameters:
@@ -30,7 +30,7 @@ public struct KdebugRecord: Hashable, Sendable {
     ///   - args: arg1…arg4; missing ones are 0, extra ones are ignored.
     ///   - threadID: the emitting thread.
     ///   - cpuID: the CPU.
-    public init(
+    package init(
         timestamp: UInt64, debugID: KdebugDebugID, args: [UInt64] = [], threadID: UInt64 = 0, cpuID: UInt32 = 0
     ) {
         self.timestamp = timestamp
@@ -47,7 +47,7 @@ public struct KdebugRecord: Hashable, Sendable {
     /// Decodes one record.
     /// - Parameter bytes: exactly 64 bytes (a slice is fine; its indices need not start at 0).
     /// - Returns: nil when `bytes` is not 64 bytes long.
-    public init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
+    package init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
         guard bytes.count == Self.size else { return nil }
         let array = [UInt8](bytes)
         func u64(_ offset: Int) -> UInt64 {
@@ -67,7 +67,7 @@ public struct KdebugRecord: Hashable, Sendable {
     }
 
     /// The 64 bytes of this record as a kd_buf (the unused tail is zero).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(Self.size)
         for value in [timestamp, arg1, arg2, arg3, arg4, threadID] { out.append(littleEndian: value) }
@@ -77,7 +77,7 @@ public struct KdebugRecord: Hashable, Sendable {
     }
 
     /// arg1…arg4 as 32 little-endian bytes, the way string events carry text.
-    public var argumentBytes: [UInt8] {
+    package var argumentBytes: [UInt8] {
         var out: [UInt8] = []
         for value in [arg1, arg2, arg3, arg4] { out.append(littleEndian: value) }
         return out
@@ -86,7 +86,7 @@ public struct KdebugRecord: Hashable, Sendable {
     /// Decodes consecutive records.
     /// - Parameter bytes: a whole number of records; a short remainder is ignored.
     /// - Returns: the records in order.
-    public static func records<Bytes: Collection<UInt8>>(from bytes: Bytes) -> [KdebugRecord] {
+    package static func records<Bytes: Collection<UInt8>>(from bytes: Bytes) -> [KdebugRecord] {
         let array = [UInt8](bytes)
         return stride(from: 0, to: array.count - array.count % size, by: size).map {
             KdebugRecord(bytes: array[$0..<$0 + size])!

@@ -4,22 +4,22 @@
 /// the string belongs to, arg2 = the string id, arg3…arg4 = the first 16 bytes. Each following record on the
 /// same thread carries 32 more bytes with function NONE; the last one has END. A START|END record with no text
 /// for a known id releases the id; the text stays known.
-public struct KdebugStrings: Sendable {
+package struct KdebugStrings: Sendable {
     /// Finished strings by string id.
-    public private(set) var strings: [UInt64: String] = [:]
+    package private(set) var strings: [UInt64: String] = [:]
     /// Strings whose END never came, by thread: the id and the bytes so far.
     private var pending: [UInt64: (id: UInt64, bytes: [UInt8])] = [:]
 
     /// An empty table.
-    public init() {}
+    package init() {}
 
     /// The string with that id.
     /// - Parameter id: a string id (MAP_IMAGE START arg2, UUID_MAP_B arg2).
-    public subscript(id: UInt64) -> String? { strings[id] }
+    package subscript(id: UInt64) -> String? { strings[id] }
 
     /// Takes one record; anything but `TRACE_STRING_GLOBAL` is ignored.
     /// - Parameter record: the next record of the trace.
-    public mutating func consume(_ record: KdebugRecord) {
+    package mutating func consume(_ record: KdebugRecord) {
         guard record.debugID.eventID == .traceStringGlobal else { return }
         let thread = record.threadID
         switch record.debugID.function {

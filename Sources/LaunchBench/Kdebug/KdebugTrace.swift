@@ -1,7 +1,7 @@
 import Foundation
 
 /// A kdebug byte stream that cannot be read.
-public enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
+package enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
     /// A RAW_VERSION2 header chunk is shorter than its header and thread map say (`needed` bytes, got `count`).
     case truncatedHeader(needed: Int, count: Int)
     /// The header's flags lack `KDBG_LP64`: records are 32-bit, which only 32-bit devices write.
@@ -10,7 +10,7 @@ public enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
     case undecodableLZ4(String)
 
     /// What is wrong and what to do.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .truncatedHeader(let needed, let count):
             return "The kdebug RAW_VERSION2 header needs \(needed) bytes but the chunk holds \(count); "
@@ -26,20 +26,20 @@ public enum KdebugFormatError: Error, Sendable, Equatable, LocalizedError {
 }
 
 /// A thread known when tracing started (one `kd_threadmap` entry: u64 tid, u32 pid, char[20] name).
-public struct KdebugThread: Hashable, Sendable {
+package struct KdebugThread: Hashable, Sendable {
     /// The thread id.
-    public var threadID: UInt64
+    package var threadID: UInt64
     /// Its process.
-    public var pid: Int
+    package var pid: Int
     /// The process name, at most 19 bytes, cut at the first NUL.
-    public var processName: String
+    package var processName: String
 
     /// A thread map entry.
     /// - Parameters:
     ///   - threadID: the thread id.
     ///   - pid: its process.
     ///   - processName: the process name.
-    public init(threadID: UInt64, pid: Int, processName: String) {
+    package init(threadID: UInt64, pid: Int, processName: String) {
         self.threadID = threadID
         self.pid = pid
         self.processName = processName
@@ -49,22 +49,22 @@ public struct KdebugThread: Hashable, Sendable {
 /// The RAW_VERSION2 header (`00 02 aa 55`, then `kd_header_v2`, 284 bytes: u32 thread count, u64 seconds,
 /// u32 microseconds, u32 flags, u64 tick frequency, 256 unused; then the thread map, 32 bytes per thread;
 /// then zeros to the next 4 KiB boundary from the chunk's start).
-public struct KdebugHeader: Hashable, Sendable {
+package struct KdebugHeader: Hashable, Sendable {
     /// The magic at the start of a RAW_VERSION2 chunk.
-    public static let rawVersion2Magic: [UInt8] = [0x00, 0x02, 0xAA, 0x55]
+    package static let rawVersion2Magic: [UInt8] = [0x00, 0x02, 0xAA, 0x55]
     /// The bytes before the thread map: magic (4) and `kd_header_v2` (284).
-    public static let fixedSize = 4 + 284
+    package static let fixedSize = 4 + 284
 
     /// Wall-clock seconds when tracing started.
-    public var seconds: UInt64
+    package var seconds: UInt64
     /// Wall-clock microseconds.
-    public var microseconds: UInt32
+    package var microseconds: UInt32
     /// `KDBG_LP64` = 1 and friends.
-    public var flags: UInt32
+    package var flags: UInt32
     /// Ticks per second.
-    public var tickFrequency: UInt64
+    package var tickFrequency: UInt64
     /// Threads that existed when tracing started.
-    public var threads: [KdebugThread]
+    package var threads: [KdebugThread]
 
     /// A header from its fields.
     /// - Parameters:
@@ -73,7 +73,7 @@ public struct KdebugHeader: Hashable, Sendable {
     ///   - flags: header flags (1 = LP64).
     ///   - tickFrequency: ticks per second.
     ///   - threads: the thread map.
-    public init(seconds: UInt64, microseconds: UInt32, flags: UInt32, tickFrequency: UInt64, threads: [KdebugThread]) {
+    package init(seconds: UInt64, microseconds: UInt32, flags: UInt32, tickFrequency: UInt64, threads: [KdebugThread]) {
         self.seconds = seconds
         self.microseconds = microseconds
         self.flags = flags
@@ -84,7 +84,7 @@ public struct KdebugHeader: Hashable, Sendable {
     /// Whether `bytes` starts with the RAW_VERSION2 magic.
     /// - Parameter bytes: a chunk.
     /// - Returns: true for a header chunk.
-    public static func starts<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+    package static func starts<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.starts(with: rawVersion2Magic)
     }
 
@@ -96,7 +96,7 @@ public struct KdebugHeader: Hashable, Sendable {
     /// - Parameter bytes: the chunk, starting with the magic.
     /// - Returns: the header and the offset of the first record in `bytes`.
     /// - Throws: `KdebugFormatError` when the chunk is shorter than the header or the records are not 64-bit.
-    public static func decode(_ bytes: [UInt8]) throws -> (header: KdebugHeader, recordsOffset: Int) {
+    package static func decode(_ bytes: [UInt8]) throws -> (header: KdebugHeader, recordsOffset: Int) {
         guard bytes.count >= fixedSize else {
             throw KdebugFormatError.truncatedHeader(needed: fixedSize, count: bytes.count)
         }
@@ -135,27 +135,27 @@ public struct KdebugHeader: Hashable, Sendable {
 /// What pymobiledevice3 11.45's tap delivers: bplist notices and KCDATA stackshots (skipped), one RAW_VERSION2
 /// header chunk (possibly followed by records), then chunks of whole 64-byte records. A record never spans two
 /// chunks, so a short remainder is dropped and counted, as pymobiledevice3 does.
-public struct KdebugChunkDecoder: Sendable {
+package struct KdebugChunkDecoder: Sendable {
     /// The RAW_VERSION2 header, once its chunk has arrived.
-    public private(set) var header: KdebugHeader?
+    package private(set) var header: KdebugHeader?
     /// Bytes dropped because a chunk did not end on a record boundary.
-    public private(set) var droppedBytes = 0
+    package private(set) var droppedBytes = 0
     /// bplist and stackshot chunks skipped.
-    public private(set) var skippedChunks = 0
+    package private(set) var skippedChunks = 0
     private var started = false
 
     /// The first four bytes of a KCDATA stackshot (`KCDATA_BUFFER_BEGIN_STACKSHOT` 0x59A25807, little-endian).
-    public static let stackshotMagic: [UInt8] = [0x07, 0x58, 0xA2, 0x59]
+    package static let stackshotMagic: [UInt8] = [0x07, 0x58, 0xA2, 0x59]
 
     /// A decoder that has seen nothing.
-    public init() {}
+    package init() {}
 
     /// Decodes the next chunk.
     /// - Parameter chunk: one DATA message's payload; Apple LZ4 (`bv41` blocks, as some phones send) is
     ///   decoded first.
     /// - Returns: the records it holds, in order.
     /// - Throws: `KdebugFormatError` when a header chunk is malformed or an LZ4 payload cannot be decoded.
-    public mutating func decode<Bytes: Collection<UInt8>>(chunk: Bytes) throws -> [KdebugRecord] {
+    package mutating func decode<Bytes: Collection<UInt8>>(chunk: Bytes) throws -> [KdebugRecord] {
         var bytes = [UInt8](chunk)
         if LZ4Block.starts(bytes) {
             do {
@@ -182,20 +182,20 @@ public struct KdebugChunkDecoder: Sendable {
 }
 
 /// A whole kdebug trace held in memory: an optional RAW_VERSION2 header, then records.
-public struct KdebugTrace: Sendable {
+package struct KdebugTrace: Sendable {
     /// The header, when the bytes started with one.
-    public var header: KdebugHeader?
+    package var header: KdebugHeader?
     /// Every record, in stream order.
-    public var records: [KdebugRecord]
+    package var records: [KdebugRecord]
     /// Bytes at the end that did not make a whole record.
-    public var droppedBytes: Int
+    package var droppedBytes: Int
 
     /// A trace from its parts.
     /// - Parameters:
     ///   - header: the RAW_VERSION2 header, if any.
     ///   - records: the records in stream order.
     ///   - droppedBytes: bytes that did not make a whole record.
-    public init(header: KdebugHeader?, records: [KdebugRecord], droppedBytes: Int = 0) {
+    package init(header: KdebugHeader?, records: [KdebugRecord], droppedBytes: Int = 0) {
         self.header = header
         self.records = records
         self.droppedBytes = droppedBytes
@@ -204,7 +204,7 @@ public struct KdebugTrace: Sendable {
     /// Decodes a trace, such as a header chunk followed by record chunks, concatenated.
     /// - Parameter data: the bytes.
     /// - Throws: `KdebugFormatError` when the header is malformed.
-    public init<Bytes: Collection<UInt8>>(bytes data: Bytes) throws {
+    package init<Bytes: Collection<UInt8>>(bytes data: Bytes) throws {
         var decoder = KdebugChunkDecoder()
         records = try decoder.decode(chunk: data)
         header = decoder.header

@@ -1,6 +1,6 @@
 /// Starts kernel-trace sessions on devices: the seam between the core, which reads kdebug records, and
 /// the engine that reaches a device's instruments service (pymobiledevice3's core profile session tap).
-public protocol KdebugTracing: Sendable {
+package protocol KdebugTracing: Sendable {
     /// Arms a session on `device` that streams dyld's, exec's and string events until ``KdebugFeed/stop``.
     /// - Throws: an error whose description names the cause and the fix (kperf owned by Instruments or
     ///   Xcode, pymobiledevice3 missing or of another version, no instruments service).
@@ -8,17 +8,17 @@ public protocol KdebugTracing: Sendable {
 }
 
 /// A running session: the device's clock and the chunks it sends, as they arrive.
-public struct KdebugFeed: Sendable {
+package struct KdebugFeed: Sendable {
     /// The device's mach timebase.
-    public var timebase: MachTimebase
+    package var timebase: MachTimebase
     /// Each DATA message of the session: the RAW_VERSION2 header chunk first, then chunks of whole records.
     /// Ends when the session ends; throws when it fails.
-    public var chunks: AsyncThrowingStream<[UInt8], any Error>
+    package var chunks: AsyncThrowingStream<[UInt8], any Error>
     /// Ends the session (idempotent).
-    public var stop: @Sendable () async -> Void
+    package var stop: @Sendable () async -> Void
 
     /// A feed of `chunks` on a device with `timebase`.
-    public init(
+    package init(
         timebase: MachTimebase, chunks: AsyncThrowingStream<[UInt8], any Error>,
         stop: @escaping @Sendable () async -> Void
     ) {

@@ -2,23 +2,23 @@
 /// `bv41` (u32 decoded size, u32 encoded size, then one LZ4 block), `bv4-` (u32 size, then the bytes stored
 /// as they are), ended by `bv4$`. A block's matches may reach back into earlier blocks' output (chained),
 /// so the blocks are decoded into one buffer.
-public enum LZ4Block {
+package enum LZ4Block {
     /// The magic of a compressed block.
-    public static let compressedMagic: [UInt8] = Array("bv41".utf8)
+    package static let compressedMagic: [UInt8] = Array("bv41".utf8)
     /// The magic of a stored (uncompressed) block.
-    public static let storedMagic: [UInt8] = Array("bv4-".utf8)
+    package static let storedMagic: [UInt8] = Array("bv4-".utf8)
     /// The magic that ends the stream.
-    public static let endMagic: [UInt8] = Array("bv4$".utf8)
+    package static let endMagic: [UInt8] = Array("bv4$".utf8)
 
     /// Whether `bytes` starts with a compressed or stored block.
     /// - Parameter bytes: a payload.
     /// - Returns: true for Apple's LZ4 stream.
-    public static func starts<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+    package static func starts<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
         bytes.starts(with: compressedMagic) || bytes.starts(with: storedMagic)
     }
 
     /// What makes a stream undecodable; `offset` counts from the stream's first byte.
-    public enum DecodeError: Error, Sendable, Equatable {
+    package enum DecodeError: Error, Sendable, Equatable {
         /// A block header is neither `bv41`, `bv4-` nor `bv4$`.
         case unknownBlock(offset: Int)
         /// The stream ends inside a block (its header or its bytes).
@@ -32,7 +32,7 @@ public enum LZ4Block {
     /// - Parameter stream: the bytes, starting with a block header.
     /// - Returns: the decoded bytes.
     /// - Throws: `DecodeError` naming the offset of the fault.
-    public static func decode(_ stream: [UInt8]) throws -> [UInt8] {
+    package static func decode(_ stream: [UInt8]) throws -> [UInt8] {
         var output: [UInt8] = []
         var offset = 0
         while offset < stream.count {

@@ -1,7 +1,7 @@
 /// Writes a RAW_VERSION2 file as kperf does (`kperf_buffer_readdata`): the magic, `kd_header_v2`, the thread
 /// map, zeros to the 4 KiB boundary, then the records. pykdebugparser, `launchbench parse` and Apple's tools
 /// built on kdebug read it; it is what a user attaches to a bug report.
-public enum RawKdebugWriter {
+package enum RawKdebugWriter {
     /// The file's bytes.
     /// - Parameters:
     ///   - header: the header the device sent (its thread map and tick frequency are kept); nil writes an
@@ -9,7 +9,7 @@ public enum RawKdebugWriter {
     ///   - records: the records, in stream order.
     ///   - timebase: the device's timebase, for a file without a device header.
     /// - Returns: 4 KiB (more with over 118 threads) plus 64 bytes per record.
-    public static func bytes(header: KdebugHeader?, records: [KdebugRecord], timebase: MachTimebase) -> [UInt8] {
+    package static func bytes(header: KdebugHeader?, records: [KdebugRecord], timebase: MachTimebase) -> [UInt8] {
         let frequency = 1_000_000_000 * UInt64(timebase.denom) / UInt64(timebase.numer)
         let header =
             header ?? KdebugHeader(seconds: 0, microseconds: 0, flags: 1, tickFrequency: frequency, threads: [])

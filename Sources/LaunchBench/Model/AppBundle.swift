@@ -1,9 +1,9 @@
 import Foundation
 
 /// An app to benchmark, as read from an `.app` folder or an `.ipa` (see `AppBundle+Reading.swift`).
-public struct AppBundle: Sendable, Hashable, Codable {
+package struct AppBundle: Sendable, Hashable, Codable {
     /// How the app reached us, which decides how it is uploaded and installed.
-    public enum Packaging: String, Sendable, Hashable, Codable {
+    package enum Packaging: String, Sendable, Hashable, Codable {
         /// A folder `X.app`: uploaded file by file, installed as a Developer package.
         case appFolder = "app"
         /// A zip with `Payload/X.app`: uploaded as one file, installed by bundle id.
@@ -11,24 +11,24 @@ public struct AppBundle: Sendable, Hashable, Codable {
     }
 
     /// Where the bundle was read from (folder or `.ipa` file).
-    public var url: URL
+    package var url: URL
     /// Folder or `.ipa`.
-    public var packaging: Packaging
+    package var packaging: Packaging
     /// `CFBundleIdentifier`.
-    public var bundleID: String
+    package var bundleID: String
     /// `CFBundleShortVersionString`, or `""` when absent.
-    public var shortVersion: String
+    package var shortVersion: String
     /// `CFBundleVersion`, or `""` when absent.
-    public var build: String
+    package var build: String
     /// `CFBundleExecutable`.
-    public var executable: String
+    package var executable: String
     /// The `.app` folder's name, e.g. `Sample.app`.
-    public var bundleName: String
+    package var bundleName: String
     /// Entries of the embedded `Frameworks/` folder (`Foo.framework`, `libBar.dylib`), sorted.
-    public var frameworks: [String]
+    package var frameworks: [String]
 
     /// A bundle described field by field (`init(contentsOf:)` reads one from disk).
-    public init(
+    package init(
         url: URL, packaging: Packaging, bundleID: String, shortVersion: String, build: String, executable: String,
         bundleName: String, frameworks: [String]
     ) {
@@ -43,7 +43,7 @@ public struct AppBundle: Sendable, Hashable, Codable {
     }
 
     /// `1.2 (34)`, the way people speak of a build.
-    public var versionDescription: String {
+    package var versionDescription: String {
         switch (shortVersion.isEmpty, build.isEmpty) {
         case (false, false): return "\(shortVersion) (\(build))"
         case (false, true): return shortVersion

@@ -1,26 +1,26 @@
 /// One attached iPhone (or emulated one) as the tool reports it.
-public struct DeviceInfo: Sendable, Hashable, Codable {
+package struct DeviceInfo: Sendable, Hashable, Codable {
     /// How the device reaches usbmuxd.
-    public enum Connection: String, Sendable, Codable {
+    package enum Connection: String, Sendable, Codable {
         case usb = "USB"
         case network = "Network"
     }
 
     /// The device's UDID.
-    public var udid: String
+    package var udid: String
     /// The name the owner gave it (`DeviceName`).
-    public var name: String
+    package var name: String
     /// Apple's model identifier, e.g. `iPhone12,1`.
-    public var productType: String
+    package var productType: String
     /// iOS version as lockdown reports it, e.g. `14.8`.
-    public var osVersion: String
+    package var osVersion: String
     /// iOS build, e.g. `18H17`.
-    public var buildVersion: String
+    package var buildVersion: String
     /// USB or network.
-    public var connection: Connection
+    package var connection: Connection
 
     /// A device's values as lockdown reports them.
-    public init(
+    package init(
         udid: String, name: String, productType: String, osVersion: String, buildVersion: String,
         connection: Connection = .usb
     ) {
@@ -33,14 +33,14 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     }
 
     /// Marketing name of the model (`iPhone 11`), or the identifier when the catalog does not know it.
-    public var modelName: String { DeviceModels.marketingName(for: productType) }
+    package var modelName: String { DeviceModels.marketingName(for: productType) }
 
     /// The parsed iOS version; `nil` when lockdown reported something unreadable.
-    public var version: OSVersion? { OSVersion(osVersion) }
+    package var version: OSVersion? { OSVersion(osVersion) }
 }
 
 /// A hot-plug event from usbmuxd.
-public enum DeviceEvent: Sendable, Hashable {
+package enum DeviceEvent: Sendable, Hashable {
     /// usbmuxd now reports the device with this UDID (plugged in, or back after a restart).
     case attached(udid: String)
     /// usbmuxd no longer reports the device with this UDID (unplugged, or restarting).

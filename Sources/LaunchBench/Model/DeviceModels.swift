@@ -1,15 +1,15 @@
 /// Apple's iPhone model identifiers and their marketing names.
-public enum DeviceModels {
+package enum DeviceModels {
     /// Marketing name for a `ProductType`, or the identifier itself when it is not in the catalog.
-    public static func marketingName(for productType: String) -> String {
+    package static func marketingName(for productType: String) -> String {
         names[productType] ?? productType
     }
 
     /// Whether the catalog knows this identifier.
-    public static func isKnown(_ productType: String) -> Bool { names[productType] != nil }
+    package static func isKnown(_ productType: String) -> Bool { names[productType] != nil }
 
     /// Every identifier in the catalog, oldest first.
-    public static var allProductTypes: [String] { catalog.map(\.0) }
+    package static var allProductTypes: [String] { catalog.map(\.0) }
 
     private static let names: [String: String] = Dictionary(uniqueKeysWithValues: catalog)
 

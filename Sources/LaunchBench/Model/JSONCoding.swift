@@ -1,9 +1,9 @@
 import Foundation
 
 /// The JSON settings every file in a results folder uses, so that readers and writers agree.
-public enum JSONCoding {
+package enum JSONCoding {
     /// Sorted keys, ISO 8601 dates with milliseconds; pretty when a person will read the file.
-    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+    package static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting =
             pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -15,7 +15,7 @@ public enum JSONCoding {
     }
 
     /// A decoder for the results folder's JSON: dates with or without milliseconds.
-    public static func decoder() -> JSONDecoder {
+    package static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -29,7 +29,7 @@ public enum JSONCoding {
 
     /// `2026-11-20T10:00:01.037Z`: UTC, milliseconds rounded to nearest. (The format style alone
     /// truncates, and a date read from `…01.037Z` is stored as 1.0369999…, so it would write `.036`.)
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         let ms = (date.timeIntervalSince1970 * 1000).rounded()
         let seconds = (ms / 1000).rounded(.down)
         let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())

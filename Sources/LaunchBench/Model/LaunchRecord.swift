@@ -2,32 +2,32 @@
 ///
 /// A value the output did not contain, or contained in a form that cannot be trusted (the
 /// 64-bit wrap artefact, a negative derived value), is `nil` — never 0 — with a warning saying why.
-public struct LaunchRecord: Sendable, Hashable, Codable {
+package struct LaunchRecord: Sendable, Hashable, Codable {
     /// `Total pre-main time`, ms: everything dyld did before `main`.
-    public var totalPremainMs: Double?
+    package var totalPremainMs: Double?
     /// `dylib loading time`, ms: mapping the app's and its dylibs' images.
-    public var dylibLoadingMs: Double?
+    package var dylibLoadingMs: Double?
     /// `rebase/binding time`, ms: fixing up pointers and binding symbols.
-    public var rebaseBindingMs: Double?
+    package var rebaseBindingMs: Double?
     /// `ObjC setup time`, ms: registering classes, categories and selectors.
-    public var objcSetupMs: Double?
+    package var objcSetupMs: Double?
     /// `initializer time`, ms: `+load` methods and C++ static initializers.
-    public var initializerMs: Double?
+    package var initializerMs: Double?
     /// The summary block's `slowest intializers` (dyld's spelling): images over 2 % of the total.
-    public var slowestInitializers: [InitializerTime]
+    package var slowestInitializers: [InitializerTime]
     /// The `DYLD_PRINT_STATISTICS_DETAILS` block (or the old ≤360 block), when printed.
-    public var details: DyldDetails?
+    package var details: DyldDetails?
     /// Every image `DYLD_PRINT_LIBRARIES` reported, in load order.
-    public var loadedLibraries: [LoadedImage]
+    package var loadedLibraries: [LoadedImage]
     /// App markers `[launchbench] mark=NAME t=MS`, by name: ms since process start.
-    public var markers: [String: Double]
+    package var markers: [String: Double]
     /// Whether the app printed `[launchbench] done`.
-    public var done: Bool
+    package var done: Bool
     /// What the parser could not trust or found odd in this launch's output, for people.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// A record with the given values; everything defaults to "not printed".
-    public init(
+    package init(
         totalPremainMs: Double? = nil, dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil,
         objcSetupMs: Double? = nil, initializerMs: Double? = nil, slowestInitializers: [InitializerTime] = [],
         details: DyldDetails? = nil, loadedLibraries: [LoadedImage] = [], markers: [String: Double] = [:],
@@ -49,14 +49,14 @@ public struct LaunchRecord: Sendable, Hashable, Codable {
     /// dyld's per-image initializer list: the details (or old-format) block's when printed, as it holds
     /// every image ≥ 0.1 % of the total, else the summary block's `slowest intializers` (≥ 2 %); `nil`
     /// when dyld printed no statistics block, so no image can be said to be under its threshold.
-    public var imageInitializers: [InitializerTime]? {
+    package var imageInitializers: [InitializerTime]? {
         if let details { return details.imageInitializers }
         if totalPremainMs != nil || initializerMs != nil || !slowestInitializers.isEmpty { return slowestInitializers }
         return nil
     }
 
     /// The record's values as sample metrics (pre-main phases and markers; never `wall_ms`).
-    public var metrics: [Metric: Double] {
+    package var metrics: [Metric: Double] {
         var result: [Metric: Double] = [:]
         result[.totalPremainMs] = totalPremainMs
         result[.dylibLoadingMs] = dylibLoadingMs
@@ -71,35 +71,35 @@ public struct LaunchRecord: Sendable, Hashable, Codable {
 }
 
 /// One line of dyld's `slowest intializers` list.
-public struct InitializerTime: Sendable, Hashable, Codable {
+package struct InitializerTime: Sendable, Hashable, Codable {
     /// The image's file name as dyld printed it (e.g. `SampleKit`).
-    public var image: String
+    package var image: String
     /// `nil` when the value was the wrap artefact or unreadable.
-    public var ms: Double?
+    package var ms: Double?
 
     /// An image's initializer time in ms.
-    public init(image: String, ms: Double?) {
+    package init(image: String, ms: Double?) {
         self.image = image
         self.ms = ms
     }
 }
 
 /// One image from `DYLD_PRINT_LIBRARIES`.
-public struct LoadedImage: Sendable, Hashable, Codable {
+package struct LoadedImage: Sendable, Hashable, Codable {
     /// The image's path on the device.
-    public var path: String
+    package var path: String
     /// Upper-case UUID, `nil` when dyld printed none (`<no uuid>` or the old form).
-    public var uuid: String?
+    package var uuid: String?
 
     /// An image at `path` with its UUID, if printed.
-    public init(path: String, uuid: String? = nil) {
+    package init(path: String, uuid: String? = nil) {
         self.path = path
         self.uuid = uuid
     }
 
     /// The path relative to the `.app` folder when the image lies inside an app bundle
     /// (`Frameworks/Foo.framework/Foo`, or the executable's name); `nil` for system images.
-    public var pathInsideAppBundle: String? {
+    package var pathInsideAppBundle: String? {
         guard let range = path.range(of: ".app/", options: .backwards) else { return nil }
         let inside = path[range.upperBound...]
         return inside.isEmpty ? nil : String(inside)
@@ -108,60 +108,60 @@ public struct LoadedImage: Sendable, Hashable, Codable {
 
 /// The fields of a `DYLD_PRINT_STATISTICS_DETAILS` block (or the old dyld ≤360 block).
 /// Times in ms; counts as printed without thousands separators. Absent lines are `nil`.
-public struct DyldDetails: Sendable, Hashable, Codable {
+package struct DyldDetails: Sendable, Hashable, Codable {
     /// `total time`, ms (not the pre-main total: that leaves out the debugger pause and the redone bindings).
-    public var totalTimeMs: Double?
+    package var totalTimeMs: Double?
     /// `total images loaded: N`.
-    public var imagesLoaded: Int?
+    package var imagesLoaded: Int?
     /// The `(M from dyld shared cache)` part of `total images loaded`.
-    public var imagesFromSharedCache: Int?
+    package var imagesFromSharedCache: Int?
     /// `total segments mapped: N`.
-    public var segmentsMapped: Int?
+    package var segmentsMapped: Int?
     /// The `into P pages` part of `total segments mapped`.
-    public var pagesMapped: Int?
+    package var pagesMapped: Int?
     /// The `with Q pages pre-fetched` part, when printed.
-    public var pagesPrefetched: Int?
+    package var pagesPrefetched: Int?
     /// `total images loading time`, ms.
-    public var imagesLoadingTimeMs: Double?
+    package var imagesLoadingTimeMs: Double?
     /// `total load time in ObjC`, ms.
-    public var objcLoadTimeMs: Double?
+    package var objcLoadTimeMs: Double?
     /// `total debugger pause time`, ms: time stopped in the debugger, subtracted from pre-main.
-    public var debuggerPauseTimeMs: Double?
+    package var debuggerPauseTimeMs: Double?
     /// `total dtrace DOF registration time`, ms.
-    public var dtraceDOFRegistrationTimeMs: Double?
+    package var dtraceDOFRegistrationTimeMs: Double?
     /// `total rebase fixups: N`.
-    public var rebaseFixups: Int?
+    package var rebaseFixups: Int?
     /// `total rebase fixups time`, ms.
-    public var rebaseFixupsTimeMs: Double?
+    package var rebaseFixupsTimeMs: Double?
     /// `total binding fixups: N`.
-    public var bindingFixups: Int?
+    package var bindingFixups: Int?
     /// `total binding symbol lookups: N`, when printed.
-    public var bindingSymbolLookups: Int?
+    package var bindingSymbolLookups: Int?
     /// `total binding fixups time`, ms.
-    public var bindingFixupsTimeMs: Double?
+    package var bindingFixupsTimeMs: Double?
     /// `total weak binding fixups time`, ms.
-    public var weakBindingFixupsTimeMs: Double?
+    package var weakBindingFixupsTimeMs: Double?
     /// `total redo shared cached bindings time`, ms, subtracted from pre-main and rebase/binding.
-    public var redoSharedCachedBindingsTimeMs: Double?
+    package var redoSharedCachedBindingsTimeMs: Double?
     /// `total bindings lazily fixed up: N of M`: the N.
-    public var bindingsLazilyFixedUp: Int?
+    package var bindingsLazilyFixedUp: Int?
     /// The M of `total bindings lazily fixed up: N of M`.
-    public var bindingsLazilyTotal: Int?
+    package var bindingsLazilyTotal: Int?
     /// `total time in initializers and ObjC +load` (older: `total initializer time`), ms.
-    public var initializerTimeMs: Double?
+    package var initializerTimeMs: Double?
     /// The per-image initializer lines (images ≥ 0.1 % of the total).
-    public var imageInitializers: [InitializerTime]
+    package var imageInitializers: [InitializerTime]
     /// `total symbol trie searches: N`.
-    public var symbolTrieSearches: Int?
+    package var symbolTrieSearches: Int?
     /// `total symbol table binary searches: N`.
-    public var symbolTableBinarySearches: Int?
+    package var symbolTableBinarySearches: Int?
     /// `total images defining weak symbols: N`.
-    public var imagesDefiningWeakSymbols: Int?
+    package var imagesDefiningWeakSymbols: Int?
     /// `total images using weak symbols: N`.
-    public var imagesUsingWeakSymbols: Int?
+    package var imagesUsingWeakSymbols: Int?
 
     /// A block with only its initializer lines; the parser fills the rest as lines arrive.
-    public init(imageInitializers: [InitializerTime] = []) {
+    package init(imageInitializers: [InitializerTime] = []) {
         self.imageInitializers = imageInitializers
     }
 }

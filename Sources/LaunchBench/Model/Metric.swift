@@ -1,5 +1,5 @@
 /// A measured quantity of one launch, named as its column in `samples.csv`.
-public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
+package enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case totalPremainMs = "total_premain_ms"
     case dylibLoadingMs = "dylib_loading_ms"
     case rebaseBindingMs = "rebase_binding_ms"
@@ -19,14 +19,14 @@ public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case closureBuildMs = "closure_build_ms"
 
     /// The five pre-main metrics dyld prints.
-    public static let preMain: [Metric] = [
+    package static let preMain: [Metric] = [
         .totalPremainMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
     ]
     /// The after-main metrics the app's markers give.
-    public static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
+    package static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
 
     /// The app marker name that feeds this metric, if any.
-    public var markerName: String? {
+    package var markerName: String? {
         switch self {
         case .mainMs: return "main"
         case .didFinishLaunchingMs: return "didFinishLaunching"
@@ -37,13 +37,13 @@ public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Whether a launch followed a reinstall or reboot (cold) or came right after another (warm).
-public enum LaunchKind: String, Sendable, Hashable, Codable, CaseIterable {
+package enum LaunchKind: String, Sendable, Hashable, Codable, CaseIterable {
     case cold
     case warm
 }
 
 /// What became of one launch. Only `ok` samples carry numbers into statistics.
-public enum SampleStatus: String, Sendable, Hashable, Codable, CaseIterable {
+package enum SampleStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// Launched and measured.
     case ok
     /// Launched, but printed no statistics and no markers (e.g. dyld3/dyld4 without markers).
@@ -63,5 +63,5 @@ public enum SampleStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case deviceLost = "device-lost"
 
     /// Whether the launch counts as a failure in statistics (`failures` column).
-    public var isFailure: Bool { self != .ok && self != .noMetrics }
+    package var isFailure: Bool { self != .ok && self != .noMetrics }
 }

@@ -1,21 +1,21 @@
 /// An iOS version, and what it means for measuring launches on it.
-public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The major version (14 in 14.8.1).
-    public var major: Int
+    package var major: Int
     /// The minor version (8 in 14.8.1).
-    public var minor: Int
+    package var minor: Int
     /// The patch version (1 in 14.8.1), 0 when absent.
-    public var patch: Int
+    package var patch: Int
 
     /// A version from its parts.
-    public init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
+    package init(_ major: Int, _ minor: Int = 0, _ patch: Int = 0) {
         self.major = major
         self.minor = minor
         self.patch = patch
     }
 
     /// Parses `14`, `14.8` or `14.8.1`; `nil` for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...3).contains(parts.count) else { return nil }
         var numbers: [Int] = []
@@ -28,15 +28,15 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// `14.8` or `14.8.1` (a zero patch is left out).
-    public var description: String { patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)" }
+    package var description: String { patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)" }
 
     /// Compares major, then minor, then patch.
-    public static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
+    package static func < (lhs: OSVersion, rhs: OSVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
     }
 
     /// How dyld on this version answers `DYLD_PRINT_STATISTICS`.
-    public var dyldStatistics: DyldStatisticsSupport {
+    package var dyldStatistics: DyldStatisticsSupport {
         switch major {
         case ..<13: return .always
         case 13...14: return .onlyWithOverride
@@ -45,11 +45,11 @@ public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Whether lockdown still offers the debugserver service that libimobiledevice launches through.
-    public var offersDebugserver: Bool { major < 17 }
+    package var offersDebugserver: Bool { major < 17 }
 }
 
 /// Whether a launch on a given iOS can print pre-main statistics.
-public enum DyldStatisticsSupport: Sendable, Hashable {
+package enum DyldStatisticsSupport: Sendable, Hashable {
     /// dyld2 (iOS ≤ 12): the summary block is printed on every launch.
     case always
     /// dyld3 closures (iOS 13–14): printed only when an override variable such as
@@ -59,12 +59,12 @@ public enum DyldStatisticsSupport: Sendable, Hashable {
     case never
 
     /// Whether dyld prints its statistics, given whether an override variable is set.
-    public func prints(withOverride override: Bool) -> Bool {
+    package func prints(withOverride override: Bool) -> Bool {
         self == .always || (self == .onlyWithOverride && override)
     }
 
     /// The environment variables that force dyld3 back onto the dyld2 path.
-    public static let overrideVariables = [
+    package static let overrideVariables = [
         "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "DYLD_IMAGE_SUFFIX",
     ]
 }

@@ -4,20 +4,20 @@ import Foundation
 /// iteration carries the reinstall's steps; every launch carries its own `launchMs`. The steps of a
 /// reinstall may overlap (the upload runs while the device uninstalls), so they need not add up to
 /// `reinstallMs`.
-public struct PhaseTimings: Sendable, Hashable, Codable {
+package struct PhaseTimings: Sendable, Hashable, Codable {
     /// The whole reinstall before this cold launch (uninstall, upload, install).
-    public var reinstallMs: Double?
+    package var reinstallMs: Double?
     /// From asking for the uninstall (after the lookup that checks the app is there) until it completed.
-    public var uninstallMs: Double?
+    package var uninstallMs: Double?
     /// Copying the app to the device's staging folder.
-    public var uploadMs: Double?
+    package var uploadMs: Double?
     /// From the Install command until installd completed it.
-    public var installMs: Double?
+    package var installMs: Double?
     /// The launch: from asking the device to start the app until it was gone.
-    public var launchMs: Double?
+    package var launchMs: Double?
 
     /// Phase durations in ms; `nil` for a phase that did not happen.
-    public init(
+    package init(
         reinstallMs: Double? = nil, uninstallMs: Double? = nil, uploadMs: Double? = nil, installMs: Double? = nil,
         launchMs: Double? = nil
     ) {
@@ -29,11 +29,11 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
     }
 
     /// Nothing was timed (samples written before phases were recorded, or failures before any step).
-    public var isEmpty: Bool { self == PhaseTimings() }
+    package var isEmpty: Bool { self == PhaseTimings() }
 
     /// For progress lines: `reinstall 812 ms (uninstall 160 ms, upload 12 ms, install 655 ms), launch 270 ms`;
     /// `nil` when nothing was timed.
-    public var summary: String? {
+    package var summary: String? {
         func ms(_ value: Double) -> String { "\(DecimalText.fixed(value, maxFractionDigits: 0)) ms" }
         var parts: [String] = []
         if let reinstallMs {
@@ -49,7 +49,7 @@ public struct PhaseTimings: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - cold: the cold launch's timings (its reinstall and its launch).
     ///   - warm: the warm launch's timings when it belongs to the same iteration, else `nil`.
-    public static func iterationSummary(cold: PhaseTimings?, warm: PhaseTimings?) -> String? {
+    package static func iterationSummary(cold: PhaseTimings?, warm: PhaseTimings?) -> String? {
         func seconds(_ ms: Double) -> String { String(format: "%.2f s", ms / 1000) }
         var parts: [String] = []
         if let reinstall = cold?.reinstallMs {

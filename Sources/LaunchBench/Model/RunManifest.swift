@@ -6,30 +6,30 @@ import Foundation
 /// Readers are tolerant: every field is optional on decoding and a field of an unexpected shape
 /// is dropped rather than failing the whole file, so an older or newer tool's `run.json` still
 /// reports.
-public struct RunManifest: Sendable, Hashable, Codable {
+package struct RunManifest: Sendable, Hashable, Codable {
     /// Same as `Sample.runID` of the run's samples.
-    public var runID: String?
+    package var runID: String?
     /// `LaunchBenchVersion.current` of the tool that measured.
-    public var toolVersion: String?
+    package var toolVersion: String?
     /// When the run started, UTC.
-    public var startedAt: Date?
+    package var startedAt: Date?
     /// `nil` while the run is going on (or when the process was killed before it could finish).
-    public var endedAt: Date?
+    package var endedAt: Date?
     /// The computer that ran it.
-    public var host: Host?
+    package var host: Host?
     /// The app measured, from its bundle.
-    public var app: App?
+    package var app: App?
     /// The options the run was started with.
-    public var options: Options?
+    package var options: Options?
     /// The devices the run was asked to measure, as they were when it started.
-    public var devices: [DeviceInfo]
+    package var devices: [DeviceInfo]
     /// What became of each device (same order as `devices`); `nil` in files of older tools.
-    public var deviceOutcomes: [DeviceOutcome]?
+    package var deviceOutcomes: [DeviceOutcome]?
     /// `true` when the run was cancelled (Ctrl-C) before every launch was made.
-    public var interrupted: Bool?
+    package var interrupted: Bool?
 
     /// A manifest; by default stamped with this tool's version and this machine.
-    public init(
+    package init(
         runID: String? = nil, toolVersion: String? = LaunchBenchVersion.current, startedAt: Date? = nil,
         endedAt: Date? = nil, host: Host? = .current, app: App? = nil, options: Options? = nil,
         devices: [DeviceInfo] = [], deviceOutcomes: [DeviceOutcome]? = nil, interrupted: Bool? = nil
@@ -47,9 +47,9 @@ public struct RunManifest: Sendable, Hashable, Codable {
     }
 
     /// What became of one device in the run, and what its user should know.
-    public struct DeviceOutcome: Sendable, Hashable, Codable {
+    package struct DeviceOutcome: Sendable, Hashable, Codable {
         /// How a device's part of the run ended (`outcome` in run.json).
-        public enum Outcome: String, Sendable, Hashable, Codable {
+        package enum Outcome: String, Sendable, Hashable, Codable {
             /// Still being measured (the run has not ended).
             case running
             /// Every planned launch was made.
@@ -65,20 +65,20 @@ public struct RunManifest: Sendable, Hashable, Codable {
         }
 
         /// The device's UDID.
-        public var udid: String
+        package var udid: String
         /// How its part of the run ended.
-        public var outcome: Outcome
+        package var outcome: Outcome
         /// iOS-version caveats (where pre-main comes from) and why the device was skipped or stopped.
-        public var notes: [String]
+        package var notes: [String]
         /// The `LaunchEngine` that launched on the device (`nil` when none could, and in older files).
-        public var engine: String?
+        package var engine: String?
         /// Why that engine was chosen.
-        public var engineReason: String?
+        package var engineReason: String?
         /// Where the device's pre-main phases came from (`premain_source` in run.json; `nil` when none).
-        public var premainSource: PremainSource?
+        package var premainSource: PremainSource?
 
         /// An outcome, `running` until the device's loop ends.
-        public init(
+        package init(
             udid: String, outcome: Outcome = .running, notes: [String] = [], engine: String? = nil,
             engineReason: String? = nil
         ) {
@@ -91,28 +91,28 @@ public struct RunManifest: Sendable, Hashable, Codable {
     }
 
     /// The outcome recorded for `udid`, if any.
-    public func outcome(of udid: String) -> DeviceOutcome? {
+    package func outcome(of udid: String) -> DeviceOutcome? {
         deviceOutcomes?.first { $0.udid == udid }
     }
 
     /// The computer that drove the devices.
-    public struct Host: Sendable, Hashable, Codable {
+    package struct Host: Sendable, Hashable, Codable {
         /// The host name.
-        public var name: String?
+        package var name: String?
         /// e.g. `Linux 6.1.0` or `macOS 14.5`.
-        public var operatingSystem: String?
+        package var operatingSystem: String?
         /// The CPU architecture, e.g. `x86_64` or `arm64`.
-        public var architecture: String?
+        package var architecture: String?
 
         /// A host description; `current` describes this machine.
-        public init(name: String? = nil, operatingSystem: String? = nil, architecture: String? = nil) {
+        package init(name: String? = nil, operatingSystem: String? = nil, architecture: String? = nil) {
             self.name = name
             self.operatingSystem = operatingSystem
             self.architecture = architecture
         }
 
         /// This machine.
-        public static var current: Host {
+        package static var current: Host {
             let info = ProcessInfo.processInfo
             #if os(macOS)
                 let system = "macOS"
@@ -135,20 +135,20 @@ public struct RunManifest: Sendable, Hashable, Codable {
     }
 
     /// The app measured.
-    public struct App: Sendable, Hashable, Codable {
+    package struct App: Sendable, Hashable, Codable {
         /// `CFBundleIdentifier`.
-        public var bundleID: String?
+        package var bundleID: String?
         /// The `.app` folder's name, e.g. `Sample.app`.
-        public var name: String?
+        package var name: String?
         /// `CFBundleShortVersionString`.
-        public var version: String?
+        package var version: String?
         /// `CFBundleVersion`.
-        public var build: String?
+        package var build: String?
         /// Embedded frameworks and dylibs, sorted.
-        public var frameworks: [String]?
+        package var frameworks: [String]?
 
         /// An app description from its fields.
-        public init(
+        package init(
             bundleID: String? = nil, name: String? = nil, version: String? = nil, build: String? = nil,
             frameworks: [String]? = nil
         ) {
@@ -160,7 +160,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
         }
 
         /// The description of a read bundle.
-        public init(_ bundle: AppBundle) {
+        package init(_ bundle: AppBundle) {
             self.init(
                 bundleID: bundle.bundleID, name: bundle.bundleName, version: bundle.shortVersion, build: bundle.build,
                 frameworks: bundle.frameworks)
@@ -168,26 +168,26 @@ public struct RunManifest: Sendable, Hashable, Codable {
     }
 
     /// The run's options, as given (`nil` = not recorded).
-    public struct Options: Sendable, Hashable, Codable {
+    package struct Options: Sendable, Hashable, Codable {
         /// `--iterations`: cold launches per device (the most, with adaptive stopping).
-        public var iterations: Int?
+        package var iterations: Int?
         /// `reinstall`, `reboot` or `none`.
-        public var cold: String?
+        package var cold: String?
         /// Warm launches per cold one.
-        public var warm: Int?
+        package var warm: Int?
         /// `--timeout`: seconds a launch may take before it is ended.
-        public var timeoutSeconds: Double?
+        package var timeoutSeconds: Double?
         /// `--env` as given, in order (`NAME=VALUE`).
-        public var environment: [String]?
+        package var environment: [String]?
         /// `--target-precision`: keep launching until the cold median is known within ± this many percent.
-        public var targetPrecisionPercent: Double?
+        package var targetPrecisionPercent: Double?
         /// `--max-iterations`: the most iterations per device with `--target-precision`.
-        public var maxIterations: Int?
+        package var maxIterations: Int?
         /// Anything else worth recording, as text.
-        public var other: [String: String]?
+        package var other: [String: String]?
 
         /// Options as given; `nil` fields were not recorded.
-        public init(
+        package init(
             iterations: Int? = nil, cold: String? = nil, warm: Int? = nil, timeoutSeconds: Double? = nil,
             environment: [String]? = nil, targetPrecisionPercent: Double? = nil, maxIterations: Int? = nil,
             other: [String: String]? = nil
@@ -203,7 +203,7 @@ public struct RunManifest: Sendable, Hashable, Codable {
         }
 
         /// `name=value` pairs of the options that were recorded, for reports.
-        public var descriptions: [(name: String, value: String)] {
+        package var descriptions: [(name: String, value: String)] {
             var result: [(String, String)] = []
             func add(_ name: String, _ value: (some CustomStringConvertible)?) {
                 if let value { result.append((name, value.description)) }
@@ -231,7 +231,7 @@ extension RunManifest {
     }
 
     /// Reads run.json field by field: a missing or odd value costs that value only.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         runID = try? c.decodeIfPresent(String.self, forKey: .runID)
         toolVersion = try? c.decodeIfPresent(String.self, forKey: .toolVersion)
@@ -248,7 +248,7 @@ extension RunManifest {
 
     /// Reads `run.json` with `JSONCoding`'s settings.
     /// - Throws: `LaunchBenchError.unreadableResults` when the file is not a JSON object.
-    public static func read(from url: URL) throws -> RunManifest {
+    package static func read(from url: URL) throws -> RunManifest {
         do {
             return try JSONCoding.decoder().decode(RunManifest.self, from: Data(contentsOf: url))
         } catch {
@@ -259,7 +259,7 @@ extension RunManifest {
 
     /// Writes `run.json` atomically (pretty-printed, sorted keys).
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    public func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         do {
             try JSONCoding.encoder(pretty: true).encode(self).write(to: url, options: .atomic)
         } catch {
@@ -271,7 +271,7 @@ extension RunManifest {
 // Field by field, so one odd value costs that value only.
 extension RunManifest.Host {
     /// Reads the host, field by field.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try? c.decodeIfPresent(String.self, forKey: .name)
         operatingSystem = try? c.decodeIfPresent(String.self, forKey: .operatingSystem)
@@ -281,7 +281,7 @@ extension RunManifest.Host {
 
 extension RunManifest.App {
     /// Reads the app, field by field.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         bundleID = try? c.decodeIfPresent(String.self, forKey: .bundleID)
         name = try? c.decodeIfPresent(String.self, forKey: .name)
@@ -293,7 +293,7 @@ extension RunManifest.App {
 
 extension RunManifest.Options {
     /// Reads the options, field by field.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         iterations = try? c.decodeIfPresent(Int.self, forKey: .iterations)
         cold = try? c.decodeIfPresent(String.self, forKey: .cold)

@@ -5,56 +5,56 @@ import Foundation
 /// JSON keys are the `samples.csv` column names (snake_case) plus a few extras, so a line of
 /// `samples.jsonl` reads the same as its CSV row. A metric that was not measured is absent
 /// (decoded as `nil`), never zero.
-public struct Sample: Sendable, Hashable, Codable {
+package struct Sample: Sendable, Hashable, Codable {
     /// The run this launch belongs to (`run_id`, as in run.json).
-    public var runID: String
+    package var runID: String
     /// The device's UDID (`device_udid`).
-    public var deviceUDID: String
+    package var deviceUDID: String
     /// The device's name as lockdown reported it at the start of the run (`device_name`).
-    public var deviceName: String
+    package var deviceName: String
     /// The model identifier, e.g. `iPhone12,1` (`product_type`).
-    public var productType: String
+    package var productType: String
     /// The iOS version, e.g. `14.8` (`os_version`).
-    public var osVersion: String
+    package var osVersion: String
     /// The launched app's `CFBundleIdentifier` (`app_bundle_id`).
-    public var appBundleID: String
+    package var appBundleID: String
     /// The app's version and build, `1.2 (34)` (`app_version`).
-    public var appVersion: String
+    package var appVersion: String
     /// 1-based iteration number on this device.
-    public var iteration: Int
+    package var iteration: Int
     /// Cold (first launch after the reinstall) or warm.
-    public var kind: LaunchKind
+    package var kind: LaunchKind
     /// 0 for the cold launch, 1…K for the warm launches that follow it.
-    public var launchIndex: Int
+    package var launchIndex: Int
     /// How the launch ended (`ok`, or a failure kind); a failed launch keeps what it measured.
-    public var status: SampleStatus
+    package var status: SampleStatus
     /// Measured values by metric; a missing key means "not measured".
-    public var metrics: [Metric: Double]
+    package var metrics: [Metric: Double]
     /// When the launch started (debugserver's `continue`), UTC.
-    public var startedAt: Date
+    package var startedAt: Date
     /// Images loaded from inside the app bundle (DYLD_PRINT_LIBRARIES), as paths relative to the bundle.
-    public var bundleImages: [String]
+    package var bundleImages: [String]
     /// dyld's per-image initializer times (ms as printed): the details block's list when printed (images
     /// ≥ 0.1 % of the total), else the summary's `slowest intializers` (≥ 2 %). `nil` when dyld printed no
     /// statistics; an image missing from a list was under dyld's threshold, not 0 ms.
-    public var initializers: [InitializerTime]?
+    package var initializers: [InitializerTime]?
     /// Parser warnings and harness notes for this launch.
-    public var warnings: [String]
+    package var warnings: [String]
     /// Why the launch failed, in words a user can act on; `nil` when it did not.
-    public var message: String?
+    package var message: String?
     /// The app's exit status, when it exited by itself.
-    public var exitStatus: Int?
+    package var exitStatus: Int?
     /// The signal that ended the app (`X` from debugserver, or a crash), when it did not exit by itself.
-    public var signal: Int?
+    package var signal: Int?
     /// The raw log, relative to the results folder (`logs/UDID/0001-cold.log`).
-    public var logPath: String?
+    package var logPath: String?
     /// How long the harness spent on each step of this launch (`phases` in samples.jsonl; not in the CSV).
-    public var phases: PhaseTimings = PhaseTimings()
+    package var phases: PhaseTimings = PhaseTimings()
     /// Where the pre-main phases came from; `nil` when none were measured.
-    public var premainSource: PremainSource?
+    package var premainSource: PremainSource?
 
     /// A sample with every field given; `metrics` holds only what was measured.
-    public init(
+    package init(
         runID: String, deviceUDID: String, deviceName: String, productType: String, osVersion: String,
         appBundleID: String, appVersion: String, iteration: Int, kind: LaunchKind, launchIndex: Int = 0,
         status: SampleStatus, metrics: [Metric: Double] = [:], startedAt: Date, bundleImages: [String] = [],
@@ -84,7 +84,7 @@ public struct Sample: Sendable, Hashable, Codable {
     }
 
     /// The value measured for `metric`, `nil` when it was not measured.
-    public subscript(metric: Metric) -> Double? { metrics[metric] }
+    package subscript(metric: Metric) -> Double? { metrics[metric] }
 
     private enum CodingKeys: String, CodingKey {
         case runID = "run_id"
@@ -116,7 +116,7 @@ public struct Sample: Sendable, Hashable, Codable {
     }
 
     /// Reads one samples.jsonl line: the named fields, and every metric under its column name.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         runID = try c.decode(String.self, forKey: .runID)
         deviceUDID = try c.decode(String.self, forKey: .deviceUDID)
@@ -161,10 +161,10 @@ public struct Sample: Sendable, Hashable, Codable {
     }
 
     /// The `userInfo` key of the largest launch time (ms) a reader accepts: what the run's `--timeout` allows.
-    public static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
+    package static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
     /// Without a known timeout: the longest `--timeout` a run accepts (`OptionCeilings.timeoutSeconds`) and a
     /// minute, as with a known one: no run can have measured more.
-    public static let defaultValueLimitMs = (OptionCeilings.timeoutSeconds + 60) * 1000
+    package static let defaultValueLimitMs = (OptionCeilings.timeoutSeconds + 60) * 1000
 
     /// Why `value` cannot be a launch time in ms (negative, not finite, or beyond `limitMs`), or `nil`.
     static func impossibility(_ value: Double, limitMs: Double) -> String? {
@@ -178,7 +178,7 @@ public struct Sample: Sendable, Hashable, Codable {
     }
 
     /// Writes one samples.jsonl line: metrics as top-level fields named like the CSV columns.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(runID, forKey: .runID)
         try c.encode(deviceUDID, forKey: .deviceUDID)

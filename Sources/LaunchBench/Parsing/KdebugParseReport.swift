@@ -1,12 +1,12 @@
 /// The launches found in one kdebug capture, for `launchbench parse`.
-public struct ParsedKdebugFile: Sendable {
+package struct ParsedKdebugFile: Sendable {
     /// The file as the user named it.
-    public var file: String
+    package var file: String
     /// Its launches, in start order.
-    public var launches: [KdebugLaunch]
+    package var launches: [KdebugLaunch]
 
     /// The launches of `file`.
-    public init(file: String, launches: [KdebugLaunch]) {
+    package init(file: String, launches: [KdebugLaunch]) {
         self.file = file
         self.launches = launches
     }
@@ -15,9 +15,9 @@ public struct ParsedKdebugFile: Sendable {
 /// `parse`'s output for kdebug captures: per launch the file, its number in the file, the executable, the pid,
 /// the `samples.jsonl` metric columns (null in JSON, empty in CSV, `-` in the table when not measured, never
 /// 0), initializer time by image and the warnings.
-public enum KdebugParseReport {
+package enum KdebugParseReport {
     /// A JSON array, one object per launch; ends with a newline.
-    public static func json(_ files: [ParsedKdebugFile]) -> String {
+    package static func json(_ files: [ParsedKdebugFile]) -> String {
         var objects: [JSONValue] = []
         for file in files {
             for (index, launch) in file.launches.enumerated() {
@@ -41,7 +41,7 @@ public enum KdebugParseReport {
     }
 
     /// RFC 4180: a header (`file`, `launch`, `executable`, `pid`, then the metric columns), one row per launch.
-    public static func csv(_ files: [ParsedKdebugFile]) -> String {
+    package static func csv(_ files: [ParsedKdebugFile]) -> String {
         var text = CSVWriter.line(
             ["file", "launch", "executable", "pid"] + KdebugLaunch.columns.map(\.rawValue))
         for file in files {
@@ -56,7 +56,7 @@ public enum KdebugParseReport {
 
     /// Columns for people (`-` = not measured), then initializers by image and the warnings, each naming its
     /// launch.
-    public static func table(_ files: [ParsedKdebugFile]) -> String {
+    package static func table(_ files: [ParsedKdebugFile]) -> String {
         let headers = [
             "file", "#", "executable", "pid", "pre-main", "creation", "dylibs", "rebase/bind", "ObjC",
             "initializers", "closure", "first frame",

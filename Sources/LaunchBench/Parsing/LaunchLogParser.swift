@@ -21,7 +21,7 @@
 ///
 /// Values that are missing or not measurements (dyld's 64-bit wrap artefact, negative derived
 /// values, unreadable text) are `nil` with a warning, never 0.
-public struct LaunchLogParser: Sendable {
+package struct LaunchLogParser: Sendable {
     /// Lines longer than this keep only their tail (a glued dyld line sits at the end).
     static let maxLineBytes = 1 << 20
     static let keptTailBytes = 8192
@@ -35,17 +35,17 @@ public struct LaunchLogParser: Sendable {
     private var lastLineUnterminated = false
 
     /// Progress so far, for deciding when a live launch is over.
-    public private(set) var progress = LaunchLogProgress()
+    package private(set) var progress = LaunchLogProgress()
     /// Lines read so far (a final line without a line break counts once `finish` reads it).
-    public private(set) var lineCount = 0
+    package private(set) var lineCount = 0
     /// Non-empty lines that matched no format (other programs' output, dyld lines that carry no value).
-    public private(set) var unrecognizedLineCount = 0
+    package private(set) var unrecognizedLineCount = 0
 
     /// A parser that has seen nothing yet.
-    public init() {}
+    package init() {}
 
     /// Feeds output as it arrives, split anywhere (even inside a UTF-8 character).
-    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func feed<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let handled: Void? = bytes.withContiguousStorageIfAvailable { feedBuffer($0) }
         if handled == nil {
             let array = Array(bytes)
@@ -55,7 +55,7 @@ public struct LaunchLogParser: Sendable {
 
     /// Ends the input (flushes a partial last line, closes an open block) and returns every
     /// launch found, in order. The parser can then read another input (its line counters keep counting).
-    public mutating func finish() -> [LaunchRecord] {
+    package mutating func finish() -> [LaunchRecord] {
         flushCarry()
         current.libraries += pendingLibraries
         pendingLibraries = []
@@ -68,7 +68,7 @@ public struct LaunchLogParser: Sendable {
     /// Takes the launches completed so far: a later line can no longer change them, so a caller that
     /// writes each one out while reading keeps memory flat however long the log is. `finish` returns the
     /// rest. Not for one launch's log (`finishSingleLaunch` merges what this would take away).
-    public mutating func takeFinished() -> [LaunchRecord] {
+    package mutating func takeFinished() -> [LaunchRecord] {
         let records = finished
         finished = []
         finishedWithStatistics = []
@@ -78,7 +78,7 @@ public struct LaunchLogParser: Sendable {
     /// Ends the input of ONE launch's log and merges everything into one record: the first
     /// statistics block's numbers, every library, every marker (the first value of a name wins),
     /// `done` if seen anywhere, all warnings — plus a warning when more than one statistics block was seen.
-    public mutating func finishSingleLaunch() -> LaunchRecord {
+    package mutating func finishSingleLaunch() -> LaunchRecord {
         flushCarry()
         current.libraries += pendingLibraries
         pendingLibraries = []
@@ -114,7 +114,7 @@ public struct LaunchLogParser: Sendable {
     }
 
     /// Parses a whole input at once (`feed`, then `finish`): every launch found, in order.
-    public static func parse(_ bytes: some Sequence<UInt8>) -> [LaunchRecord] {
+    package static func parse(_ bytes: some Sequence<UInt8>) -> [LaunchRecord] {
         var parser = LaunchLogParser()
         parser.feed(bytes)
         return parser.finish()

@@ -1,15 +1,15 @@
 /// What a `LaunchLogParser` has seen so far, for deciding when a live launch is over.
 /// Cumulative since the parser was created (or last finished).
-public struct LaunchLogProgress: Sendable, Equatable {
+package struct LaunchLogProgress: Sendable, Equatable {
     /// A summary, details or old statistics block has ended (its last line was seen).
-    public var statisticsComplete: Bool
+    package var statisticsComplete: Bool
     /// App markers seen so far, by name (the first value of a name wins): ms since process start.
-    public var markers: [String: Double]
+    package var markers: [String: Double]
     /// `[launchbench] done` was seen.
-    public var done: Bool
+    package var done: Bool
 
     /// Progress as given (nothing seen by default).
-    public init(statisticsComplete: Bool = false, markers: [String: Double] = [:], done: Bool = false) {
+    package init(statisticsComplete: Bool = false, markers: [String: Double] = [:], done: Bool = false) {
         self.statisticsComplete = statisticsComplete
         self.markers = markers
         self.done = done

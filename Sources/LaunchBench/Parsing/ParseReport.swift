@@ -1,35 +1,35 @@
 /// The launches found in one log file, for `launchbench parse`.
-public struct ParsedLog: Sendable, Hashable {
+package struct ParsedLog: Sendable, Hashable {
     /// The file as the user named it (`-` for stdin).
-    public var file: String
+    package var file: String
     /// Every launch found, in the order it appears in the file.
-    public var launches: [LaunchRecord]
+    package var launches: [LaunchRecord]
 
     /// The launches of `file`.
-    public init(file: String, launches: [LaunchRecord]) {
+    package init(file: String, launches: [LaunchRecord]) {
         self.file = file
         self.launches = launches
     }
 }
 
 /// The output formats of `launchbench parse`. Absent values are JSON `null` and empty CSV cells, never 0.
-public enum ParseReport {
+package enum ParseReport {
     /// The metric columns of `samples.csv` a log can give.
-    public static let csvMetrics: [Metric] = Metric.preMain + Metric.markers
+    package static let csvMetrics: [Metric] = Metric.preMain + Metric.markers
 
     /// A JSON array, one object per launch: `file`, the five pre-main values, `slowestInitializers`,
     /// `details` (object or null), `loadedLibraries`, `markers`, `warnings`. Ends with a newline.
-    public static func json(_ logs: [ParsedLog]) -> String { render(logs, as: .json) }
+    package static func json(_ logs: [ParsedLog]) -> String { render(logs, as: .json) }
 
     /// One launch as the JSON object `parse` prints (without `file` when `file` is nil).
-    public static func json(_ record: LaunchRecord) -> String {
+    package static func json(_ record: LaunchRecord) -> String {
         var out = JSONText()
         out.write(jsonValue(record, file: nil), indent: 0)
         return out.text
     }
 
     /// RFC 4180: a header, then one row per launch: `file`, `launch` (1-based within the file), the metric columns.
-    public static func csv(_ logs: [ParsedLog]) -> String { render(logs, as: .csv) }
+    package static func csv(_ logs: [ParsedLog]) -> String { render(logs, as: .csv) }
 
     private static func render(_ logs: [ParsedLog], as format: ParseOutput.Format) -> String {
         var output = ParseOutput(format)
@@ -69,7 +69,7 @@ public enum ParseReport {
     }
 
     /// Columns for people: one row per launch (`-` = not printed), then the warnings, each naming its launch.
-    public static func table(_ logs: [ParsedLog]) -> String {
+    package static func table(_ logs: [ParsedLog]) -> String {
         let headers = [
             "file", "#", "pre-main", "dylibs", "rebase/bind", "ObjC", "initializers", "main",
             "didFinishLaunching", "firstFrame", "libraries",
@@ -90,7 +90,7 @@ public enum ParseReport {
     }
 
     /// A number as dyld would print it: shortest exact decimal, no exponent for ordinary values, no `.0`.
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)
     }
@@ -160,9 +160,9 @@ public enum ParseReport {
 /// `parse`'s JSON or CSV written one launch at a time, so the output of a big log never sits in memory
 /// whole: `begin`, then `launch` for each launch as the parser completes it, then `end`. The text is the
 /// same as ``ParseReport/json(_:)`` and ``ParseReport/csv(_:)`` give for the whole input.
-public struct ParseOutput: Sendable {
+package struct ParseOutput: Sendable {
     /// The streamable formats (the table needs every row to size its columns).
-    public enum Format: Sendable {
+    package enum Format: Sendable {
         /// A JSON array, one object per launch.
         case json
         /// RFC 4180 CSV with a header row.
@@ -173,18 +173,18 @@ public struct ParseOutput: Sendable {
     private var launches = 0
 
     /// An output in `format` that has written nothing yet.
-    public init(_ format: Format) {
+    package init(_ format: Format) {
         self.format = format
     }
 
     /// The text before the first launch: the CSV header (nothing for JSON, whose opening depends on
     /// whether a launch follows).
-    public func begin() -> String {
+    package func begin() -> String {
         format == .csv ? CSVWriter.line(["file", "launch"] + ParseReport.csvMetrics.map(\.rawValue)) : ""
     }
 
     /// One launch: the `number`th (1-based) of `file`.
-    public mutating func launch(_ record: LaunchRecord, file: String, number: Int) -> String {
+    package mutating func launch(_ record: LaunchRecord, file: String, number: Int) -> String {
         launches += 1
         switch format {
         case .csv: return ParseReport.csvRow(record, file: file, number: number)
@@ -193,7 +193,7 @@ public struct ParseOutput: Sendable {
     }
 
     /// The text after the last launch.
-    public func end() -> String {
+    package func end() -> String {
         guard format == .json else { return "" }
         return launches == 0 ? "[]\n" : "\n]\n"
     }

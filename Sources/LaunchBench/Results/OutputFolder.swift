@@ -1,12 +1,12 @@
 import Foundation
 
 /// Chooses and prepares the folder a run writes into.
-public enum OutputFolder {
+package enum OutputFolder {
     /// The folder default runs go under, relative to the current directory.
-    public static let defaultParent = "launchbench-results"
+    package static let defaultParent = "launchbench-results"
 
     /// What launchbench writes into a results folder: the only entries `--overwrite` removes.
-    public static let writtenEntries =
+    package static let writtenEntries =
         [
             ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
             ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
@@ -22,7 +22,7 @@ public enum OutputFolder {
     /// - Throws: `LaunchBenchError.outputFolderInUse` for a non-empty folder or a file,
     ///   `.outputIsBaseline` when it overlaps a protected path, `.cannotWrite` when the folder cannot be created
     ///   or emptied.
-    public static func prepare(
+    package static func prepare(
         output: URL?, workingDirectory: URL, now: Date = Date(), overwrite: Bool = false, protected: [URL] = []
     ) throws -> URL {
         let fileManager = FileManager.default
@@ -98,7 +98,7 @@ public enum OutputFolder {
 
     /// Whether `folder` is a launchbench results folder: a `samples.jsonl` next to a `run.json` that names a
     /// run (`runID`) and the tool version that wrote it.
-    public static func isResultsFolder(_ folder: URL) -> Bool {
+    package static func isResultsFolder(_ folder: URL) -> Bool {
         let fileManager = FileManager.default
         guard fileManager.fileExists(atPath: folder.appendingPathComponent("samples.jsonl").path),
             let data = fileManager.contents(atPath: folder.appendingPathComponent("run.json").path),

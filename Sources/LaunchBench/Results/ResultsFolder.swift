@@ -12,40 +12,40 @@ import Foundation
 /// `run.json` is a note (the report is made from the samples alone), and a line of
 /// `samples.jsonl` that is not a sample (typically the last one, cut off when the run was
 /// killed mid-write) is skipped with a note naming the line.
-public struct ResultsFolder: Sendable {
+package struct ResultsFolder: Sendable {
     /// File names inside the folder (the stable interface, see ARCHITECTURE.md).
-    public enum FileName {
+    package enum FileName {
         /// What was measured, where and how (`RunManifest`).
-        public static let manifest = "run.json"
+        package static let manifest = "run.json"
         /// One JSON line per launch (`Sample`), appended as launches finish.
-        public static let samples = "samples.jsonl"
+        package static let samples = "samples.jsonl"
         /// The same launches as CSV rows.
-        public static let samplesCSV = "samples.csv"
+        package static let samplesCSV = "samples.csv"
         /// Statistics per device × kind × metric.
-        public static let summaryCSV = "summary.csv"
+        package static let summaryCSV = "summary.csv"
         /// Initializer times per device × kind × image.
-        public static let imagesCSV = "images.csv"
+        package static let imagesCSV = "images.csv"
         /// The summary and images as one JSON document (what a baseline reads).
-        public static let summaryJSON = "summary.json"
+        package static let summaryJSON = "summary.json"
         /// The self-contained HTML report.
-        public static let reportHTML = "report.html"
+        package static let reportHTML = "report.html"
     }
 
     /// The folder read; `Sample.logPath` and the `FileName`s are relative to it.
-    public var url: URL
+    package var url: URL
     /// `nil` when `run.json` is missing or unreadable (see `notes`).
-    public var manifest: RunManifest?
+    package var manifest: RunManifest?
     /// What the reader had to skip or guess, in words for the user; shown in every report.
-    public var notes: [String]
+    package var notes: [String]
     /// The statistics of the samples, devices in `run.json`'s order, with its device outcome notes as remarks.
-    public private(set) var summary: RunSummary
+    package private(set) var summary: RunSummary
     /// The first sample in file order (the app and run when `run.json` does not say); `nil` when there is none.
-    public private(set) var firstSample: Sample?
+    package private(set) var firstSample: Sample?
     /// When the earliest launch started; `nil` without samples.
-    public private(set) var earliestStart: Date?
+    package private(set) var earliestStart: Date?
 
     /// A folder's contents as read (or made by hand in tests).
-    public init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
+    package init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
         var accumulator = RunSummary.Accumulator()
         for sample in samples { accumulator.add(sample) }
         self.init(
@@ -86,7 +86,7 @@ public struct ResultsFolder: Sendable {
     }
 
     /// Where a device's launch timelines are, relative to the results folder.
-    public static func tracesFolder(_ udid: String) -> String {
+    package static func tracesFolder(_ udid: String) -> String {
         let log = ResultsStore.logPath(udid: udid, iteration: 1, kind: .cold, launchIndex: 0)
         return "traces/" + log.dropFirst("logs/".count).prefix { $0 != "/" } + "/"
     }
@@ -94,14 +94,14 @@ public struct ResultsFolder: Sendable {
     /// Reads `run.json` and `samples.jsonl` from `url`, summarising the samples without keeping them.
     /// - Throws: `LaunchBenchError.fileNotFound` when the folder or its `samples.jsonl` is missing,
     ///   `.unreadableResults` when `samples.jsonl` cannot be read at all.
-    public static func load(_ url: URL) throws -> ResultsFolder {
+    package static func load(_ url: URL) throws -> ResultsFolder {
         try load(url) { _ in }
     }
 
     /// `load(_:)` that also keeps every sample, in file order: for the readers that need whole samples
     /// (merge, a file mixing apps); their memory grows with the folder, less with the texts shared
     /// (`SampleInterner`).
-    public static func loadSamples(_ url: URL) throws -> (folder: ResultsFolder, samples: [Sample]) {
+    package static func loadSamples(_ url: URL) throws -> (folder: ResultsFolder, samples: [Sample]) {
         var samples: [Sample] = []
         var interner = SampleInterner()
         let folder = try load(url) { samples.append(interner.intern($0)) }
@@ -111,7 +111,7 @@ public struct ResultsFolder: Sendable {
     /// `load(_:)` that hands every sample read to `each`, in file order, as it is read (exports stream
     /// samples.csv this way).
     /// - Throws: what `load(_:)` throws, and what `each` throws.
-    public static func load(_ url: URL, each: (Sample) throws -> Void) throws -> ResultsFolder {
+    package static func load(_ url: URL, each: (Sample) throws -> Void) throws -> ResultsFolder {
         try requireFolder(url)
         var notes: [String] = []
         let manifestURL = url.appendingPathComponent(FileName.manifest)
@@ -203,7 +203,7 @@ public struct ResultsFolder: Sendable {
 
     /// Decodes JSON Lines: one sample per line, blank lines ignored, bad lines skipped with a note — among
     /// them launch times that cannot be real (negative, not finite, beyond `valueLimitMs`).
-    public static func parseSamples(_ data: Data, valueLimitMs: Double = Sample.defaultValueLimitMs) -> (
+    package static func parseSamples(_ data: Data, valueLimitMs: Double = Sample.defaultValueLimitMs) -> (
         samples: [Sample], notes: [String]
     ) {
         var samples: [Sample] = []

@@ -3,14 +3,14 @@ import Foundation
 extension ResultsMerge {
     /// The per-device folders of a results folder that samples and reports point into: raw launch logs
     /// (`Sample.logPath`), kdebug timelines (the HTML report links `traces/UDID/`) and raw kdebug files.
-    public static let deviceFolders = ["logs", "traces", "kdebug"]
+    package static let deviceFolders = ["logs", "traces", "kdebug"]
 
     /// Copies each shard's `logs/UDID/`, `traces/UDID/` and `kdebug/UDID/` (those present) into `destination`,
     /// so every path the merged samples and reports name exists there. UDIDs are unique across shards (see
     /// `Refusal.sameDevice`), so the folders never collide; one that does is left as the first shard wrote it.
     /// - Returns: notes on what was not copied, for the user.
     /// - Throws: `LaunchBenchError.cannotWrite` when a copy fails.
-    public static func copyDeviceFolders(from shards: [URL], to destination: URL) throws -> [String] {
+    package static func copyDeviceFolders(from shards: [URL], to destination: URL) throws -> [String] {
         let fileManager = FileManager.default
         var notes: [String] = []
         for name in deviceFolders {

@@ -6,21 +6,21 @@ extension ResultsMerge {
     /// reference app from `DIR/reference/` (`GateInput`), so a merged folder without it would lose the gaps its
     /// shards report. The gaps are per device and UDIDs are unique across shards, so the reference launches
     /// merge like the app's.
-    public struct MergedReference: Sendable {
+    package struct MergedReference: Sendable {
         /// The shards' `reference/` folders, in shard order.
-        public var sources: [URL]
+        package var sources: [URL]
         /// The merged reference run.json (`nil` when the only shard with a reference folder has none).
-        public var manifest: RunManifest?
+        package var manifest: RunManifest?
         /// Every shard's reference launches, in shard order.
-        public var samples: [Sample]
+        package var samples: [Sample]
         /// What reading each reference folder had to say, prefixed with its path.
-        public var notes: [String]
+        package var notes: [String]
 
         /// Writes `destination/reference/`: run.json, samples.jsonl and the shards' reference logs, traces and
         /// raw kdebug files.
         /// - Returns: notes on folders that were not copied (see ``ResultsMerge/copyDeviceFolders(from:to:)``).
         /// - Throws: `LaunchBenchError.cannotWrite` when a write fails.
-        public func write(into destination: URL) async throws -> [String] {
+        package func write(into destination: URL) async throws -> [String] {
             let folder = destination.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true)
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -40,7 +40,7 @@ extension ResultsMerge {
     /// - Throws: ``Refusal/differentReferenceApps(first:firstApp:second:secondApp:)`` when the shards measured
     ///   different reference apps (the merged gaps would mix two baselines), another ``Refusal`` when the
     ///   reference folders cannot be one run, and what reading one throws.
-    public static func references(of shards: [URL]) throws -> MergedReference? {
+    package static func references(of shards: [URL]) throws -> MergedReference? {
         let sources = shards.map { $0.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true) }
             .filter {
                 FileManager.default.fileExists(atPath: $0.appendingPathComponent(ResultsFolder.FileName.samples).path)

@@ -10,16 +10,16 @@ import Foundation
 /// launches would count twice), and so are shards of different apps or of different builds of one app (a
 /// merged folder is one build's run: its reports and the gate speak of one version). A shard still being
 /// written contributes its launches up to its last whole line, with the note `report` prints.
-public struct ResultsMerge: Sendable {
+package struct ResultsMerge: Sendable {
     /// The merged run: every shard's devices, outcomes and launches, in shard order.
-    public var manifest: RunManifest
+    package var manifest: RunManifest
     /// Every shard's launches, in shard order.
-    public var samples: [Sample]
+    package var samples: [Sample]
     /// What each shard's reading had to say, prefixed with the shard's folder.
-    public var notes: [String]
+    package var notes: [String]
 
     /// Why shards cannot be merged.
-    public enum Refusal: Error, Sendable, Equatable {
+    package enum Refusal: Error, Sendable, Equatable {
         /// One device in two shards.
         case sameDevice(udid: String, first: String, second: String)
         /// Two apps.
@@ -37,7 +37,7 @@ public struct ResultsMerge: Sendable {
     /// Merges `shards` (each a results folder read with its samples: `ResultsFolder.loadSamples`), refusing
     /// what cannot be one run.
     /// - Throws: ``Refusal``.
-    public init(_ shards: [(folder: ResultsFolder, samples: [Sample])]) throws {
+    package init(_ shards: [(folder: ResultsFolder, samples: [Sample])]) throws {
         guard shards.count >= 2 else { throw Refusal.tooFewShards(count: shards.count) }
         var owner: [String: String] = [:]
         var app: (folder: String, bundleID: String)?
@@ -179,7 +179,7 @@ public struct ResultsMerge: Sendable {
 
 extension ResultsMerge.Refusal: LocalizedError {
     /// What cannot be merged and what to do instead.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .sameDevice(let udid, let first, let second):
             return "Device \(udid) is in two shards, \(first) and \(second): one phone cannot be on two hosts at "

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Every sample is written and flushed to disk (fsync) before `append` returns, and logs are written
 /// as the bytes arrive, so a crash or Ctrl-C loses nothing already measured.
-public actor ResultsStore {
+package actor ResultsStore {
     /// The folder written to (the run's `--output`); log paths in the samples are relative to it.
-    public nonisolated let folder: URL
+    package nonisolated let folder: URL
     private var samples: FileHandle
     private let encoder = JSONCoding.encoder()
     /// Disk space held back for the last `run.json`: on a full disk it is given up so the run's end
@@ -14,12 +14,12 @@ public actor ResultsStore {
     private let reserve: URL
 
     /// The reserve's file name (see `OutputFolder.writtenEntries`) and size.
-    public static let reserveFileName = ".launchbench-reserve"
+    package static let reserveFileName = ".launchbench-reserve"
     static let reserveBytes = 256 * 1024
 
     /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `OutputFolder.prepare`).
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    public init(folder: URL) throws {
+    package init(folder: URL) throws {
         self.folder = folder
         reserve = folder.appendingPathComponent(Self.reserveFileName)
         try? Data(count: Self.reserveBytes).write(to: reserve)
@@ -39,7 +39,7 @@ public actor ResultsStore {
 
     /// Writes `run.json` atomically (a reader never sees half a file; a failed write leaves the previous one).
     /// When the disk is full, the reserve is given up and the write tried once more.
-    public func writeManifest(_ manifest: RunManifest) throws {
+    package func writeManifest(_ manifest: RunManifest) throws {
         let url = folder.appendingPathComponent("run.json")
         do {
             try manifest.write(to: url)
@@ -51,12 +51,12 @@ public actor ResultsStore {
 
     /// Appends one line to `samples.jsonl` and flushes it to disk before returning. A write that fails (a full
     /// disk) is cut back off, so the file keeps whole lines only: its last good state.
-    public func append(_ sample: Sample) throws {
+    package func append(_ sample: Sample) throws {
         try append(contentsOf: [sample])
     }
 
     /// Appends several samples (e.g. `merge`'s) with one flush to disk; on failure none of them stays.
-    public func append(contentsOf newSamples: [Sample]) throws {
+    package func append(contentsOf newSamples: [Sample]) throws {
         let goodLength = try? samples.offset()
         do {
             var lines = Data()
@@ -80,7 +80,7 @@ public actor ResultsStore {
     /// (a launch re-judged after the fact). The run keeps no copy of its samples, so they are read back from
     /// the file. The new file is written beside it, flushed, then renamed over it, so a crash leaves the old
     /// file or the new one, never half of one. Appends continue on the new file.
-    public func rewrite(where matches: (Sample) -> Bool, _ change: (inout Sample) -> Void) throws -> [Sample] {
+    package func rewrite(where matches: (Sample) -> Bool, _ change: (inout Sample) -> Void) throws -> [Sample] {
         let url = folder.appendingPathComponent("samples.jsonl")
         let temporary = folder.appendingPathComponent(".samples.jsonl.rewrite")
         var changed: [Sample] = []
@@ -123,7 +123,7 @@ public actor ResultsStore {
 
     /// Creates `logs/<UDID>/NNNN-cold.log` (or `-warm`, `-warm2` …) for one launch.
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    public nonisolated func makeLaunchLog(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) throws
+    package nonisolated func makeLaunchLog(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) throws
         -> LaunchLog
     {
         let relative = Self.logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
@@ -131,7 +131,7 @@ public actor ResultsStore {
     }
 
     /// The log's path relative to the results folder.
-    public static func logPath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
+    package static func logPath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
         let safeUDID = String(udid.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
         let number = String(format: "%04d", iteration)
         let suffix: String
@@ -144,7 +144,7 @@ public actor ResultsStore {
 
     /// Writes one launch's timeline (Chrome trace-event JSON) as `traces/UDID/0001-cold.json`, beside its log.
     /// - Returns: the path relative to the results folder.
-    public nonisolated func writeTrace(
+    package nonisolated func writeTrace(
         _ data: Data, udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
     ) throws -> String {
         let relative = Self.tracePath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
@@ -160,14 +160,14 @@ public actor ResultsStore {
     }
 
     /// A launch timeline's path relative to the results folder (`traces/UDID/0001-cold.json`).
-    public static func tracePath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
+    package static func tracePath(udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int) -> String {
         let log = logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
         return "traces/" + log.dropFirst("logs/".count).dropLast(".log".count) + ".json"
     }
 
     /// Writes one launch's raw kdebug (RAW_VERSION2) as `kdebug/UDID/0001-cold.kdebug`, beside its log.
     /// - Returns: the path relative to the results folder.
-    public nonisolated func writeRawKdebug(
+    package nonisolated func writeRawKdebug(
         _ bytes: [UInt8], udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
     ) throws -> String {
         let log = Self.logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
@@ -184,7 +184,7 @@ public actor ResultsStore {
     }
 
     /// Closes `samples.jsonl` and frees the reserve.
-    public func close() {
+    package func close() {
         try? samples.synchronize()
         try? samples.close()
         try? FileManager.default.removeItem(at: reserve)
@@ -192,11 +192,11 @@ public actor ResultsStore {
 }
 
 /// One launch's raw output file, written verbatim as the bytes arrive (from the driver's thread).
-public final class LaunchLog: Sendable {
+package final class LaunchLog: Sendable {
     /// Where the log is written: the results folder + `relativePath`.
-    public let url: URL
+    package let url: URL
     /// Relative to the results folder, as `Sample.logPath` records it.
-    public let relativePath: String
+    package let relativePath: String
     private let state: Locked<(handle: FileHandle?, failure: String?)>
 
     init(url: URL, relativePath: String) throws {
@@ -218,7 +218,7 @@ public final class LaunchLog: Sendable {
 
     /// Appends bytes; a write error stops logging but never the launch (the sample still records the values,
     /// and `failure` says why the log is incomplete).
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         state.withLock { state in
             guard let handle = state.handle, !bytes.isEmpty else { return }
             do {
@@ -231,10 +231,10 @@ public final class LaunchLog: Sendable {
     }
 
     /// Why the log stopped being written (a full disk…), `nil` while it is complete.
-    public var failure: String? { state.withLock { $0.failure } }
+    package var failure: String? { state.withLock { $0.failure } }
 
     /// Flushes to disk and closes; later writes are ignored.
-    public func close() {
+    package func close() {
         state.withLock { state in
             try? state.handle?.synchronize()
             try? state.handle?.close()

@@ -2,17 +2,17 @@ import Foundation
 
 /// Runs a benchmark over a `DeviceDriver`: devices in parallel, each device's launches in order,
 /// every launch recorded in the results folder as it is measured.
-public struct BenchmarkRunner: Sendable {
+package struct BenchmarkRunner: Sendable {
     /// How devices are reached (libimobiledevice, an engine router, or a fake in tests).
-    public let driver: any DeviceDriver
+    package let driver: any DeviceDriver
     /// Who hears about progress (the terminal view, or nobody).
-    public let reporter: any RunReporter
+    package let reporter: any RunReporter
     /// Who arms kernel-trace sessions for the devices whose pre-main source is kdebug (`nil`: no engine
     /// can, and those devices say so).
-    public let kdebug: (any KdebugTracing)?
+    package let kdebug: (any KdebugTracing)?
 
     /// A runner over `driver`, reporting to `reporter`, reading kdebug through `kdebug`.
-    public init(
+    package init(
         driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil
     ) {
         self.driver = driver
@@ -25,7 +25,7 @@ public struct BenchmarkRunner: Sendable {
     /// unplugged) is reported and returned in `unreadable`, and the others go on.
     /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones), `.noDevicesAttached`, or
     ///   `.noReadableDevice` when every device to measure was unreadable.
-    public func selectDevices(for plan: RunPlan) async throws -> DeviceListing {
+    package func selectDevices(for plan: RunPlan) async throws -> DeviceListing {
         let named = plan.deviceUDIDs.reduce(into: [String]()) { names, udid in
             if !names.contains(where: { $0.caseInsensitiveCompare(udid) == .orderedSame }) { names.append(udid) }
         }
@@ -55,7 +55,7 @@ public struct BenchmarkRunner: Sendable {
     /// - Parameters:
     ///   - busy: devices another run holds (UDID → why), recorded as skipped and not launched.
     /// - Throws: `LaunchBenchError.cannotWrite` when results cannot be written (naming the write that failed).
-    public func run(
+    package func run(
         _ plan: RunPlan, devices: [DeviceInfo], store: ResultsStore, runID: String = UUID().uuidString.lowercased(),
         busy: [String: String] = [:]
     ) async throws -> RunResult {
@@ -248,17 +248,17 @@ struct DeviceCompletion: Sendable {
 }
 
 /// What a run produced.
-public struct RunResult: Sendable {
+package struct RunResult: Sendable {
     /// The results folder the run wrote (its `--output`), which `ResultsFolder.load` reads back.
-    public var folder: URL
+    package var folder: URL
     /// `run.json` as written at the end.
-    public var manifest: RunManifest
+    package var manifest: RunManifest
     /// How the launches ended. The run keeps no list of its samples (its memory would grow with the launches):
     /// `samples` reads them back.
-    public var counts: LaunchCounts
+    package var counts: LaunchCounts
 
     /// A finished run's folder, manifest and counts.
-    public init(folder: URL, manifest: RunManifest, counts: LaunchCounts) {
+    package init(folder: URL, manifest: RunManifest, counts: LaunchCounts) {
         self.folder = folder
         self.manifest = manifest
         self.counts = counts
@@ -267,7 +267,7 @@ public struct RunResult: Sendable {
     /// Every recorded sample, read back from `samples.jsonl`: device by device (in the run's device order),
     /// each device's in launch order.
     /// - Throws: `LaunchBenchError` when the folder cannot be read.
-    public var samples: [Sample] {
+    package var samples: [Sample] {
         get throws { inDeviceOrder(try ResultsFolder.loadSamples(folder).samples) }
     }
 
@@ -280,10 +280,10 @@ public struct RunResult: Sendable {
     }
 
     /// The run was cancelled before every launch was made.
-    public var interrupted: Bool { manifest.interrupted ?? false }
+    package var interrupted: Bool { manifest.interrupted ?? false }
 
     /// Devices that were skipped, lost, stopped early or interrupted.
-    public var devicesNotFullyMeasured: [RunManifest.DeviceOutcome] {
+    package var devicesNotFullyMeasured: [RunManifest.DeviceOutcome] {
         (manifest.deviceOutcomes ?? []).filter { $0.outcome != .measured }
     }
 }

@@ -1,5 +1,5 @@
 /// What the runner tells the user about a device before measuring it, from its iOS version.
-public enum DeviceAdvice: Sendable, Hashable {
+package enum DeviceAdvice: Sendable, Hashable {
     /// The device cannot be measured; the message says why and what to do.
     case skip(String)
     /// The device is measured; the notes explain which values to expect.
@@ -7,7 +7,7 @@ public enum DeviceAdvice: Sendable, Hashable {
 
     /// The advice for `device` under `plan`, launched by the engine `engine` decided on (by default the
     /// choice of a host with libimobiledevice only); `readsKdebug` says whether kdebug can be read here.
-    public static func advice(
+    package static func advice(
         for device: DeviceInfo, plan: RunPlan,
         engine: EngineDecision? = nil, readsKdebug: Bool = false
     ) -> DeviceAdvice {

@@ -6,18 +6,18 @@ import Foundation
 /// Each device has a lock file in a per-user folder, held with `flock`, which the kernel releases when the
 /// holder exits in any way (even SIGKILL): a file left by a dead process is simply taken over. The holder
 /// writes its PID, command line and start time into the file, so a refused run can say who has the device.
-public final class DeviceLock: Sendable {
+package final class DeviceLock: Sendable {
     /// Who holds a busy device, as read from its lock file.
-    public struct Holder: Sendable, Hashable {
+    package struct Holder: Sendable, Hashable {
         /// The holder's process id.
-        public var pid: Int32?
+        package var pid: Int32?
         /// Its command line.
-        public var command: String?
+        package var command: String?
         /// When it took the device (ISO 8601, UTC).
-        public var since: String?
+        package var since: String?
 
         /// `process 4242 (launchbench run App.app …) since 2026-11-22T21:00:00Z`.
-        public var description: String {
+        package var description: String {
             var text = pid.map { "process \($0)" } ?? "another launchbench process"
             if let command, !command.isEmpty { text += " (\(command))" }
             if let since { text += " since \(since)" }
@@ -26,9 +26,9 @@ public final class DeviceLock: Sendable {
     }
 
     /// The device's UDID.
-    public let udid: String
+    package let udid: String
     /// The lock file.
-    public let url: URL
+    package let url: URL
     /// The open lock file, `-1` once released: closed exactly once even if two threads release together.
     private let descriptor: Locked<Int32>
 
@@ -45,7 +45,7 @@ public final class DeviceLock: Sendable {
     ///   - folder: where lock files live (default `defaultFolder()`).
     /// - Returns: the lock (hold it until the run ends, then `release`), or the holder when the device is busy.
     /// - Throws: `LaunchBenchError.cannotWrite` when the lock file cannot be created.
-    public static func acquire(
+    package static func acquire(
         udid: String, scope: String? = nil, folder: URL? = nil, command: String = describeCommand()
     ) throws -> Result<DeviceLock, Busy> {
         let folder = try folder ?? defaultFolder()
@@ -68,7 +68,7 @@ public final class DeviceLock: Sendable {
     }
 
     /// Releases the lock (process exit does it too). The file stays: removing it would race a new holder.
-    public func release() {
+    package func release() {
         descriptor.withLock { descriptor in
             guard descriptor >= 0 else { return }
             _ = ftruncate(descriptor, 0)
@@ -80,14 +80,14 @@ public final class DeviceLock: Sendable {
     deinit { release() }
 
     /// A busy device.
-    public struct Busy: Error, Sendable, Hashable {
+    package struct Busy: Error, Sendable, Hashable {
         /// The busy device.
-        public var udid: String
+        package var udid: String
         /// Who has it.
-        public var holder: Holder
+        package var holder: Holder
 
         /// `Device U1 is in use by process 4242 (…) since …`.
-        public var description: String { "Device \(udid) is in use by \(holder.description)" }
+        package var description: String { "Device \(udid) is in use by \(holder.description)" }
     }
 
     /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks` (when that folder is ours), else
@@ -95,7 +95,7 @@ public final class DeviceLock: Sendable {
     /// created 0700 and checked to be this user's alone (`PrivateFolder`): in a shared folder another user could
     /// otherwise swap the lock files.
     /// - Throws: `LaunchBenchError.cannotWrite` or `.unsafeFolder` naming the folder.
-    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
         if let custom = environment["LAUNCHBENCH_LOCK_DIR"], !custom.isEmpty {
@@ -133,7 +133,7 @@ public final class DeviceLock: Sendable {
     ///   - systemBUID: what that usbmuxd answers to `ReadBUID` (one per daemon), when it answered.
     /// - Returns: the daemon's BUID when known; else the socket's resolved path (`nil` for the system daemon's
     ///   socket) or the TCP address.
-    public static func scope(usbmuxd address: USBMuxAddress?, systemBUID: String?) -> String? {
+    package static func scope(usbmuxd address: USBMuxAddress?, systemBUID: String?) -> String? {
         if let systemBUID, !systemBUID.isEmpty { return "BUID:" + systemBUID }
         switch address {
         case nil:
@@ -161,7 +161,7 @@ public final class DeviceLock: Sendable {
     }
 
     /// This process's command line, shortened for a message.
-    public static func describeCommand() -> String {
+    package static func describeCommand() -> String {
         let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "launchbench"
         let text = ([name] + CommandLine.arguments.dropFirst()).joined(separator: " ")
             .replacingOccurrences(of: "\n", with: " ")

@@ -1,15 +1,15 @@
 /// How a run's launches ended, counted as they are recorded. The samples themselves live in the results
 /// folder only (`samples.jsonl`), so a run of any length holds no list of them: its memory stays flat.
-public struct LaunchCounts: Sendable, Equatable {
+package struct LaunchCounts: Sendable, Equatable {
     /// Every launch recorded (failed installs and lost devices included).
-    public var total = 0
+    package var total = 0
     /// Launches whose status is a failure (`SampleStatus.isFailure`).
-    public var failed = 0
+    package var failed = 0
     /// Launches that ended without a measured value (`no-metrics`).
-    public var unmeasured = 0
+    package var unmeasured = 0
 
     /// No launches yet.
-    public init() {}
+    package init() {}
 
     mutating func count(_ sample: Sample) {
         total += 1

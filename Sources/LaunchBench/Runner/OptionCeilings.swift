@@ -4,22 +4,22 @@
 /// stays exact: a value past one is refused with exit 64 (naming the option, the value and the ceiling)
 /// instead of trapping in a conversion or waiting for years. The readers bound a recorded `--timeout` by
 /// the same ceiling, so a hand-edited run.json cannot widen what a launch time may be.
-public enum OptionCeilings {
+package enum OptionCeilings {
     /// `run --timeout`: an hour. A launch still running after that is a hang, not a launch time.
-    public static let timeoutSeconds = 3600.0
+    package static let timeoutSeconds = 3600.0
     /// `run --settle`: an hour of waiting after a reboot, before the cold launch.
-    public static let settleSeconds = 3600.0
+    package static let settleSeconds = 3600.0
     /// `run --grace`: a minute of reading after a launch is complete (it must also stay below `--timeout`).
-    public static let graceSeconds = 60.0
+    package static let graceSeconds = 60.0
     /// `run --iterations` and `--max-iterations`.
-    public static let iterations = 100_000
+    package static let iterations = 100_000
     /// `run --warm`: warm launches after each cold one.
-    public static let warmLaunches = 1_000
+    package static let warmLaunches = 1_000
     /// `emulator --time-scale`: real seconds per emulated second.
-    public static let timeScale = 100.0
+    package static let timeScale = 100.0
     /// `emulator --time-scale`'s floor: a thousand times faster than real time. Below it the emulated clocks
     /// (uptime divided by the scale, in ns) leave the 64-bit range within days of uptime.
-    public static let timeScaleFloor = 0.001
+    package static let timeScaleFloor = 0.001
 
     /// Why `seconds` is not a duration `option` accepts (not finite, below `minimum`, or past `ceiling`), in
     /// words that name the option, the value and the limits; `nil` when it is accepted.
@@ -27,7 +27,7 @@ public enum OptionCeilings {
     ///   - option: the flag as typed, e.g. `--timeout`.
     ///   - example: a good value for the message, e.g. `30`.
     ///   - allowsZero: whether 0 is accepted (else the value must be above 0).
-    public static func problem(
+    package static func problem(
         seconds: Double, option: String, ceiling: Double, allowsZero: Bool, example: String
     ) -> String? {
         let floor = allowsZero ? "0 or more seconds" : "a number of seconds above 0"

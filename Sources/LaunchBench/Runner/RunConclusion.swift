@@ -2,26 +2,26 @@ import Foundation
 
 /// What a finished run ends with, for `run` and `demo` alike: the exports written from its folder, the gate's
 /// report over it, and the verdict. The folder is read once; the gate's samples come from the same pass.
-public struct RunConclusion {
+package struct RunConclusion {
     /// The exports and the statistics they show; `nil` when they could not be written (`exportFailure`).
-    public var exports: ResultExports.Outcome?
+    package var exports: ResultExports.Outcome?
     /// Why the exports could not be written (samples.jsonl is complete: `launchbench report` retries).
-    public var exportFailure: (any Error)?
+    package var exportFailure: (any Error)?
     /// The run's side of the gate, when a gate check was asked for: its launches, as read.
-    public var current: GateInput?
+    package var current: GateInput?
     /// The gate's report, when it has something to show.
-    public var report: GateReport?
+    package var report: GateReport?
     /// Why the gate could not judge the run (e.g. no launches to compare with the baseline).
-    public var gateFailure: (any Error)?
+    package var gateFailure: (any Error)?
     /// How the run ended.
-    public var verdict: RunVerdict
+    package var verdict: RunVerdict
 
     /// Writes the exports, then runs `gate` over the run unless it was interrupted.
     /// - Parameters:
     ///   - gate: the checks to make; `nil` when the run has none (its launches are then not kept in memory).
     ///   - unreadableDevices: devices listed but not readable (they make the run incomplete).
     ///   - signal: the signal that stopped the run, if any.
-    public static func conclude(
+    package static func conclude(
         _ result: RunResult, gate: GateCheck?, unreadableDevices: Int = 0, signal: Int32? = nil
     ) -> RunConclusion {
         let interrupted = signal != nil || result.interrupted

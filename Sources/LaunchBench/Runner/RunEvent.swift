@@ -1,6 +1,6 @@
 /// What happens during a run, as the runner reports it for progress display. Reported from several
 /// device tasks at once; a reporter synchronises itself.
-public enum RunEvent: Sendable {
+package enum RunEvent: Sendable {
     /// Something to know about a device's measurements (iOS-version caveats), before it starts.
     case deviceNote(DeviceInfo, String)
     /// An attached device whose values could not be read is left out (it may be restarting).
@@ -18,16 +18,16 @@ public enum RunEvent: Sendable {
 }
 
 /// Receives run events (the command draws progress from them).
-public protocol RunReporter: Sendable {
+package protocol RunReporter: Sendable {
     /// Called once per event, from any device's task and possibly from several at once; must not block
     /// for long, since the device's launches wait for it.
     func report(_ event: RunEvent)
 }
 
 /// A reporter that ignores everything.
-public struct SilentRunReporter: RunReporter {
+package struct SilentRunReporter: RunReporter {
     /// A reporter that prints nothing.
-    public init() {}
+    package init() {}
     /// Ignores `event`.
-    public func report(_ event: RunEvent) {}
+    package func report(_ event: RunEvent) {}
 }

@@ -1,7 +1,7 @@
 /// What a benchmark run does: which devices, how many launches of which kind, with what environment.
-public struct RunPlan: Sendable {
+package struct RunPlan: Sendable {
     /// How each iteration makes its launch cold.
-    public enum ColdMode: String, Sendable, Hashable, CaseIterable {
+    package enum ColdMode: String, Sendable, Hashable, CaseIterable {
         /// Uninstall and install the app before every cold launch (the default: fast, low noise).
         case reinstall
         /// Restart the device, wait until it is back and settled, then launch.
@@ -11,46 +11,46 @@ public struct RunPlan: Sendable {
     }
 
     /// The app to install and launch.
-    public var app: AppBundle
+    package var app: AppBundle
     /// Devices to measure; empty = every attached device.
-    public var deviceUDIDs: [String]
+    package var deviceUDIDs: [String]
     /// Iterations (reinstall, cold launch, warm launches) per device.
-    public var iterations: Int
+    package var iterations: Int
     /// How each cold launch is made cold.
-    public var coldMode: ColdMode
+    package var coldMode: ColdMode
     /// Warm launches after each cold launch.
-    public var warmLaunches: Int
+    package var warmLaunches: Int
     /// The user's `--env`, in order; `DYLD_PRINT_STATISTICS=1` is always added (see `launchEnvironment`).
-    public var environment: [EnvironmentVariable]
+    package var environment: [EnvironmentVariable]
     /// Command-line arguments for the app.
-    public var arguments: [String]
+    package var arguments: [String]
     /// A launch still running this long after `continue` is killed (status `timeout`).
-    public var timeout: Duration
+    package var timeout: Duration
     /// How long to keep reading after the launch is complete, so late lines land in the log.
-    public var grace: Duration
+    package var grace: Duration
     /// With `--cold reboot`: the wait after the device is back, before the cold launch.
-    public var settle: Duration
+    package var settle: Duration
     /// The longest the install step of a reinstall may take (the uninstall and the upload are timed
     /// apart); past it that iteration's sample is `install-failed`.
-    public var installTimeout: Duration
+    package var installTimeout: Duration
     /// The longest a restart may take until the device is attached again.
-    public var restartTimeout: Duration
+    package var restartTimeout: Duration
     /// `--target-precision`: stop each device once its cold median is known well enough (then
     /// `iterations` is ignored and `stopping.maxIterations` bounds the run); `nil` = fixed `iterations`.
-    public var stopping: AdaptiveStopping? = nil
+    package var stopping: AdaptiveStopping? = nil
     /// `--until-verdict`: stop each device once the gate's verdict against the baseline is settled (then
     /// `iterations` is ignored and the design's `maxLaunches` bounds the run); `nil` = not used.
-    public var untilVerdict: VerdictStopping? = nil
+    package var untilVerdict: VerdictStopping? = nil
 
     /// `--reference-app`: a second app (e.g. an empty project) launched the same way right after the
     /// main app in every iteration, on the same device; its samples go to `DIR/reference/`.
-    public var referenceApp: AppBundle? = nil
+    package var referenceApp: AppBundle? = nil
     /// Where pre-main phases come from on each device (`--premain`).
-    public var premain: PremainSelection = .auto
+    package var premain: PremainSelection = .auto
 
     /// The plan for the reference app's launches: same settings, its own app, a reinstall as its cold
     /// start (a reboot per app would double a reboot run's length), no adaptive stopping of its own.
-    public var referencePlan: RunPlan? {
+    package var referencePlan: RunPlan? {
         guard let referenceApp else { return nil }
         var plan = self
         plan.app = referenceApp
@@ -62,10 +62,10 @@ public struct RunPlan: Sendable {
     }
 
     /// The most iterations a device may run.
-    public var iterationLimit: Int { stopping?.maxIterations ?? untilVerdict?.design.maxLaunches ?? iterations }
+    package var iterationLimit: Int { stopping?.maxIterations ?? untilVerdict?.design.maxLaunches ?? iterations }
 
     /// A plan; the defaults are `run`'s (30 s launch timeout, 0.5 s grace, 300 s for installs and restarts).
-    public init(
+    package init(
         app: AppBundle, deviceUDIDs: [String] = [], iterations: Int = 10, coldMode: ColdMode = .reinstall,
         warmLaunches: Int = 1, environment: [EnvironmentVariable] = [], arguments: [String] = [],
         timeout: Duration = .seconds(30), grace: Duration = .milliseconds(500), settle: Duration = .seconds(30),
@@ -88,28 +88,28 @@ public struct RunPlan: Sendable {
     }
 
     /// The variable that asks dyld for its pre-main statistics.
-    public static let statisticsVariable = EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1")
+    package static let statisticsVariable = EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "1")
     /// Tells an app built with LaunchProbe that the harness launched it (it exits after `done`).
-    public static let harnessVariable = EnvironmentVariable(name: "LAUNCHBENCH_HARNESS", value: "1")
+    package static let harnessVariable = EnvironmentVariable(name: "LAUNCHBENCH_HARNESS", value: "1")
 
     /// What every launch gets: `LAUNCHBENCH_HARNESS=1`, the user's variables, then `DYLD_PRINT_STATISTICS=1`
     /// last, so that it is set whatever the user passed (the last of repeated names wins on the device).
-    public var launchEnvironment: [EnvironmentVariable] {
+    package var launchEnvironment: [EnvironmentVariable] {
         [Self.harnessVariable] + environment + [Self.statisticsVariable]
     }
 
     /// The pre-main source for `device` under ``premain``; `nil` when none gives phases there.
-    public func premainSource(for device: DeviceInfo) -> PremainSource? {
+    package func premainSource(for device: DeviceInfo) -> PremainSource? {
         premain.source(for: device.version, setsDyldOverride: setsDyldOverride)
     }
 
     /// Whether `device`'s launches are also read through kdebug to check dyld's statistics against it.
-    public func crossChecksPremain(on device: DeviceInfo) -> Bool {
+    package func crossChecksPremain(on device: DeviceInfo) -> Bool {
         premain.crossChecks(device.version, setsDyldOverride: setsDyldOverride)
     }
 
     /// Whether the user's environment forces dyld3 (iOS 13–14) onto the dyld2 path that prints statistics.
-    public var setsDyldOverride: Bool {
+    package var setsDyldOverride: Bool {
         environment.contains { DyldStatisticsSupport.overrideVariables.contains($0.name) && !$0.value.isEmpty }
     }
 }

@@ -1,5 +1,5 @@
 /// How a run ended, for its exit status (the command layer maps each case to a code).
-public enum RunVerdict: Sendable, Hashable {
+package enum RunVerdict: Sendable, Hashable {
     /// Stopped before every launch was made: by `signal` when one was received, else the run was cancelled.
     case interrupted(signal: Int32?)
     /// The gate judged the run (it compared with a baseline, or the dylib guard found an image).
@@ -14,7 +14,7 @@ public enum RunVerdict: Sendable, Hashable {
     /// - Parameters:
     ///   - unreadableDevices: devices listed but whose details could not be read (not in the run).
     ///   - signal: the signal that stopped the run, if any.
-    public init(_ result: RunResult, gate: GateReport?, unreadableDevices: Int, signal: Int32?) {
+    package init(_ result: RunResult, gate: GateReport?, unreadableDevices: Int, signal: Int32?) {
         if signal != nil || result.interrupted {
             self = .interrupted(signal: signal)
         } else if let gate, gate.decidesTheRun {

@@ -10,21 +10,21 @@ import Foundation
 /// integer with `P(U ≤ k−1) ≤ α/2` under the null distribution of `U` — counted exactly when
 /// `n₁ + n₂ ≤ MannWhitneyU.exactLimit`, else `k = ⌊n₁n₂/2 − z₁₋α/₂·√(n₁n₂(n₁+n₂+1)/12)⌋`.
 /// When `k < 1` the samples are too small for an interval at that level and there is none.
-public struct HodgesLehmannShift: Sendable, Hashable, Codable {
+package struct HodgesLehmannShift: Sendable, Hashable, Codable {
     /// Median of the pairwise differences, in the samples' unit.
-    public var shift: Double
+    package var shift: Double
     /// Confidence interval of the shift; `nil` when the samples are too small for one.
-    public var low: Double?
+    package var low: Double?
     /// Upper end of the shift's interval; `nil` exactly when `low` is.
-    public var high: Double?
+    package var high: Double?
     /// The confidence level, a fraction (0.95).
-    public var level: Double
+    package var level: Double
 
     /// - Parameters:
     ///   - x: the baseline values; `y`: the current values (both not empty).
     ///   - level: confidence level of the interval, a fraction.
     /// - Returns: `nil` when either sample is empty.
-    public init?(baseline x: [Double], current y: [Double], level: Double = 0.95) {
+    package init?(baseline x: [Double], current y: [Double], level: Double = 0.95) {
         guard !x.isEmpty, !y.isEmpty else { return nil }
         // Selected, not sorted: n₁·n₂ differences of 10,000 against 500,000 launches would be 40 GB.
         let differences = PairwiseDifferences(baseline: x, current: y)

@@ -5,45 +5,45 @@
 /// summary's `slowest intializers`, 0.1 % in the details block), so a launch that does not list an
 /// image says "under the threshold", not "0 ms": medians are taken over the launches that listed the
 /// image, and `launchesListed` says how many that was.
-public struct ImageStatistics: Sendable, Hashable {
+package struct ImageStatistics: Sendable, Hashable {
     /// One image (a row of `images.csv`).
-    public struct Image: Sendable, Hashable {
+    package struct Image: Sendable, Hashable {
         /// The path inside the app bundle (`Frameworks/Foo.framework/Foo`) for a bundle image, else the
         /// name as dyld's initializer list prints it (`libSystem.B.dylib`).
-        public var image: String
+        package var image: String
         /// Loaded from inside the `.app` folder (the images the app's developers control).
-        public var inBundle: Bool
+        package var inBundle: Bool
         /// Launches whose library list named this image (0 for an image only seen in the initializer lists).
-        public var launchesLoaded: Int
+        package var launchesLoaded: Int
         /// Launches whose initializer list named this image.
-        public var launchesListed: Int
+        package var launchesListed: Int
         /// Median and p90 of the listed initializer times; `nil` when no launch listed one.
-        public var medianInitializerMs: Double?
+        package var medianInitializerMs: Double?
         /// 90th percentile of the listed initializer times, in ms; `nil` when no launch listed one.
-        public var p90InitializerMs: Double?
+        package var p90InitializerMs: Double?
     }
 
     /// Launches that did not fail (the ones that could print anything).
-    public var launches: Int
+    package var launches: Int
     /// Of those, launches for which dyld printed an initializer list (statistics on, iOS ≤ 14).
-    public var launchesWithInitializerList: Int
+    package var launchesWithInitializerList: Int
     /// Of those, launches with dyld's initializer phase measured: more than with a list means the samples
     /// predate the list being kept (an older launchbench wrote them), not that dyld printed none.
-    public var launchesWithInitializerPhase: Int
+    package var launchesWithInitializerPhase: Int
     /// Of those, launches whose library list was captured (`DYLD_PRINT_LIBRARIES`, any bundle image).
-    public var launchesWithLibraries: Int
+    package var launchesWithLibraries: Int
     /// Bundle images first by initializer time (longest median first), then the rest by name.
-    public var images: [Image]
+    package var images: [Image]
 
     /// - Parameter samples: one device's launches of one kind; failed launches are left out.
-    public init(samples: [Sample]) {
+    package init(samples: [Sample]) {
         var accumulator = Accumulator()
         for sample in samples { accumulator.add(sample) }
         self = accumulator.statistics
     }
 
     /// Image statistics built one launch at a time, keeping per image only its counts and times.
-    public struct Accumulator: Sendable {
+    package struct Accumulator: Sendable {
         private var launches = 0
         private var withList = 0
         private var withPhase = 0
@@ -57,10 +57,10 @@ public struct ImageStatistics: Sendable, Hashable {
         private var times: [String: [Double]] = [:]
 
         /// An empty accumulator.
-        public init() {}
+        package init() {}
 
         /// Counts `sample` when it did not fail.
-        public mutating func add(_ sample: Sample) {
+        package mutating func add(_ sample: Sample) {
             guard !sample.status.isFailure else { return }
             launches += 1
             if sample.initializers != nil { withList += 1 }
@@ -81,7 +81,7 @@ public struct ImageStatistics: Sendable, Hashable {
         }
 
         /// The statistics of the launches added so far.
-        public var statistics: ImageStatistics {
+        package var statistics: ImageStatistics {
             // dyld's initializer list names an image by its file name; a bundle image is the loaded path ending in it.
             var bundlePathByName: [String: String] = [:]
             for path in loadedOrder where bundlePathByName[ImageStatistics.fileName(of: path)] == nil {
@@ -130,18 +130,18 @@ public struct ImageStatistics: Sendable, Hashable {
     }
 
     /// The embedded dylibs and frameworks loaded at launch: bundle images other than the app's executable.
-    public var bundleDylibs: [String] {
+    package var bundleDylibs: [String] {
         images.filter { $0.inBundle && !Self.isExecutable($0.image) }.map(\.image).sorted()
     }
 
     /// The images with an initializer time, longest median first.
-    public var initializers: [Image] { images.filter { $0.medianInitializerMs != nil } }
+    package var initializers: [Image] { images.filter { $0.medianInitializerMs != nil } }
 
     /// Apple's advice (WWDC 2016 "Optimizing App Startup Time"): embed at most about six dylibs.
-    public static let advisedBundleDylibs = 6
+    package static let advisedBundleDylibs = 6
 
     /// The note every output carries next to initializer times.
-    public static let thresholdNote =
+    package static let thresholdNote =
         "dyld lists an initializer only above a threshold (2 % of pre-main in the summary, 0.1 % in the details);"
         + " medians are over the launches that listed the image, an unlisted launch is not counted as 0 ms."
 

@@ -1,19 +1,19 @@
 /// What the statistics, charts and gate keep of one launch: its place in the run, its status and its
 /// measured values, without the strings of a `Sample` (names, paths, warnings), so a summary of
 /// 100,000 launches stays a few megabytes.
-public struct LaunchPoint: Sendable, Hashable {
+package struct LaunchPoint: Sendable, Hashable {
     /// 1-based iteration number on its device.
-    public var iteration: Int
+    package var iteration: Int
     /// 0 for a cold launch, 1…K for the warm launches after it.
-    public var launchIndex: Int
+    package var launchIndex: Int
     /// How the launch ended.
-    public var status: SampleStatus
+    package var status: SampleStatus
     /// Values in `Metric.allCases` order; NaN for "not measured" (a sample never holds a NaN: the
     /// reader refuses non-finite values).
     private var values: [Double]
 
     /// The point of `sample`.
-    public init(_ sample: Sample) {
+    package init(_ sample: Sample) {
         iteration = sample.iteration
         launchIndex = sample.launchIndex
         status = sample.status
@@ -21,13 +21,13 @@ public struct LaunchPoint: Sendable, Hashable {
     }
 
     /// The value measured for `metric`, `nil` when it was not measured.
-    public subscript(metric: Metric) -> Double? {
+    package subscript(metric: Metric) -> Double? {
         let value = values[metric.ordinal]
         return value.isNaN ? nil : value
     }
 
     /// The metrics this launch measured.
-    public var measuredMetrics: [Metric] { Metric.allCases.filter { self[$0] != nil } }
+    package var measuredMetrics: [Metric] { Metric.allCases.filter { self[$0] != nil } }
 }
 
 extension Metric {

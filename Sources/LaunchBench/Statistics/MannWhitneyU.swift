@@ -10,34 +10,35 @@ import Foundation
 /// - **Normal approximation** otherwise: mean `n₁n₂/2`, variance
 ///   `n₁n₂/12 · ((n+1) − Σ(t³−t)/(n(n−1)))` over the tie groups `t` (tie correction), with a
 ///   continuity correction of ½: `z = (max(U₁, U₂) − n₁n₂/2 − ½)/σ`, `p = 2·P(Z > z)`, capped at 1.
-public struct MannWhitneyResult: Sendable, Hashable, Codable {
+package struct MannWhitneyResult: Sendable, Hashable, Codable {
     /// How the p-value was computed: `exact` (the null distribution counted) or `normal` (the approximation,
     /// with tie and continuity corrections).
-    public enum Method: String, Sendable, Hashable, Codable {
+    package enum Method: String, Sendable, Hashable, Codable {
         case exact
         case normal
     }
 
     /// `U` of the first sample (the baseline in the gate).
-    public var u: Double
+    package var u: Double
     /// Two-sided p-value.
-    public var pValue: Double
+    package var pValue: Double
     /// The method actually used; `exact` only when neither sample has ties.
-    public var method: Method
+    package var method: Method
     /// The standardised statistic of the normal approximation; `nil` for the exact test.
-    public var z: Double?
+    package var z: Double?
 }
 
 /// Namespace for the two-sided Mann–Whitney U test; the method is described on `MannWhitneyResult`.
-public enum MannWhitneyU {
+package enum MannWhitneyU {
     /// Largest `n₁ + n₂` for the exact test (its cost grows as `n₁·n₂·n₁n₂`).
-    public static let exactLimit = 60
+    package static let exactLimit = 60
 
     /// Tests `x` against `y`, two-sided.
     /// - Parameters:
     ///   - method: force a method; `nil` chooses as described above. Exact is only possible without ties.
     /// - Returns: `nil` when either sample is empty.
-    public static func test(_ x: [Double], _ y: [Double], method: MannWhitneyResult.Method? = nil) -> MannWhitneyResult?
+    package static func test(_ x: [Double], _ y: [Double], method: MannWhitneyResult.Method? = nil)
+        -> MannWhitneyResult?
     {
         let n1 = x.count
         let n2 = y.count

@@ -13,23 +13,23 @@ import Foundation
 /// Small samples: even the widest interval, `[min, max]`, covers only `1 − 2·0.5ⁿ`, which is
 /// below 95 % for n < 6 (93.75 % at n = 5). Then no 95 % interval exists and `init` returns `nil`:
 /// the exports leave the cells empty rather than invent one.
-public struct MedianConfidenceInterval: Sendable, Hashable, Codable {
+package struct MedianConfidenceInterval: Sendable, Hashable, Codable {
     /// Lower end, `x(lowerRank)`: a measured value, in the values' unit.
-    public var low: Double
+    package var low: Double
     /// Upper end, `x(upperRank)`: a measured value, in the values' unit.
-    public var high: Double
+    package var high: Double
     /// 1-based ranks of the order statistics used: `low = x(lowerRank)`, `high = x(upperRank)`.
-    public var lowerRank: Int
+    package var lowerRank: Int
     /// `n − lowerRank + 1`: the interval is symmetric in rank.
-    public var upperRank: Int
+    package var upperRank: Int
     /// The exact probability that such an interval contains the median, as a fraction (≥ the level asked for).
-    public var coverage: Double
+    package var coverage: Double
 
     /// - Parameters:
     ///   - sorted: the values, ascending.
     ///   - level: the coverage wanted, a fraction (0.95).
     /// - Returns: `nil` when no interval from order statistics reaches `level` (n < 6 for 95 %).
-    public init?(sorted: [Double], level: Double = 0.95) {
+    package init?(sorted: [Double], level: Double = 0.95) {
         guard let (rank, coverage) = Self.ranks(count: sorted.count, level: level) else { return nil }
         lowerRank = rank
         upperRank = sorted.count - rank + 1
@@ -39,7 +39,7 @@ public struct MedianConfidenceInterval: Sendable, Hashable, Codable {
     }
 
     /// The lower rank `k` (1-based) and the coverage of `[x(k), x(n−k+1)]` for `n` values, or `nil`.
-    public static func ranks(count n: Int, level: Double = 0.95) -> (lowerRank: Int, coverage: Double)? {
+    package static func ranks(count n: Int, level: Double = 0.95) -> (lowerRank: Int, coverage: Double)? {
         guard n > 0 else { return nil }
         let tail = (1 - level) / 2
         // Binomial(n, ½) probabilities in log space, so large n neither underflows nor overflows.

@@ -5,35 +5,35 @@ import Foundation
 /// Only measured values count: a failed launch adds to `failures` and a launch that did not
 /// measure this metric adds nothing. Every statistic of an empty sample is `nil` (an empty
 /// cell), never 0.
-public struct MetricStatistics: Sendable, Hashable {
+package struct MetricStatistics: Sendable, Hashable {
     /// How many launches measured this metric.
-    public var n: Int
+    package var n: Int
     /// Failed launches in the group (status `timeout`, `crashed`, `install-failed`, …).
-    public var failures: Int
+    package var failures: Int
     /// Smallest measured value, in ms; `nil` when n = 0.
-    public var min: Double?
+    package var min: Double?
     /// 25th percentile (linear interpolation, see `Percentile`), in ms; `nil` when n = 0.
-    public var p25: Double?
+    package var p25: Double?
     /// Median (50th percentile), in ms; `nil` when n = 0.
-    public var median: Double?
+    package var median: Double?
     /// Arithmetic mean, in ms; `nil` when n = 0.
-    public var mean: Double?
+    package var mean: Double?
     /// 75th percentile, in ms; `nil` when n = 0.
-    public var p75: Double?
+    package var p75: Double?
     /// 90th percentile, in ms (between the two largest values when n < 10); `nil` when n = 0.
-    public var p90: Double?
+    package var p90: Double?
     /// Largest measured value, in ms; `nil` when n = 0.
-    public var max: Double?
+    package var max: Double?
     /// Sample standard deviation (divisor n − 1); `nil` for n < 2.
-    public var stddev: Double?
+    package var stddev: Double?
     /// Coefficient of variation, `100 · stddev / mean`; `nil` when either is missing or the mean is 0.
-    public var cvPercent: Double?
+    package var cvPercent: Double?
     /// Distribution-free 95 % interval of the median; `nil` when n < 6 (see `MedianConfidenceInterval`).
-    public var ci95: MedianConfidenceInterval?
+    package var ci95: MedianConfidenceInterval?
     /// - Parameters:
     ///   - values: the measured values, in launch order (no failures, no missing values).
     ///   - failures: failed launches of the same group.
-    public init(values: [Double], failures: Int) {
+    package init(values: [Double], failures: Int) {
         self.failures = failures
         n = values.count
         guard !values.isEmpty else { return }
@@ -64,7 +64,7 @@ public struct MetricStatistics: Sendable, Hashable {
     }
 
     /// The value of a named statistic (the summary.csv column names), for exporters.
-    public func value(of statistic: Statistic) -> Double? {
+    package func value(of statistic: Statistic) -> Double? {
         switch statistic {
         case .min: return min
         case .p25: return p25
@@ -96,7 +96,7 @@ public struct MetricStatistics: Sendable, Hashable {
 }
 
 /// A column of `summary.csv` that holds a number computed from the values.
-public enum Statistic: String, Sendable, Hashable, CaseIterable {
+package enum Statistic: String, Sendable, Hashable, CaseIterable {
     case min, p25, median, mean, p75, p90, max, stddev
     case cvPercent = "cv_percent"
     case ci95Low = "ci95_low"

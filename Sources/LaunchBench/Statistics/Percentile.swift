@@ -6,9 +6,9 @@
 /// `x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋])`. So p0 is the minimum, p100 the maximum, p50 the usual
 /// median, and every result lies between two measured values. With fewer than 10 values p90 sits
 /// between the two largest; a high percentile of a small sample is close to the maximum.
-public enum Percentile {
+package enum Percentile {
     /// The `p`-quantile of `sorted` (ascending, not empty); `p` is a fraction in 0…1.
-    public static func of(sorted: [Double], fraction p: Double) -> Double {
+    package static func of(sorted: [Double], fraction p: Double) -> Double {
         precondition(!sorted.isEmpty, "percentile of an empty sample")
         precondition((0...1).contains(p), "percentile fraction \(p) outside 0…1")
         let h = Double(sorted.count - 1) * p

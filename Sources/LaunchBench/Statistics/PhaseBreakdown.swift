@@ -9,22 +9,22 @@
 /// launch and then its median taken, so a phase is only shown from launches that measured both
 /// of its ends. The medians of the parts do not in general add up to the median of the whole;
 /// the chart says so.
-public struct PhaseBreakdown: Sendable, Hashable {
+package struct PhaseBreakdown: Sendable, Hashable {
     /// One segment of the bar: a phase's median length and how many launches it comes from.
-    public struct Phase: Sendable, Hashable {
+    package struct Phase: Sendable, Hashable {
         /// The label shown in charts and tables, one of `PhaseBreakdown.names`.
-        public var name: String
+        package var name: String
         /// Median length in ms over the launches that measured it.
-        public var medianMs: Double
+        package var medianMs: Double
         /// How many launches measured it.
-        public var n: Int
+        package var n: Int
     }
 
     /// Phases with at least one measured launch, in launch order.
-    public var phases: [Phase]
+    package var phases: [Phase]
 
     /// - Parameter points: launches of one device and kind; failed ones are ignored.
-    public init(points: [LaunchPoint]) {
+    package init(points: [LaunchPoint]) {
         let measured = points.filter { !$0.status.isFailure }
         // With dyld's phases, start → main minus them is the rest; without (iOS 15+), it is all of pre-main.
         let itemised = measured.contains { s in Metric.preMain.contains { s[$0] != nil } }
@@ -58,24 +58,24 @@ public struct PhaseBreakdown: Sendable, Hashable {
     }
 
     /// Process start → `main` minus dyld's total, when dyld itemised pre-main.
-    public static let otherPreMain = "other pre-main (not itemised)"
+    package static let otherPreMain = "other pre-main (not itemised)"
     /// Process start → `main`, when dyld printed no phases (iOS 15+).
-    public static let wholePreMain = "pre-main (start → main)"
+    package static let wholePreMain = "pre-main (start → main)"
 
     /// exec → dyld's first instruction (kdebug only).
-    public static let processCreation = "process creation"
+    package static let processCreation = "process creation"
     /// dyld building the launch closure, on the first launch after an install (kdebug only).
-    public static let closureBuild = "launch closure build"
+    package static let closureBuild = "launch closure build"
 
     /// Every phase name in launch order (for legends).
-    public static let names = [
+    package static let names = [
         processCreation, closureBuild, "dylib loading", "rebase/binding", "ObjC setup", "initializers", otherPreMain,
         wholePreMain,
         "main → didFinishLaunching", "didFinishLaunching → first frame",
     ]
 
     /// The sum of the phase medians (the bar's length).
-    public var totalMs: Double { phases.reduce(0) { $0 + $1.medianMs } }
+    package var totalMs: Double { phases.reduce(0) { $0 + $1.medianMs } }
 
     private static func difference(_ end: Double?, _ start: Double?) -> Double? {
         guard let end, let start else { return nil }

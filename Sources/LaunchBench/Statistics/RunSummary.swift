@@ -1,12 +1,12 @@
 /// Statistics of a run per device × launch kind × metric: what `summary.csv`, `summary.json`,
 /// the HTML and Markdown reports and the end-of-run terminal summary show.
-public struct RunSummary: Sendable, Hashable {
+package struct RunSummary: Sendable, Hashable {
     /// Devices in the order they first appear in the samples (the order the runner measured them).
-    public var devices: [DeviceSummary]
+    package var devices: [DeviceSummary]
     /// The metrics reported for every device: each one measured at least once anywhere in the run,
     /// in `samples.csv` column order. When nothing was measured at all, every metric, so that the
     /// failures still have rows to be counted in.
-    public var metrics: [Metric]
+    package var metrics: [Metric]
 
     /// Groups `samples` by device and launch kind and computes every metric's statistics.
     /// - Parameters:
@@ -15,7 +15,7 @@ public struct RunSummary: Sendable, Hashable {
     ///     follow in the order they first appear in `samples`.
     ///   - remarks: what the user should know per device (UDID → sentences), e.g. `run.json`'s
     ///     device outcome notes; shown under the device in every report.
-    public init(samples: [Sample], deviceOrder: [String] = [], remarks: [String: [String]] = [:]) {
+    package init(samples: [Sample], deviceOrder: [String] = [], remarks: [String: [String]] = [:]) {
         var accumulator = Accumulator()
         for sample in samples { accumulator.add(sample) }
         self = accumulator.summary(deviceOrder: deviceOrder, remarks: remarks)
@@ -28,23 +28,23 @@ public struct RunSummary: Sendable, Hashable {
 
     /// A summary built one launch at a time, as a results folder is read: it keeps a `LaunchPoint` per
     /// launch and counts, never the samples, so its memory does not grow with their text.
-    public struct Accumulator: Sendable {
+    package struct Accumulator: Sendable {
         private var order: [String] = []
         private var byDevice: [String: DeviceLaunches] = [:]
         private var measured: Set<Metric> = []
 
         /// An empty accumulator.
-        public init() {}
+        package init() {}
 
         /// Adds one launch, in the order measured.
-        public mutating func add(_ sample: Sample) {
+        package mutating func add(_ sample: Sample) {
             if !sample.status.isFailure { measured.formUnion(sample.metrics.keys) }
             if byDevice[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
             byDevice[sample.deviceUDID, default: DeviceLaunches()].add(sample)
         }
 
         /// The statistics of the launches added so far (see `RunSummary.init(samples:deviceOrder:remarks:)`).
-        public func summary(deviceOrder: [String] = [], remarks: [String: [String]] = [:]) -> RunSummary {
+        package func summary(deviceOrder: [String] = [], remarks: [String: [String]] = [:]) -> RunSummary {
             let found = Metric.allCases.filter(measured.contains)
             let metrics = found.isEmpty ? Metric.allCases : found
             let listed = deviceOrder.filter { byDevice[$0] != nil }
@@ -57,7 +57,7 @@ public struct RunSummary: Sendable, Hashable {
     }
 
     /// Every (device, kind, metric) row, in report order: device, then cold before warm, then metric.
-    public var entries: [SummaryEntry] {
+    package var entries: [SummaryEntry] {
         devices.flatMap { device in
             device.kinds.flatMap { kind in
                 metrics.compactMap { metric in
@@ -70,24 +70,24 @@ public struct RunSummary: Sendable, Hashable {
     }
 
     /// All launches and all failed launches across devices.
-    public var launchCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.launches } } }
+    package var launchCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.launches } } }
     /// Launches whose status is a failure (`SampleStatus.isFailure`), across all devices and kinds.
-    public var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
+    package var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
 }
 
 /// Who a device is, as the samples name it.
-public struct DeviceIdentity: Sendable, Hashable, Codable {
+package struct DeviceIdentity: Sendable, Hashable, Codable {
     /// The device's UDID as the samples record it (`device_udid`); the key that groups launches by device.
-    public var udid: String
+    package var udid: String
     /// The user-set name (`Ana's iPhone`): any text, so escaped wherever it is written.
-    public var name: String
+    package var name: String
     /// The model identifier (`iPhone12,1`); see `modelDescription` for a readable name.
-    public var productType: String
+    package var productType: String
     /// The iOS version the device reported (`14.8`).
-    public var osVersion: String
+    package var osVersion: String
 
     /// Creates an identity from the fields a sample records.
-    public init(udid: String, name: String, productType: String, osVersion: String) {
+    package init(udid: String, name: String, productType: String, osVersion: String) {
         self.udid = udid
         self.name = name
         self.productType = productType
@@ -95,28 +95,28 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
     }
 
     /// `iPhone 11 (iPhone12,1)`, or the identifier alone when the catalog does not know it.
-    public var modelDescription: String {
+    package var modelDescription: String {
         let marketing = DeviceModels.marketingName(for: productType)
         return marketing == productType ? productType : "\(marketing) (\(productType))"
     }
 }
 
 /// One device's launches, split by kind.
-public struct DeviceSummary: Sendable, Hashable {
+package struct DeviceSummary: Sendable, Hashable {
     /// The device as its latest sample names it: a rename or iOS update mid-run shows its final state.
-    public var device: DeviceIdentity
+    package var device: DeviceIdentity
     /// Cold before warm; a kind with no launches is left out (`--warm 0`).
-    public var kinds: [KindSummary]
+    package var kinds: [KindSummary]
     /// What the user should know about this device (why it was stopped, where its times come from).
-    public var remarks: [String]
+    package var remarks: [String]
     /// What the launches themselves said: failure messages and parser warnings, each distinct text
     /// once with how many launches said it, in order of first appearance.
-    public var messages: [LaunchMessage]
+    package var messages: [LaunchMessage]
 
     /// The app as this device's first launch names it (`app_bundle_id`, `app_version`).
-    public var appBundleID: String
+    package var appBundleID: String
     /// The app's version and build as this device's first launch names it, `1.2 (34)`.
-    public var appVersion: String
+    package var appVersion: String
 
     fileprivate init(_ launches: DeviceLaunches, metrics: [Metric], remarks: [String]) {
         self.remarks = remarks
@@ -130,12 +130,12 @@ public struct DeviceSummary: Sendable, Hashable {
     }
 
     /// This device's launches of `kind`, or `nil` when there were none (warm with `--warm 0`).
-    public func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
+    package func kind(_ kind: LaunchKind) -> KindSummary? { kinds.first { $0.kind == kind } }
 
     /// The rows a per-device table shows: every kind x metric with at least one measured launch, in order,
     /// and the metrics with none on this device (pre-main on iOS 15+), which stay in summary.csv but are
     /// only named in people's reports.
-    public func measuredRows(of metrics: [Metric]) -> (
+    package func measuredRows(of metrics: [Metric]) -> (
         rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)], unmeasured: [Metric]
     ) {
         var rows: [(kind: LaunchKind, metric: Metric, statistics: MetricStatistics)] = []
@@ -157,7 +157,7 @@ public struct DeviceSummary: Sendable, Hashable {
     /// statistics (iOS 15+), time to main (LaunchProbe's `main` mark, counted from process start, so it
     /// includes pre-main) and first frame; else the headline metric; empty when nothing was measured.
     /// What the short summaries show.
-    public var keyMetrics: [Metric] {
+    package var keyMetrics: [Metric] {
         let measured = { (metric: Metric) in self.kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
         if measured(.totalPremainMs) { return [Metric.totalPremainMs, .firstFrameMs].filter(measured) }
         let preferred = [Metric.mainMs, .firstFrameMs].filter(measured)
@@ -168,30 +168,30 @@ public struct DeviceSummary: Sendable, Hashable {
     /// The metric that best stands for "how long the launch took" on this device: the first one
     /// measured of first frame (the whole launch as the user sees it), total pre-main,
     /// didFinishLaunching, main, harness wall time. `nil` when nothing was measured.
-    public var headlineMetric: Metric? {
+    package var headlineMetric: Metric? {
         Metric.headlineOrder.first { metric in kinds.contains { ($0.metrics[metric]?.n ?? 0) > 0 } }
     }
 }
 
 /// One device's launches of one kind.
-public struct KindSummary: Sendable, Hashable {
+package struct KindSummary: Sendable, Hashable {
     /// Cold or warm.
-    public var kind: LaunchKind
+    package var kind: LaunchKind
     /// Every launch of this kind, failed or not.
-    public var launches: Int
+    package var launches: Int
     /// Launches whose status is a failure (`SampleStatus.isFailure`).
-    public var failures: Int
+    package var failures: Int
     /// Launches that ran but measured nothing (`no-metrics`): not failures, not numbers.
-    public var withoutMetrics: Int
+    package var withoutMetrics: Int
     /// Failed launches by status, for the reports' "why".
-    public var failuresByStatus: [SampleStatus: Int]
+    package var failuresByStatus: [SampleStatus: Int]
     /// Statistics of each of the run's reported metrics over this kind's launches that did not fail; a
     /// metric none of them measured has an entry with n = 0 (empty cells), not a missing key.
-    public var metrics: [Metric: MetricStatistics]
+    package var metrics: [Metric: MetricStatistics]
     /// The launches themselves, in order (charts draw them).
-    public var points: [LaunchPoint]
+    package var points: [LaunchPoint]
     /// Bundle images loaded and initializer times by image (`images.csv`, "what to look at").
-    public var images: ImageStatistics
+    package var images: ImageStatistics
 
     fileprivate init(kind: LaunchKind, launches kindLaunches: KindLaunches, metrics: [Metric]) {
         self.kind = kind
@@ -214,33 +214,33 @@ public struct KindSummary: Sendable, Hashable {
 }
 
 /// A text the launches printed or the harness recorded, and how many launches it concerns.
-public struct LaunchMessage: Sendable, Hashable {
+package struct LaunchMessage: Sendable, Hashable {
     /// The text verbatim: a failed launch's message or a parser warning.
-    public var text: String
+    package var text: String
     /// How many launches said it (each launch counted once, however often it said it).
-    public var launches: Int
+    package var launches: Int
 }
 
 /// One row of `summary.csv`.
-public struct SummaryEntry: Sendable, Hashable {
+package struct SummaryEntry: Sendable, Hashable {
     /// The row's device: the `device_udid`, `device_name`, `product_type` and `os_version` columns.
-    public var device: DeviceIdentity
+    package var device: DeviceIdentity
     /// The `launch_kind` column (`cold` or `warm`).
-    public var kind: LaunchKind
+    package var kind: LaunchKind
     /// The `metric` column: one of `samples.csv`'s `*_ms` column names.
-    public var metric: Metric
+    package var metric: Metric
     /// The `n`, `failures` and statistic columns (`min` … `ci95_high`: ms, except `cv_percent`).
-    public var statistics: MetricStatistics
+    package var statistics: MetricStatistics
 }
 
 extension Metric {
     /// Metrics in the order they best describe a whole launch (see `DeviceSummary.headlineMetric`).
-    public static let headlineOrder: [Metric] = [
+    package static let headlineOrder: [Metric] = [
         .firstFrameMs, .totalPremainMs, .didFinishLaunchingMs, .mainMs, .wallMs,
     ]
 
     /// A short human name for charts and tables.
-    public var title: String {
+    package var title: String {
         switch self {
         case .totalPremainMs: return "total pre-main"
         case .dylibLoadingMs: return "dylib loading"

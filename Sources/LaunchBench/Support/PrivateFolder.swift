@@ -3,13 +3,13 @@ import Foundation
 /// Folders only this user can write, for what launchbench writes to or runs from a shared temporary folder
 /// (`/tmp` on a CI host is shared by every user): helper scripts on a helper's `PYTHONPATH`, helper logs, lock
 /// files. A folder another user owns or can write could hold a planted module that would run as us.
-public enum PrivateFolder {
+package enum PrivateFolder {
     /// Creates `url` with mode 0700 unless it exists, then checks that it is a real folder (not a symlink),
     /// owned by this user, that no one else can read or write.
     /// - Throws: ``LaunchBenchError/unsafeFolder(path:reason:)`` when it fails a check;
     ///   ``LaunchBenchError/cannotWrite(path:reason:)`` when it cannot be created.
     @discardableResult
-    public static func ensure(_ url: URL) throws -> URL {
+    package static func ensure(_ url: URL) throws -> URL {
         if mkdir(url.path, 0o700) != 0 && errno != EEXIST {
             throw LaunchBenchError.cannotWrite(
                 path: url.path, reason: "the folder cannot be created (\(String(cString: strerror(errno))))")
@@ -39,7 +39,7 @@ public enum PrivateFolder {
     /// `$TMPDIR/launchbench-<uid>` (or `/tmp/…`), created 0700 and checked: the parent of every per-user file.
     /// The `run-<pid>` folders of runs that died (`kill -9`) are removed from it here, so a run that keeps its
     /// device locks here (no `XDG_RUNTIME_DIR`) cleans them too, not only the next one that starts a helper.
-    public static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    package static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
         let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -50,7 +50,7 @@ public enum PrivateFolder {
     }
 
     /// Where ``run()`` is, without creating it (for a default that is used only after `run()` was called).
-    public static var runLocation: URL {
+    package static var runLocation: URL {
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         return URL(fileURLWithPath: temporary, isDirectory: true).appendingPathComponent(
             "launchbench-\(geteuid())/run-\(getpid())")
@@ -58,7 +58,7 @@ public enum PrivateFolder {
 
     /// This process's own folder, ``runLocation``: created fresh on first use, removed when the process exits.
     /// Folders left by runs that died (`kill -9`) are removed when it is created.
-    public static func run() throws -> URL {
+    package static func run() throws -> URL {
         try runFolder.withLock { folder in
             if let folder { return folder }
             _ = try userTemporary()  // also removes dead runs' folders
@@ -72,7 +72,7 @@ public enum PrivateFolder {
     }
 
     /// Removes this process's run folder now (also done at exit).
-    public static func removeRunFolder() {
+    package static func removeRunFolder() {
         guard let url = runFolder.current else { return }
         try? FileManager.default.removeItem(at: url)
     }

@@ -1,5 +1,5 @@
 /// What a terminal the output goes to can do, from the facts a process can see.
-public enum TerminalCapabilities {
+package enum TerminalCapabilities {
     /// Whether progress may redraw lines in place (cursor movements): only on a real terminal that understands
     /// them. `TERM=dumb` (Emacs shells, some CI consoles) does not, and `CI=true` means a log is being kept even
     /// when a pseudo-terminal is attached (GitHub Actions with `script`, GitLab's shell executor): both get the
@@ -7,7 +7,7 @@ public enum TerminalCapabilities {
     /// - Parameters:
     ///   - isTerminal: whether the stream is a terminal (`isatty`).
     ///   - environment: the process environment.
-    public static func redrawsInPlace(isTerminal: Bool, environment: [String: String]) -> Bool {
+    package static func redrawsInPlace(isTerminal: Bool, environment: [String: String]) -> Bool {
         guard isTerminal else { return false }
         if environment["TERM"] == "dumb" { return false }
         if let ci = environment["CI"]?.lowercased(), ["true", "1", "yes"].contains(ci) { return false }

@@ -6,10 +6,10 @@
 /// Swift, so it is taken apart into Unicode scalars here), NEL (U+0085), LINE SEPARATOR and PARAGRAPH
 /// SEPARATOR (U+2028/2029), vertical tab, form feed — and every other control character (ESC of terminal
 /// escape sequences, NUL, C1 controls) becomes a visible `\u{…}` escape.
-public enum UserText {
+package enum UserText {
     /// One line of a log or terminal (stderr `note:` lines, the text reports): control characters and line
     /// breaks as `\u{…}`.
-    public static func logLine(_ text: String) -> String {
+    package static func logLine(_ text: String) -> String {
         var result = ""
         result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
@@ -24,11 +24,11 @@ public enum UserText {
 
     /// A cell of a plain-text table (`devices`, the gate's and the report's tables): one line, as
     /// `logLine`, so a cell can neither start a row of its own nor redraw the terminal.
-    public static func tableCell(_ text: String) -> String { logLine(text) }
+    package static func tableCell(_ text: String) -> String { logLine(text) }
 
     /// Text inside Markdown, GFM table cells included: one line, as `logLine`, then Markdown punctuation
     /// backslash-escaped (so `|` cannot split a cell, `<` cannot open HTML, `#` cannot start a heading).
-    public static func markdown(_ text: String) -> String {
+    package static func markdown(_ text: String) -> String {
         var result = ""
         for character in logLine(text) {
             if markdownSpecials.contains(character) { result.append("\\") }
@@ -39,7 +39,7 @@ public enum UserText {
 
     /// Text inside a Markdown code span: one line, as `logLine`; backticks cannot be escaped there, so they
     /// become `'`.
-    public static func markdownCode(_ text: String) -> String {
+    package static func markdownCode(_ text: String) -> String {
         String(logLine(text).map { $0 == "`" ? "'" : $0 })
     }
 

@@ -8,77 +8,77 @@ import Foundation
 /// Folders are ordered by their run's start time (`run.json`, else the first launch), ties in the
 /// order given. Devices are matched as the gate matches them: same UDID, else same model and iOS
 /// version. A folder that cannot be read is listed in `skipped` and left out, never fatal.
-public struct Trend: Sendable {
+package struct Trend: Sendable {
     /// One results folder that was read.
-    public struct Run: Sendable, Hashable {
+    package struct Run: Sendable, Hashable {
         /// The path as given.
-        public var path: String
+        package var path: String
         /// When the run started: `run.json`'s start, else its earliest launch's; `nil` when neither is known.
-        public var startedAt: Date?
+        package var startedAt: Date?
         /// `1.2 (34)`, from run.json or the launches.
-        public var appVersion: String?
+        package var appVersion: String?
     }
 
     /// A folder left out, and why, in words for the user.
-    public struct Skipped: Sendable, Hashable {
+    package struct Skipped: Sendable, Hashable {
         /// The path as given.
-        public var path: String
+        package var path: String
         /// Why it was left out, for the user: the read error's description, or that `samples.jsonl` holds no launches.
-        public var reason: String
+        package var reason: String
     }
 
     /// One folder's statistics of one series.
-    public struct Point: Sendable, Hashable {
+    package struct Point: Sendable, Hashable {
         /// Index into `runs`.
-        public var run: Int
+        package var run: Int
         /// The device measured in this run: the series' device, or a phone of the same model and iOS standing in.
-        public var device: DeviceIdentity
+        package var device: DeviceIdentity
         /// Launches of this run that measured the metric (failed ones excluded); at least 1 (else no point).
-        public var n: Int
+        package var n: Int
         /// Failed launches of this device and kind in this run (the same count for every metric).
-        public var failures: Int
+        package var failures: Int
         /// Median of the metric over this run's measured launches, in ms.
-        public var median: Double?
+        package var median: Double?
         /// Lower end of the median's distribution-free 95 % interval, in ms; `nil` when n < 6.
-        public var ci95Low: Double?
+        package var ci95Low: Double?
         /// Upper end of the median's 95 % interval, in ms; `nil` when n < 6.
-        public var ci95High: Double?
+        package var ci95High: Double?
         /// The gate's comparison with the previous point of the series; `nil` for the first point.
-        public var change: GateEntry?
+        package var change: GateEntry?
 
         /// A real step: the gate would call it a regression or an improvement.
-        public var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
+        package var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
     }
 
     /// One app on one device model and iOS version × kind × metric across the runs: launch times of another app,
     /// another model or another iOS version are another series, never one line.
-    public struct Series: Sendable, Hashable {
+    package struct Series: Sendable, Hashable {
         /// The app's bundle id (run.json's, else the launches' most frequent); `nil` when unknown.
-        public var app: String?
+        package var app: String?
         /// The device as first seen (later points may be another phone of the same model and iOS).
-        public var device: DeviceIdentity
+        package var device: DeviceIdentity
         /// Cold or warm.
-        public var kind: LaunchKind
+        package var kind: LaunchKind
         /// The metric followed, one of `samples.csv`'s `*_ms` columns.
-        public var metric: Metric
+        package var metric: Metric
         /// One point per run that measured this series, in run order; runs without it have no point.
-        public var points: [Point]
+        package var points: [Point]
     }
 
     /// The folders that were read, in run order; `Point.run` indexes into it.
-    public var runs: [Run]
+    package var runs: [Run]
     /// Folders left out (unreadable, or without launches), in the order given.
-    public var skipped: [Skipped]
+    package var skipped: [Skipped]
     /// Every device × kind × metric with at least one point, in order of first appearance.
-    public var series: [Series]
+    package var series: [Series]
     /// The gate settings the steps were judged with (threshold, α, metrics).
-    public var settings: GateSettings
+    package var settings: GateSettings
     /// What reading the folders had to say (lines skipped, a run still being written) and where a device's
     /// series broke (another iOS version, model or app under the same device), each naming the folder.
-    public var folderNotes: [String] = []
+    package var folderNotes: [String] = []
 
     /// How the folders are put in order.
-    public enum Order: String, Sendable, CaseIterable {
+    package enum Order: String, Sendable, CaseIterable {
         /// By the run's start time (`run.json`, else the first launch).
         case time
         /// By the app's build (`run.json`'s `CFBundleVersion`, else the launches' app version), compared
@@ -93,7 +93,7 @@ public struct Trend: Sendable {
     ///   - order: by start time or by app build; ties keep the order of `paths`.
     ///   - settings: the gate's threshold and level (for the steps); `metrics` limits the metrics (empty = every
     ///     metric measured in each run).
-    public init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
+    package init(paths: [String], order: Order = .time, settings: GateSettings = GateSettings()) {
         var loaded: [(path: String, folder: ResultsFolder, launches: TrendLaunches)] = []
         var skipped: [Skipped] = []
         for path in paths {
@@ -256,7 +256,7 @@ public struct Trend: Sendable {
 
     /// The series worth a chart: the metrics that say how long a launch took (total pre-main, first
     /// frame; else `wall_ms`, else every series), unless metrics were chosen.
-    public var keySeries: [Series] {
+    package var keySeries: [Series] {
         guard settings.metrics.isEmpty else { return series }
         let preferred: [Metric] = [.totalPremainMs, .firstFrameMs]
         let key = series.filter { preferred.contains($0.metric) }
@@ -266,7 +266,7 @@ public struct Trend: Sendable {
 
     /// Notes for every output: the folders that were skipped and why, then what reading each folder had to say
     /// (lines skipped, a run still being written), naming the folder.
-    public var notes: [String] {
+    package var notes: [String] {
         skipped.map { "Skipped \($0.path): \($0.reason)" } + folderNotes
     }
 }

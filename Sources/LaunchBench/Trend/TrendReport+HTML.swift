@@ -3,7 +3,7 @@ import Foundation
 extension TrendReport {
     /// One self-contained page (inline CSS and SVG, no scripts): per key series a line chart of the medians
     /// with the 95 % interval as a band, steps drawn as red rings and labelled, and the numbers in a table.
-    public static func html(_ trend: Trend) -> String {
+    package static func html(_ trend: Trend) -> String {
         var body = "<header><h1>Launch time trend</h1>"
         body += HTMLText.text(
             "p", ["class": "sub"],

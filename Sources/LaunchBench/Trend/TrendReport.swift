@@ -2,15 +2,15 @@ import Foundation
 
 /// `launchbench trend`'s outputs: CSV (every series), Markdown and a self-contained HTML page with a
 /// line chart per series (median, 95 % interval band, steps marked).
-public enum TrendReport {
+package enum TrendReport {
     /// An output format of `launchbench trend --format`.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         case markdown, csv, html
     }
 
     /// The whole output in `format`: CSV (header and every series), Markdown (`markdown(_:)`) or a
     /// self-contained HTML page.
-    public static func render(_ trend: Trend, format: Format) -> String {
+    package static func render(_ trend: Trend, format: Format) -> String {
         switch format {
         case .csv: return csv(trend).text
         case .markdown: return markdown(trend)
@@ -25,7 +25,7 @@ public enum TrendReport {
     /// `ci95_high` in ms; `step` `regression` / `improvement` or empty; `shift_percent` the Hodges–Lehmann
     /// shift from the previous point in % of its median; `p_value` the Mann–Whitney p-value of that change.
     /// An empty cell means none (first point, no interval for n < 6).
-    public static let csvHeader = [
+    package static let csvHeader = [
         "run", "path", "started_at", "app_version", "device_udid", "device_name", "product_type", "os_version",
         "series_device_udid", "launch_kind", "metric", "n", "failures", "median", "ci95_low", "ci95_high", "step",
         "shift_percent", "p_value",
@@ -33,7 +33,7 @@ public enum TrendReport {
 
     /// One row per series × run; `step` is `regression` / `improvement` where the gate's test says the change
     /// from the previous point is real, else empty.
-    public static func csv(_ trend: Trend) -> CSVWriter {
+    package static func csv(_ trend: Trend) -> CSVWriter {
         var writer = CSVWriter(header: csvHeader)
         for series in trend.series {
             for point in series.points {
@@ -56,7 +56,7 @@ public enum TrendReport {
 
     /// A Markdown section (`## Launch time trend`): a table per chart-worthy series (`Trend.keySeries`) with
     /// each run's median, 95 % interval, n and change, then the skipped folders.
-    public static func markdown(_ trend: Trend) -> String {
+    package static func markdown(_ trend: Trend) -> String {
         var out = "## Launch time trend\n\n"
         out += "\(trend.runs.count) runs in time order; median with its 95 % interval and n. "
         out += "**Step** marks a change from the previous run that the gate's test calls real "

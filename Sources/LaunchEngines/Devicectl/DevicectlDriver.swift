@@ -10,15 +10,15 @@ import LaunchBench
 /// The devicectl engine (macOS, Xcode 16+): `xcrun devicectl` lists, installs, uninstalls, launches with
 /// `--console` (the app's stdout/stderr stream back, devicectl waits for its exit) and terminates. Pure
 /// Foundation, so it builds and is tested on Linux against a stand-in `xcrun` on `PATH`.
-public final class DevicectlDriver: Sendable {
+package final class DevicectlDriver: Sendable {
     /// Runs devicectl under a pseudo-terminal when stdout is not one (devicectl wants a terminal to
     /// stream the console): BSD `script -q -t 0 /dev/null …` on macOS, nothing elsewhere.
-    public let terminalWrapper: [String]
+    package let terminalWrapper: [String]
     private let xcrun: Xcrun
     /// bundle id → executable name, learnt at install, to find the app's pid when it must be terminated.
     private let executables = Locked<[String: String]>([:])
 
-    public static let defaultTerminalWrapper: [String] = {
+    package static let defaultTerminalWrapper: [String] = {
         #if os(macOS)
             return ["/usr/bin/script", "-q", "-t", "0", "/dev/null"]
         #else
@@ -26,7 +26,7 @@ public final class DevicectlDriver: Sendable {
         #endif
     }()
 
-    public init(
+    package init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         terminalWrapper: [String] = DevicectlDriver.defaultTerminalWrapper
     ) {
@@ -41,7 +41,7 @@ public final class DevicectlDriver: Sendable {
         }
     }
 
-    public func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
+    package func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
         executables.withLock { $0[app.bundleID] = app.executable }
         try await call(
             ["device", "install", "app", "--device", udid, app.url.path], operation: "device install app",
@@ -49,7 +49,7 @@ public final class DevicectlDriver: Sendable {
     }
 
     /// Succeeds when the app was not installed (as the lockdown engine does).
-    public func uninstall(bundleID: String, on udid: String) async throws {
+    package func uninstall(bundleID: String, on udid: String) async throws {
         do {
             try await call(
                 ["device", "uninstall", "app", "--device", udid, bundleID], operation: "device uninstall app",
@@ -60,7 +60,7 @@ public final class DevicectlDriver: Sendable {
     }
 
     /// The argv of a console launch (after the terminal wrapper).
-    public static func launchArguments(_ request: LaunchRequest, udid: String) -> [String] {
+    package static func launchArguments(_ request: LaunchRequest, udid: String) -> [String] {
         var environment: [String: String] = [:]
         for variable in request.environment { environment[variable.name] = variable.value }  // the last one wins
         let json =
@@ -74,7 +74,7 @@ public final class DevicectlDriver: Sendable {
 
     /// Launches with `--console`, streams the app's lines to `observer`, and ends the launch when the app
     /// exits, when the observer says so, or on cancellation (then devicectl is stopped and the app terminated).
-    public func launch(
+    package func launch(
         _ request: LaunchRequest, on udid: String, observer: any LaunchObserver
     ) async throws -> LaunchTermination {
         let cancelled = Locked(false)

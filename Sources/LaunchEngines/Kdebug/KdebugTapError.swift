@@ -2,7 +2,7 @@ import Foundation
 import LaunchBench
 
 /// Why a device's kernel-trace session could not start or went away, with the fix.
-public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
+package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     /// kperf is owned by another session: Instruments or Xcode is recording on the phone.
     case kperfLocked(udid: String, notice: String)
     /// pymobiledevice3 is missing from the helper's Python, or is not the pinned version.
@@ -22,7 +22,7 @@ public enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     /// The helper script could not be written.
     case cannotWriteScript(path: String, reason: String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .kperfLocked(let udid, let notice):
             return "\(udid) would not start a kernel trace (\"\(notice)\"): kperf belongs to another session, such as "

@@ -5,20 +5,20 @@ import LaunchBench
 /// process per device (``KdebugTapScript``), which streams the device's raw kdebug chunks as NDJSON; the
 /// core decodes and measures them. Reaches the instruments service as the debugserver sidecar reaches
 /// debugserver: lockdown (with TLS) up to iOS 16, the userspace tunnel from 17.4, tunneld on 17.0–17.3.
-public struct Pymobiledevice3KdebugTracer: KdebugTracing {
+package struct Pymobiledevice3KdebugTracer: KdebugTracing {
     /// The `pymobiledevice3` program; its Python runs the helper.
-    public var executable: String
+    package var executable: String
     /// Added to the helper's environment (`PYMOBILEDEVICE3_USBMUX` for an emulated lab).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// The root tunneld for iOS 17.0–17.3 (as `Pymobiledevice3Engine.Configuration.tunneld`).
-    public var tunneld: String?
+    package var tunneld: String?
     /// Where each helper's stderr goes: `folder/<UDID>/kdebug-tap.log` (`kdebug-tap-2.log` for the next helper
     /// of the device); by default the run's private folder (`PrivateFolder.run()`).
-    public var logFolder: URL
+    package var logFolder: URL
     /// How long the session may take to start (a userspace tunnel takes seconds on a real phone).
-    public var startTimeout: Duration
+    package var startTimeout: Duration
 
-    public init(
+    package init(
         executable: String, environment: [String: String] = [:], tunneld: String? = nil,
         logFolder: URL = PrivateFolder.runLocation.appendingPathComponent("logs"),
         startTimeout: Duration = .seconds(60)
@@ -31,7 +31,7 @@ public struct Pymobiledevice3KdebugTracer: KdebugTracing {
     }
 
     /// A helper that dies during the run is restarted (`KdebugTapRestarts`), each with a log of its own.
-    public func startTrace(on device: DeviceInfo) async throws -> KdebugFeed {
+    package func startTrace(on device: DeviceInfo) async throws -> KdebugFeed {
         let first = try await startHelper(on: device)
         return KdebugTapRestarts.supervise(first, udid: device.udid) { try await self.startHelper(on: device) }
     }

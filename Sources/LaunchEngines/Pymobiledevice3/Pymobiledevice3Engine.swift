@@ -3,28 +3,28 @@ import LaunchBench
 
 /// The pymobiledevice3 sidecars of a run: one `debugserver start-server` per device, started on the
 /// device's first launch, reused by the next ones, restarted when it died in between, stopped by `stopAll()`.
-public actor Pymobiledevice3Engine {
+package actor Pymobiledevice3Engine {
     /// The sidecar's configuration.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The `pymobiledevice3` program (`Pymobiledevice3Locator.find()`).
-        public var executable: String
+        package var executable: String
         /// Added to the sidecar's environment, e.g. `PYMOBILEDEVICE3_USBMUX` for an emulated lab.
-        public var environment: [String: String]
+        package var environment: [String: String]
         /// How long the sidecar may take to listen (a userspace tunnel takes a few seconds on a real phone).
-        public var startTimeout: Duration
+        package var startTimeout: Duration
         /// The root `remote tunneld` that serves iOS 17.0–17.3.1: a port on 127.0.0.1 or `host:port`;
         /// `nil` is pymobiledevice3's default, 127.0.0.1:49151 (parallel labs each need their own).
-        public var tunneld: String?
+        package var tunneld: String?
         /// Where sidecar logs go until `useLogFolder(_:)` names the results folder's `logs/`: by default the
         /// run's private folder (`PrivateFolder.run()`), never a shared temporary one.
-        public var logFolder: URL
+        package var logFolder: URL
         /// pymobiledevice3's own options, before the command: plain logs (`--no-color`), and `-v` from
         /// `LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE=1` (its debug log, for a launch that fails unexplained).
-        public var globalArguments: [String] =
+        package var globalArguments: [String] =
             ["--no-color"]
             + (ProcessInfo.processInfo.environment["LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE"] == "1" ? ["-v"] : [])
 
-        public init(
+        package init(
             executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60),
             logFolder: URL = PrivateFolder.runLocation.appendingPathComponent("logs")
         ) {
@@ -38,13 +38,13 @@ public actor Pymobiledevice3Engine {
     private var configuration: Configuration
     private var sidecars: [String: DebugserverSidecar] = [:]
 
-    public init(_ configuration: Configuration) {
+    package init(_ configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// Sidecar logs from now on go to `folder/<UDID>/pymobiledevice3.log` (the results folder's `logs/`); a
     /// sidecar restarted after its predecessor died writes `pymobiledevice3-2.log` beside it, and so on.
-    public func useLogFolder(_ folder: URL) {
+    package func useLogFolder(_ folder: URL) {
         configuration.logFolder = folder
     }
 
@@ -93,12 +93,12 @@ public actor Pymobiledevice3Engine {
     }
 
     /// Stops every sidecar (end of the run, Ctrl-C).
-    public func stopAll() async {
+    package func stopAll() async {
         let running = sidecars.values
         sidecars = [:]
         for sidecar in running { await sidecar.stop() }
     }
 
     /// The pids of the sidecars running now (tests check none is left).
-    public var runningProcessIdentifiers: [Int32] { sidecars.values.filter(\.isRunning).map(\.processIdentifier) }
+    package var runningProcessIdentifiers: [Int32] { sidecars.values.filter(\.isRunning).map(\.processIdentifier) }
 }

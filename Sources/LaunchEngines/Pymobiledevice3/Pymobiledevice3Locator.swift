@@ -10,12 +10,12 @@ import Foundation
 /// A virtual environment found by searching (2.) is taken only when no other user could have put it there:
 /// the working directory may be a shared one (`/tmp` on a CI host), and a planted `.venv-pmd3` would run as
 /// us. `LAUNCHBENCH_PYMOBILEDEVICE3` and `PATH` are the user's own choice and are taken as they are.
-public enum Pymobiledevice3Locator {
-    public static let environmentVariable = "LAUNCHBENCH_PYMOBILEDEVICE3"
-    public static let virtualEnvironment = ".venv-pmd3"
+package enum Pymobiledevice3Locator {
+    package static let environmentVariable = "LAUNCHBENCH_PYMOBILEDEVICE3"
+    package static let virtualEnvironment = ".venv-pmd3"
 
     /// The program's path, or `nil` when none is found.
-    public static func find(
+    package static func find(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         currentDirectory: String = FileManager.default.currentDirectoryPath,
         executablePath: String? = CommandLine.arguments.first.map {
@@ -41,7 +41,7 @@ public enum Pymobiledevice3Locator {
     }
 
     /// `name` in one of `PATH`'s folders.
-    public static func onPath(_ name: String, environment: [String: String]) -> String? {
+    package static func onPath(_ name: String, environment: [String: String]) -> String? {
         for folder in (environment["PATH"] ?? "").split(separator: ":") where !folder.isEmpty {
             let candidate = String(folder) + "/" + name
             if isExecutable(candidate) { return candidate }

@@ -8,11 +8,11 @@ import LaunchBench
 /// `UNIX:/path` form therefore crashes it (`ValueError: invalid literal for int()`), and launchbench's process
 /// environment holds exactly that form. So the sidecar gets both variables, in pymobiledevice3's form,
 /// whatever the user's environment holds.
-public enum Pymobiledevice3USBMux {
+package enum Pymobiledevice3USBMux {
     /// The variables to set in the sidecar's environment; empty for the system usbmuxd (`address` nil).
     /// - Throws: ``Unsupported`` for what pymobiledevice3 cannot express: an IPv6 host (it connects over IPv4
     ///   only) or a socket path with a `:` (it would read it as `host:port`).
-    public static func environment(for address: USBMuxAddress?) throws(Unsupported) -> [String: String] {
+    package static func environment(for address: USBMuxAddress?) throws(Unsupported) -> [String: String] {
         let value: String
         switch address {
         case nil: return [:]
@@ -29,14 +29,14 @@ public enum Pymobiledevice3USBMux {
     }
 
     /// A usbmuxd address pymobiledevice3 cannot reach.
-    public struct Unsupported: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Unsupported: Error, Sendable, Equatable, CustomStringConvertible {
         /// The address as configured.
-        public var address: USBMuxAddress
+        package var address: USBMuxAddress
         /// Why pymobiledevice3 cannot use it.
-        public var reason: String
+        package var reason: String
 
         /// What is wrong and what to do instead.
-        public var description: String {
+        package var description: String {
             "pymobiledevice3 cannot reach usbmuxd at \(address): \(reason). Expose it at a path without ':' or an "
                 + "IPv4 host:port (e.g. socat TCP-LISTEN:27015,fork UNIX-CONNECT:PATH) for iOS 17+ devices."
         }

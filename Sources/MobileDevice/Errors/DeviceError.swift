@@ -3,7 +3,7 @@ import LaunchBench
 
 /// Everything talking to an iPhone through libimobiledevice can fail with. Each message says what
 /// failed, on which device, and what to do; the raw C code and the operation stay attached.
-public enum DeviceError: Error, Sendable, Hashable {
+package enum DeviceError: Error, Sendable, Hashable {
     /// usbmuxd could not be reached at `address` (`nil`: the system daemon's socket).
     case usbmuxdUnreachable(address: USBMuxAddress?, call: LibraryCall?)
     /// No attached device has this UDID; `attached` lists the ones that are (maybe none).
@@ -37,13 +37,13 @@ public enum DeviceError: Error, Sendable, Hashable {
 }
 
 /// Which installd command failed.
-public enum InstallStep: String, Sendable, Hashable {
+package enum InstallStep: String, Sendable, Hashable {
     case install
     case uninstall
 }
 
 /// Why debugserver refused to launch an app, read from its `qLaunchSuccess` reply.
-public enum LaunchRefusal: String, Sendable, Hashable {
+package enum LaunchRefusal: String, Sendable, Hashable {
     /// The app is not signed for development (no `get-task-allow`), so debugserver may not run it.
     case notSignedForDevelopment
     /// The device is locked.
@@ -69,7 +69,7 @@ public enum LaunchRefusal: String, Sendable, Hashable {
 
 extension DeviceError: DriverError {
     /// How the runner records a launch that failed this way.
-    public var failureKind: DriverFailureKind {
+    package var failureKind: DriverFailureKind {
         switch self {
         // A device that is not (or no longer) attached cannot be measured: the runner records device-lost.
         case .deviceLost, .deviceNotFound: return .deviceLost
@@ -82,7 +82,7 @@ extension DeviceError: DriverError {
 
 extension DeviceError {
     /// The C call behind this error, when there is one.
-    public var call: LibraryCall? {
+    package var call: LibraryCall? {
         switch self {
         case .usbmuxdUnreachable(_, let call): return call
         case .notTrusted(_, let call), .passcodeLocked(_, let call), .serviceUnavailable(_, _, let call),
@@ -95,7 +95,7 @@ extension DeviceError {
 }
 
 extension DeviceError: LocalizedError {
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .usbmuxdUnreachable(let address, let call):
             return Self.unreachableMessage(address: address) + Self.suffix(call)

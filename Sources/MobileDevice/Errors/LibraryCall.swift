@@ -1,8 +1,8 @@
 /// One failed libimobiledevice call: which library, the raw code it returned, the library's
 /// text for that code, and the operation that was under way.
-public struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
+package struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
     /// The C error enum the code belongs to.
-    public enum Library: String, Sendable, Hashable {
+    package enum Library: String, Sendable, Hashable {
         case idevice
         case lockdownd
         case installationProxy = "installation_proxy"
@@ -11,15 +11,15 @@ public struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
         case diagnosticsRelay = "diagnostics_relay"
     }
 
-    public var library: Library
+    package var library: Library
     /// The raw C code, e.g. `-17` for `LOCKDOWN_E_PASSWORD_PROTECTED`.
-    public var code: Int32
+    package var code: Int32
     /// What the code means, e.g. `Password protected`.
-    public var text: String
+    package var text: String
     /// The call or step that failed, e.g. `lockdownd_client_new_with_handshake`.
-    public var operation: String
+    package var operation: String
 
-    public init(library: Library, code: Int32, text: String, operation: String) {
+    package init(library: Library, code: Int32, text: String, operation: String) {
         self.library = library
         self.code = code
         self.text = text
@@ -27,5 +27,5 @@ public struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `lockdownd_client_new_with_handshake: Password protected (lockdownd error -17)`.
-    public var description: String { "\(operation): \(text) (\(library.rawValue) error \(code))" }
+    package var description: String { "\(operation): \(text) (\(library.rawValue) error \(code))" }
 }

@@ -2,12 +2,12 @@ import NIOCore
 
 /// `com.apple.afc`: the device's media folder over the AFC packet protocol, one reply per request,
 /// each in a single write.
-public struct AFCService: EmulatedService {
-    public let serviceNames: Set<String> = ["com.apple.afc"]
+package struct AFCService: EmulatedService {
+    package let serviceNames: Set<String> = ["com.apple.afc"]
 
-    public init() {}
+    package init() {}
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         let engine = AFCEngine(root: connection.device.services.mediaRoot)
         try connection.addHandlers(ByteToMessageHandler(AFCPacketDecoder()), AFCHandler(engine: engine))
     }

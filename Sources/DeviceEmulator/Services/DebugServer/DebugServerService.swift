@@ -7,25 +7,25 @@ import NIOSSL
 /// TLS on the service connection (libimobiledevice and pymobiledevice3 ask for it first); before iOS 14
 /// it is refused with `InvalidService`; from iOS 17 on both are refused, as lockdown no longer offers
 /// debugserver there.
-public struct DebugServerService: EmulatedService {
-    public static let plainName = "com.apple.debugserver"
-    public static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
+package struct DebugServerService: EmulatedService {
+    package static let plainName = "com.apple.debugserver"
+    package static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
 
-    public let serviceNames: Set<String> = [plainName, secureName]
+    package let serviceNames: Set<String> = [plainName, secureName]
     /// Seed of noise and faults for apps whose profile sets none and devices without their own seed.
-    public let seed: UInt64
+    package let seed: UInt64
 
-    public init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         self.seed = seed
     }
 
-    public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
+    package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         if let version = device.osVersion, !version.offersDebugserver { return .refused("InvalidService") }
         if name == Self.secureName, !Self.offersSecureService(device) { return .refused("InvalidService") }
         return .available
     }
 
-    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { name == Self.secureName }
+    package func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { name == Self.secureName }
 
     /// The TLS name arrived with iOS 14 (an unreadable version gets the plain one only).
     static func offersSecureService(_ device: EmulatedDevice) -> Bool {
@@ -33,7 +33,7 @@ public struct DebugServerService: EmulatedService {
         return version.major >= 14
     }
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         try connection.addHandlers(DebugServerHandler(device: connection.device, lab: connection.lab, labSeed: seed))
     }
 }

@@ -3,12 +3,12 @@ import NIOCore
 /// `com.apple.mobile.diagnostics_relay` (and its old name): Restart/Shutdown/Sleep/Goodbye. A restart
 /// detaches the device (Detached on every Listen socket, its connections closed), makes every app's
 /// next launch cold, and re-attaches it after the device's `bootSeconds` (emulated, scaled).
-public struct DiagnosticsRelayService: EmulatedService {
-    public let serviceNames: Set<String> = ["com.apple.mobile.diagnostics_relay", "com.apple.iosdiagnostics.relay"]
+package struct DiagnosticsRelayService: EmulatedService {
+    package let serviceNames: Set<String> = ["com.apple.mobile.diagnostics_relay", "com.apple.iosdiagnostics.relay"]
 
-    public init() {}
+    package init() {}
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         try connection.addHandlers(
             ByteToMessageHandler(PlistFrameDecoder()),
             DiagnosticsRelayHandler(device: connection.device, lab: connection.lab))

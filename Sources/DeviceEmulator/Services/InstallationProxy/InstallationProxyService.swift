@@ -2,12 +2,12 @@ import NIOCore
 
 /// `com.apple.mobile.installation_proxy`: Install/Upgrade/Uninstall/Lookup/Browse over lockdown-style
 /// plist frames, with the status sequences of a real device, paced by the lab's time scale.
-public struct InstallationProxyService: EmulatedService {
-    public let serviceNames: Set<String> = ["com.apple.mobile.installation_proxy"]
+package struct InstallationProxyService: EmulatedService {
+    package let serviceNames: Set<String> = ["com.apple.mobile.installation_proxy"]
 
-    public init() {}
+    package init() {}
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         let engine = InstallationProxyEngine(state: connection.device.services)
         try connection.addHandlers(
             ByteToMessageHandler(PlistFrameDecoder()), InstallationProxyHandler(engine: engine, lab: connection.lab))

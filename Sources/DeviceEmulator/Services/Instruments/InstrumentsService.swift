@@ -7,28 +7,28 @@ import NIOCore
 /// tunnel as RSD's `com.apple.instruments.dtservicehub` (plain DTX). Both need the Developer Disk Image
 /// (a real phone without it: `InvalidService`, unverified). The pre-14 name
 /// `com.apple.instruments.remoteserver` (TLS handshake, then plain bytes) is not emulated.
-public struct InstrumentsService: EmulatedService {
-    public static let secureName = "com.apple.instruments.remoteserver.DVTSecureSocketProxy"
-    public static let remoteName = "com.apple.instruments.dtservicehub"
+package struct InstrumentsService: EmulatedService {
+    package static let secureName = "com.apple.instruments.remoteserver.DVTSecureSocketProxy"
+    package static let remoteName = "com.apple.instruments.dtservicehub"
 
-    public let serviceNames: Set<String> = [secureName]
+    package let serviceNames: Set<String> = [secureName]
     /// Seed of noise and faults for apps whose profile sets none (as `DebugServerService`'s).
-    public let seed: UInt64
+    package let seed: UInt64
 
-    public init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         self.seed = seed
     }
 
-    public func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
+    package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         guard let version = device.osVersion, version.major >= 14, version.major < 17,
             device.services.developerDiskImageMounted
         else { return .refused("InvalidService") }
         return .available
     }
 
-    public func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { true }
+    package func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { true }
 
-    public func accept(_ connection: ServiceConnection) throws {
+    package func accept(_ connection: ServiceConnection) throws {
         try Self.serve(connection.channel, device: connection.device, lab: connection.lab, seed: seed)
     }
 
