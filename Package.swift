@@ -33,7 +33,8 @@ let package = Package(
         ),
         .target(
             name: "MobileDevice",
-            dependencies: ["CIMobileDevice", "LaunchBench"]
+            // LaunchEngines for the contract it implements (ForwardedDebugserverLaunching), which lives there.
+            dependencies: ["CIMobileDevice", "LaunchBench", "LaunchEngines"]
         ),
         .target(
             name: "DeviceEmulator",
@@ -60,8 +61,6 @@ let package = Package(
             name: "LaunchBenchTests",
             dependencies: [
                 "LaunchBench", "TestSupport",
-                // The gate's error rates on the emulated app's launches (Gate/EmulatedLaunches.swift).
-                "DeviceEmulator",
                 // The marker format's contract: LaunchProbe prints what the parser reads.
                 .product(name: "LaunchProbe", package: "LaunchProbe"),
                 // Crafting hostile .ipa archives in memory (BoundedArchiveReaderTests).
