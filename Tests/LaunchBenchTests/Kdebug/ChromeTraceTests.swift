@@ -5,10 +5,8 @@ import Testing
 extension KdebugTests {
     @Suite("Chrome trace of a launch")
     struct ChromeTraceTests {
-        typealias F = KdebugFixtures
-
         private func synthPhases() throws -> DyldLaunchPhases {
-            let trace = try F.synth()
+            let trace = try KdebugFixtures.synth()
             return try #require(
                 DyldLaunchPhases(records: trace.records, timebase: .iPhone, threads: trace.header?.threads ?? []))
         }
@@ -51,7 +49,7 @@ extension KdebugTests {
             #expect(timing(5) == [9500, 4000])
             #expect(timing(9) == [20_899.958, 7000.042])
             #expect(timing(10) == [28_000, nil])
-            #expect(events[3]["args"] as? [String: String] == ["kind": "MAP_IMAGE", "image": F.imageB])
+            #expect(events[3]["args"] as? [String: String] == ["kind": "MAP_IMAGE", "image": KdebugFixtures.imageB])
             #expect(events[10]["args"] as? [String: String] == ["kind": "LAUNCH_EXECUTABLE END"])
         }
 
@@ -59,7 +57,7 @@ extension KdebugTests {
         /// (or with RECORD_GOLDEN=1), then checked by hand against the synth's durations.
         @Test func matchesTheGoldenFile() throws {
             let data = try ChromeTrace.json(try synthPhases())
-            let url = F.folder.appendingPathComponent("synth-launch.chrome.json")
+            let url = KdebugFixtures.folder.appendingPathComponent("synth-launch.chrome.json")
             if ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1"
                 || !FileManager.default.fileExists(atPath: url.path)
             {
@@ -72,7 +70,7 @@ extension KdebugTests {
         }
 
         @Test func leavesOutWhatIsUnknown() throws {
-            let records = try KdebugTrace(bytes: F.bytes("pykdebugparser-dyld.kdebug")).records
+            let records = try KdebugTrace(bytes: KdebugFixtures.bytes("pykdebugparser-dyld.kdebug")).records
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             let events = ChromeTrace.events(phases)
             #expect(events.map(\.name) == ["dyld launch 0x100970000", "main"])  // no exec: no process creation

@@ -5,34 +5,34 @@ import Testing
 extension KdebugTests {
     @Suite("dyld launch phases from kdebug")
     struct DyldLaunchPhasesTests {
-        typealias F = KdebugFixtures
-
         /// kdebug_synth.py's launch, hand-checked from its records (ticks after exec; 24 000 ticks = 1 ms):
         /// bootstrap 48 000; MAP_IMAGE A 72 000–96 000, B 98 399–146 400 (kdebug_synth's `int(4.1 * 24000)` is
         /// 98 399), C 148 799–220 799; APPLY_FIXUPS 228 000–324 000; OBJC_MAP 326 400–362 400; OBJC_INIT (A)
         /// 364 800–376 800; STATIC_INITIALIZER B 379 200–499 200, main executable 501 599–669 600; LAUNCH_EXECUTABLE
         /// 60 000–672 000.
         @Test func measuresTheSynthLaunch() throws {
-            let trace = try F.synth()
+            let trace = try KdebugFixtures.synth()
             let phases = try #require(
                 DyldLaunchPhases(records: trace.records, timebase: .iPhone, threads: trace.header?.threads ?? []))
             #expect(phases.warnings == [])
             #expect(phases.pid == 4243)
             #expect(phases.processName == "Demo")
-            #expect(phases.mainThreadID == F.synthThread)
-            #expect(phases.execTimestamp == F.synthExec)
+            #expect(phases.mainThreadID == KdebugFixtures.synthThread)
+            #expect(phases.execTimestamp == KdebugFixtures.synthExec)
             #expect(phases.processCreationMs == 2.0)  // 48 000 ticks
             #expect(phases.totalPremainMs == 28.0)  // 672 000 ticks
             #expect(phases.mainMs == 28.0)
-            #expect(F.ns(phases.dylibLoadingMs) == 6_000_042)  // 24 000 + 48 001 + 72 000 ticks = 6 000 041.67 ns
+            // 24 000 + 48 001 + 72 000 ticks = 6 000 041.67 ns
+            #expect(KdebugFixtures.ns(phases.dylibLoadingMs) == 6_000_042)
             #expect(phases.rebaseBindingMs == 4.0)
             #expect(phases.objcSetupMs == 1.5)
-            #expect(F.ns(phases.initializerMs) == 12_500_042)  // 12 000 + 120 000 + 168 001 ticks
+            #expect(KdebugFixtures.ns(phases.initializerMs) == 12_500_042)  // 12 000 + 120 000 + 168 001 ticks
             #expect(phases.closureBuildMs == nil)
             #expect(phases.initializersByImage.count == 3)
-            #expect(phases.initializersByImage[F.imageA] == 0.5)
-            #expect(phases.initializersByImage[F.imageB] == 5.0)
-            #expect(F.ns(phases.initializersByImage[F.mainExecutable]) == 7_000_042)  // 168 001 ticks
+            #expect(phases.initializersByImage[KdebugFixtures.imageA] == 0.5)
+            #expect(phases.initializersByImage[KdebugFixtures.imageB] == 5.0)
+            // 168 001 ticks
+            #expect(KdebugFixtures.ns(phases.initializersByImage[KdebugFixtures.mainExecutable]) == 7_000_042)
             #expect(
                 phases.timeline.map(\.kind) == [
                     .launchExecutable, .mapImage, .mapImage, .mapImage, .applyFixups, .objcMap, .objcInit,
@@ -40,22 +40,25 @@ extension KdebugTests {
                 ])
             #expect(
                 phases.timeline.map(\.image) == [
-                    F.mainExecutable, F.imageA, F.imageB, F.imageC, nil, nil, F.imageA, F.imageB, F.mainExecutable,
+                    KdebugFixtures.mainExecutable, KdebugFixtures.imageA, KdebugFixtures.imageB, KdebugFixtures.imageC,
+                    nil, nil, KdebugFixtures.imageA, KdebugFixtures.imageB, KdebugFixtures.mainExecutable,
                 ])
             #expect(phases.timeline.map(\.pairID) == [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49])
             let b = phases.timeline[2]
-            #expect(b.startTimestamp == F.synthExec + 98_399 && b.endTimestamp == F.synthExec + 146_400)
-            #expect(F.ns(b.startMs) == 4_099_958 && b.endMs == 6.1)
+            #expect(
+                b.startTimestamp == KdebugFixtures.synthExec + 98_399
+                    && b.endTimestamp == KdebugFixtures.synthExec + 146_400)
+            #expect(KdebugFixtures.ns(b.startMs) == 4_099_958 && b.endMs == 6.1)
             #expect(phases.timeline[7].machHeader == 0x1_011B_0000)
         }
 
         @Test func selectsALaunchByPidOrThread() throws {
-            let trace = try F.synth()
+            let trace = try KdebugFixtures.synth()
             // A second launch, 1 s later: pid 4300 on thread 0x22000.
             let second = trace.records.map { record -> KdebugRecord in
                 var record = record
                 record.timestamp += 24_000_000
-                if record.threadID == F.synthThread { record.threadID = 0x22000 }
+                if record.threadID == KdebugFixtures.synthThread { record.threadID = 0x22000 }
                 if record.debugID == .traceDataNewThread { (record.arg1, record.arg2) = (0x22000, 4300) }
                 if record.debugID == .traceDataExec { record.arg1 = 4300 }
                 return record
@@ -64,7 +67,7 @@ extension KdebugTests {
             let first = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             #expect(first.pid == 4243 && first.totalPremainMs == 28.0 && first.timeline.count == 9)
             let byPid = try #require(DyldLaunchPhases(records: records, timebase: .iPhone, selection: .pid(4300)))
-            #expect(byPid.execTimestamp == F.synthExec + 24_000_000)
+            #expect(byPid.execTimestamp == KdebugFixtures.synthExec + 24_000_000)
             #expect(byPid.mainThreadID == 0x22000)
             #expect(byPid.totalPremainMs == 28.0 && byPid.timeline.count == 9 && byPid.warnings == [])
             let byThread = try #require(
@@ -78,7 +81,7 @@ extension KdebugTests {
         /// path string (line 111), as real records. They carry no exec event, so times count from BOOTSTRAP_START
         /// (2 375 523 577 973). The timebase of the phone they came from is not recorded; 125/3 is assumed.
         @Test func measuresPykdebugparsersRecords() throws {
-            let trace = try KdebugTrace(bytes: F.bytes("pykdebugparser-dyld.kdebug"))
+            let trace = try KdebugTrace(bytes: KdebugFixtures.bytes("pykdebugparser-dyld.kdebug"))
             #expect(trace.header == nil)
             #expect(trace.records.count == 13)
             let phases = try #require(DyldLaunchPhases(records: trace.records, timebase: .iPhone))
@@ -89,7 +92,7 @@ extension KdebugTests {
             #expect(phases.bootstrapMs == 0)
             // LAUNCH_EXECUTABLE: START 2 375 523 588 323 (10 350 ticks = 0.43125 ms after bootstrap), END
             // 2 375 524 298 242 (720 269 ticks = 30.011208 ms), pair id 1 in both.
-            #expect(F.ns(phases.mainMs) == 30_011_208)
+            #expect(KdebugFixtures.ns(phases.mainMs) == 30_011_208)
             #expect(phases.timeline.count == 1)
             let launch = phases.timeline[0]
             #expect(launch.kind == .launchExecutable && launch.pairID == 1)
@@ -174,7 +177,7 @@ extension KdebugTests {
 
         /// dyld-940…960 end the launch fixups and static initializer timers at once: START and END back to back.
         @Test func leavesIOS15ZeroLengthTimersUnknown() throws {
-            let records = try F.synth().records
+            let records = try KdebugFixtures.synth().records
             var startOf: [UInt64: UInt64] = [:]
             let ios15 = records.map { record -> KdebugRecord in
                 var record = record
@@ -188,7 +191,7 @@ extension KdebugTests {
             #expect(phases.rebaseBindingMs == nil)
             #expect(phases.initializerMs == nil)
             #expect(phases.initializersByImage == [:])
-            #expect(F.ns(phases.dylibLoadingMs) == 6_000_042)
+            #expect(KdebugFixtures.ns(phases.dylibLoadingMs) == 6_000_042)
             #expect(phases.objcSetupMs == 1.5)
             #expect(phases.totalPremainMs == 28.0)
             #expect(
@@ -200,12 +203,15 @@ extension KdebugTests {
         }
 
         @Test func leavesAPhaseWithAnUnpairedStartUnknown() throws {
-            let records = F.removing(try F.synth().records, .dyldMapImage, .end, pair: 0x43)
+            let records = KdebugFixtures.removing(try KdebugFixtures.synth().records, .dyldMapImage, .end, pair: 0x43)
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             #expect(phases.dylibLoadingMs == nil)
             #expect(phases.rebaseBindingMs == 4.0)
             #expect(phases.totalPremainMs == 28.0)
-            #expect(phases.timeline.filter { $0.kind == .mapImage }.map(\.image) == [F.imageA, F.imageC])
+            #expect(
+                phases.timeline.filter { $0.kind == .mapImage }.map(\.image) == [
+                    KdebugFixtures.imageA, KdebugFixtures.imageC,
+                ])
             #expect(
                 phases.warnings == [
                     "MAP_IMAGE START at +4.100 ms (pair id 0x43) has no END: dylib loading is unknown."
@@ -213,16 +219,17 @@ extension KdebugTests {
         }
 
         @Test func leavesAPhaseWithAnUnpairedEndUnknown() throws {
-            let records = F.removing(try F.synth().records, .dyldObjCMap, .start, pair: 0x46)
+            let records = KdebugFixtures.removing(try KdebugFixtures.synth().records, .dyldObjCMap, .start, pair: 0x46)
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             #expect(phases.objcSetupMs == nil)
-            #expect(F.ns(phases.initializerMs) == 12_500_042)
+            #expect(KdebugFixtures.ns(phases.initializerMs) == 12_500_042)
             #expect(
                 phases.warnings == ["OBJC_MAP END at +15.100 ms (pair id 0x46) has no START: ObjC setup is unknown."])
         }
 
         @Test func leavesTotalUnknownWithoutLaunchExecutableEnd() throws {
-            let records = F.removing(try F.synth().records, .dyldLaunchExecutable, .end, pair: 0x41)
+            let records = KdebugFixtures.removing(
+                try KdebugFixtures.synth().records, .dyldLaunchExecutable, .end, pair: 0x41)
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             #expect(phases.totalPremainMs == nil)
             #expect(phases.mainMs == nil)
@@ -237,10 +244,10 @@ extension KdebugTests {
         }
 
         @Test func countsOnlyIntervalsBeforeMain() throws {
-            var records = try F.synth().records
+            var records = try KdebugFixtures.synth().records
             // A dlopen after main: its MAP_IMAGE, APPLY_FIXUPS and initializer (in an image with no UUID map)
             // belong to no launch phase and raise no warning.
-            let after = F.synthExec + 700_000
+            let after = KdebugFixtures.synthExec + 700_000
             records += [
                 KdebugRecord(
                     timestamp: after + 100, debugID: .init(rawValue: 0x1F07_0001), args: [0x93, 0xDEAD_0000],
@@ -256,21 +263,21 @@ extension KdebugTests {
                     timestamp: after + 99, debugID: .init(rawValue: 0x1F07_0015), args: [0x92], threadID: 0x11000),
             ]
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
-            #expect(F.ns(phases.dylibLoadingMs) == 6_000_042)
+            #expect(KdebugFixtures.ns(phases.dylibLoadingMs) == 6_000_042)
             #expect(phases.rebaseBindingMs == 4.0)
             #expect(phases.closureBuildMs == nil)
             #expect(phases.timeline.count == 9)
-            #expect(F.ns(phases.initializerMs) == 12_500_042)
+            #expect(KdebugFixtures.ns(phases.initializerMs) == 12_500_042)
             #expect(phases.initializersByImage.count == 3)
             #expect(phases.warnings == [])
         }
 
         /// TRACE_LOST_EVENTS comes from whichever thread noticed, here the kernel's thread 0.
         @Test func warnsAboutLostEvents() throws {
-            var trace = try F.synth()
+            var trace = try KdebugFixtures.synth()
             trace.records += [
-                KdebugRecord(timestamp: F.synthExec + 240_000, debugID: .traceLostEvents, threadID: 0),
-                KdebugRecord(timestamp: F.synthExec - 24_000, debugID: .traceLostEvents, threadID: 0),
+                KdebugRecord(timestamp: KdebugFixtures.synthExec + 240_000, debugID: .traceLostEvents, threadID: 0),
+                KdebugRecord(timestamp: KdebugFixtures.synthExec - 24_000, debugID: .traceLostEvents, threadID: 0),
             ]
             let phases = try #require(DyldLaunchPhases(trace: trace, timebase: .iPhone))
             #expect(phases.processName == "Demo")
@@ -282,16 +289,18 @@ extension KdebugTests {
         }
 
         @Test func measuresAClosureBuild() throws {
-            var records = try F.synth().records
+            var records = try KdebugFixtures.synth().records
             let index = records.firstIndex { $0.debugID.eventID == .dyldApplyFixups }!
             records.insert(
                 contentsOf: [
                     KdebugRecord(
-                        timestamp: F.synthExec + 222_000, debugID: .init(rawValue: 0x1F07_0015), args: [0x60],
-                        threadID: F.synthThread),
+                        timestamp: KdebugFixtures.synthExec + 222_000, debugID: .init(rawValue: 0x1F07_0015),
+                        args: [0x60],
+                        threadID: KdebugFixtures.synthThread),
                     KdebugRecord(
-                        timestamp: F.synthExec + 225_000, debugID: .init(rawValue: 0x1F07_0016), args: [0x60, 0, 0, 1],
-                        threadID: F.synthThread),
+                        timestamp: KdebugFixtures.synthExec + 225_000, debugID: .init(rawValue: 0x1F07_0016),
+                        args: [0x60, 0, 0, 1],
+                        threadID: KdebugFixtures.synthThread),
                 ], at: index)
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             #expect(phases.closureBuildMs == 0.125)

@@ -6,8 +6,6 @@ extension KdebugTests {
     /// A device's trace session cut into launches: the recorder finds each launch's exec by the app's name and
     /// measures it, and says why when it cannot.
     @Suite struct KdebugLaunchRecorderTests {
-        typealias F = KdebugFixtures
-
         /// A feed that yields `chunks`, then ends (or fails with `failure`).
         static func feed(_ chunks: [[UInt8]], failure: (any Error)? = nil) -> (KdebugFeed, StopCount) {
             let stops = StopCount()
@@ -26,11 +24,11 @@ extension KdebugTests {
 
         /// One record of `id` on thread 1 (a lost-events report, say).
         static func record(_ id: KdebugDebugID) -> [UInt8] {
-            KdebugRecord(timestamp: F.synthExec + 10, debugID: id, threadID: 1).bytes
+            KdebugRecord(timestamp: KdebugFixtures.synthExec + 10, debugID: id, threadID: 1).bytes
         }
 
         @Test func measuresTheLaunchOfTheNamedExecutable() async throws {
-            let (feed, stops) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let (feed, stops) = Self.feed([try KdebugFixtures.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
             let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))
             let phases = try #require(capture.phases)
@@ -112,7 +110,7 @@ extension KdebugTests {
         }
 
         @Test func anotherAppsExecIsNotThisLaunch() async throws {
-            let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let (feed, _) = Self.feed([try KdebugFixtures.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
             let capture = await recorder.capture(executable: "DemoWidget", timeout: .milliseconds(300))
             #expect(capture.phases == nil)
@@ -120,7 +118,7 @@ extension KdebugTests {
         }
 
         @Test func markForgetsTheLaunchesBefore() async throws {
-            let (feed, _) = Self.feed([try F.bytes("synth-launch.kdebug")])
+            let (feed, _) = Self.feed([try KdebugFixtures.bytes("synth-launch.kdebug")])
             let recorder = KdebugLaunchRecorder(feed: feed)
             _ = await recorder.capture(executable: "Demo", timeout: .seconds(5))
             await recorder.mark()
@@ -131,7 +129,7 @@ extension KdebugTests {
 
         /// Events the device dropped make the launch's phases unknowable: none are given, and the count is said.
         @Test func lostEventsLeaveThePhasesEmpty() async throws {
-            let chunks = [try F.bytes("synth-launch.kdebug"), Self.record(.traceLostEvents)]
+            let chunks = [try KdebugFixtures.bytes("synth-launch.kdebug"), Self.record(.traceLostEvents)]
             let (feed, _) = Self.feed(chunks)
             let recorder = KdebugLaunchRecorder(feed: feed)
             let capture = await recorder.capture(executable: "Demo", timeout: .seconds(5))

@@ -4,19 +4,17 @@ import Testing
 extension KdebugTests {
     @Suite("Raw kdebug files")
     struct RawKdebugWriterTests {
-        typealias F = KdebugFixtures
-
         /// The synth fixture was written by the research prototype (Python), not by this writer: the same
         /// header, thread map and records give the same bytes, padding included.
         @Test func writesWhatKperfWrites() throws {
-            let trace = try F.synth()
+            let trace = try KdebugFixtures.synth()
             let bytes = RawKdebugWriter.bytes(header: trace.header, records: trace.records, timebase: .iPhone)
-            #expect(bytes == (try F.bytes("synth-launch.kdebug")))
+            #expect(bytes == (try KdebugFixtures.bytes("synth-launch.kdebug")))
         }
 
         /// Without the device's header: an empty thread map and the timebase's tick frequency (24 MHz).
         @Test func writesAHeaderOfItsOwn() throws {
-            let records = try F.synth().records
+            let records = try KdebugFixtures.synth().records
             let bytes = RawKdebugWriter.bytes(header: nil, records: records, timebase: .iPhone)
             #expect(bytes.count == 4096 + 64 * records.count)
             let read = try KdebugFile.read(bytes).trace
@@ -27,7 +25,7 @@ extension KdebugTests {
 
         /// The recorder keeps each launch's records since its mark, with the device's header, as a file.
         @Test func theRecorderKeepsTheLaunchAsAFile() async throws {
-            let file = try F.bytes("synth-launch.kdebug")
+            let file = try KdebugFixtures.bytes("synth-launch.kdebug")
             let stream = AsyncThrowingStream<[UInt8], any Error> { continuation in
                 continuation.yield(file)
                 continuation.finish()

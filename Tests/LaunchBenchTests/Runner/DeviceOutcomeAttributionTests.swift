@@ -8,23 +8,21 @@ import Testing
 /// (release builds trapped in `outcomes[index]`; debug builds were right). `Scripts/test` runs this
 /// suite in the release configuration too, so the shape cannot come back unnoticed.
 @Suite(.timeLimit(.minutes(5))) struct DeviceOutcomeAttributionTests {
-    typealias F = RunnerFixtures
-
     @Test func everyDeviceOutcomeAndSampleLandsOnItsOwnDevice() async throws {
         // Device k is unplugged at its launch k + 1, so the devices end one after another, each with a
         // different number of samples; the last one is measured in full.
-        let devices = (1...6).map { F.device($0, ios: "12.5.7") }
+        let devices = (1...6).map { RunnerFixtures.device($0, ios: "12.5.7") }
         let driver = FakeDeviceDriver(devices: devices) { context in
             let index = devices.firstIndex { $0.udid == context.udid } ?? 0
             if index < devices.count - 1 && context.number == index + 1 {
                 return FakeDeviceDriver.AppScript(
                     then: .fail(FakeDriverError(kind: .deviceLost, text: "unplugged (fake)")))
             }
-            return F.statisticsApp(context)
+            return RunnerFixtures.statisticsApp(context)
         }
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 3, warm: 1), into: folder)
+            RunnerFixtures.plan(iterations: 3, warm: 1), into: folder)
         let samples = try result.samples
 
         let outcomes = try #require(result.manifest.deviceOutcomes)
@@ -36,8 +34,8 @@ import Testing
             #expect(samples.count == expected, "device \(index + 1)")
             #expect(samples.dropLast(index == devices.count - 1 ? 0 : 1).allSatisfy { $0.status == .ok })
         }
-        let onDisk = try F.readManifest(in: result.folder)
+        let onDisk = try RunnerFixtures.readManifest(in: result.folder)
         #expect(onDisk.deviceOutcomes == outcomes)
-        #expect(try F.readSamples(in: result.folder).count == 1 + 2 + 3 + 4 + 5 + 6)
+        #expect(try RunnerFixtures.readSamples(in: result.folder).count == 1 + 2 + 3 + 4 + 5 + 6)
     }
 }

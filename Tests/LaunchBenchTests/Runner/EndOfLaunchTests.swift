@@ -6,7 +6,6 @@ import Testing
 
 /// Fault matrix: a launch that hangs or exits right after dyld's statistics was recorded `ok`.
 @Suite struct EndOfLaunchTests {
-    typealias F = RunnerFixtures
     private let stats = FakeOutput.statistics(total: 300, dylib: 100, rebase: 50, objc: 50, initializer: 100)
 
     @Test func statisticsAloneDoNotCompleteALaunchWhenMarkersAreExpected() throws {
@@ -43,7 +42,7 @@ import Testing
     /// Over the runner: once a launch printed firstFrame, a later launch that hangs after its statistics times
     /// out, and one that exits after them (3 or 0) was cut short; none counts in the numbers.
     @Test func laterLaunchesWithoutTheMarkersAreNotOk() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let stats = self.stats
         let driver = FakeDeviceDriver(devices: [device]) { context in
             switch context.number {
@@ -55,9 +54,10 @@ import Testing
             default: return .printing(stats, then: .exit(0))
             }
         }
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 1, timeout: .milliseconds(600), grace: .milliseconds(20)), into: folder)
+            RunnerFixtures.plan(iterations: 2, warm: 1, timeout: .milliseconds(600), grace: .milliseconds(20)),
+            into: folder)
         let samples = try result.samples
         #expect(samples.map(\.status) == [.ok, .timeout, .crashed, .crashed])
         #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
@@ -70,14 +70,14 @@ import Testing
     /// Without markers in earlier launches, statistics alone still end a launch (apps without LaunchProbe), but
     /// an exit with a non-zero status right after them is `exited-early`, counted as a failure.
     @Test func appsWithoutMarkersEndOnTheirStatisticsAndANonZeroExitIsExitedEarly() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let stats = self.stats
         let driver = FakeDeviceDriver(devices: [device]) { context in
-            context.number == 3 ? .printing(stats, then: .exit(3)) : F.statisticsApp(context)
+            context.number == 3 ? .printing(stats, then: .exit(3)) : RunnerFixtures.statisticsApp(context)
         }
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 1, timeout: .seconds(20)), into: folder)
+            RunnerFixtures.plan(iterations: 2, warm: 1, timeout: .seconds(20)), into: folder)
         let samples = try result.samples
         #expect(samples.map(\.status) == [.ok, .ok, .exitedEarly, .ok])
         #expect(samples[2].exitStatus == 3 && samples[2][.totalPremainMs] == 300)
@@ -91,8 +91,6 @@ import Testing
 /// Fault matrix: on a full disk the error named run.json, not the write that failed, and run.json stayed
 /// `interrupted: false`.
 @Suite struct FullDiskTests {
-    typealias F = RunnerFixtures
-
     /// Points the process's open descriptor of `path` at /dev/full, so its next write fails with ENOSPC.
     static func fillDisk(under path: String) {
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
@@ -110,23 +108,23 @@ import Testing
 
     @Test func theFailedWriteIsNamedAndRunJsonSaysInterrupted() async throws {
         #if os(Linux)
-            let device = F.device(1, ios: "12.5.7")
-            let folder = F.temporaryFolder()
+            let device = RunnerFixtures.device(1, ios: "12.5.7")
+            let folder = RunnerFixtures.temporaryFolder()
             let samplesPath = folder.appendingPathComponent("samples.jsonl").path
             let driver = FakeDeviceDriver(devices: [device]) { context in
                 if context.number == 2 { Self.fillDisk(under: samplesPath) }
-                return F.statisticsApp(context)
+                return RunnerFixtures.statisticsApp(context)
             }
             await #expect {
                 _ = try await BenchmarkRunner(driver: driver).run(
-                    F.plan(iterations: 3, warm: 1), into: folder)
+                    RunnerFixtures.plan(iterations: 3, warm: 1), into: folder)
             } throws: { error in
                 guard case LaunchBenchError.cannotWrite(let path, _)? = error as? LaunchBenchError else { return false }
                 return path.hasSuffix("samples.jsonl")
             }
-            let manifest = try F.readManifest(in: folder)
+            let manifest = try RunnerFixtures.readManifest(in: folder)
             #expect(manifest.interrupted == true && manifest.endedAt != nil)
-            #expect(try F.readSamples(in: folder).count == 1)
+            #expect(try RunnerFixtures.readSamples(in: folder).count == 1)
             #expect(
                 !FileManager.default.fileExists(
                     atPath: folder.appendingPathComponent(ResultsStore.reserveFileName).path))
@@ -135,17 +133,17 @@ import Testing
 
     @Test func aLogThatCouldNotBeWrittenIsAWarningOnItsLaunch() async throws {
         #if os(Linux)
-            let device = F.device(1, ios: "12.5.7")
-            let folder = F.temporaryFolder()
+            let device = RunnerFixtures.device(1, ios: "12.5.7")
+            let folder = RunnerFixtures.temporaryFolder()
             let logPath = folder.appendingPathComponent(
                 ResultsStore.logPath(udid: device.udid, iteration: 1, kind: .warm, launchIndex: 1)
             ).path
             let driver = FakeDeviceDriver(devices: [device]) { context in
                 if context.number == 2 { Self.fillDisk(under: logPath) }
-                return F.statisticsApp(context)
+                return RunnerFixtures.statisticsApp(context)
             }
             let result = try await BenchmarkRunner(driver: driver).run(
-                F.plan(iterations: 1, warm: 1), into: folder)
+                RunnerFixtures.plan(iterations: 1, warm: 1), into: folder)
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .ok])
             #expect(samples[0].warnings.isEmpty)

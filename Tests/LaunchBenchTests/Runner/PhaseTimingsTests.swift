@@ -5,17 +5,16 @@ import Testing
 
 /// Where an iteration's time went: the runner records the reinstall's steps and each launch's duration.
 @Suite struct PhaseTimingsTests {
-    typealias F = RunnerFixtures
-
     private func run(_ driver: any DeviceDriver, _ plan: RunPlan) async throws -> RunResult {
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         return try await BenchmarkRunner(driver: driver).run(plan, into: folder)
     }
 
     @Test func coldSamplesCarryTheReinstallAndEverySampleItsLaunch() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let result = try await run(
-            FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 2))
+            FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp),
+            RunnerFixtures.plan(iterations: 2, warm: 2))
         let samples = try result.samples
         #expect(samples.count == 6)
         for sample in samples {
@@ -31,14 +30,15 @@ import Testing
                 #expect(phases.reinstallMs == nil && phases.installMs == nil)
             }
         }
-        let onDisk = try F.readSamples(in: result.folder)
+        let onDisk = try RunnerFixtures.readSamples(in: result.folder)
         #expect(onDisk.map(\.phases) == samples.map(\.phases))
     }
 
     @Test func theDriversStepTimesReachTheColdSample() async throws {
-        let device = F.device(1, ios: "14.8", model: "iPhone12,1")
-        let driver = SteppedReinstallDriver(base: FakeDeviceDriver(devices: [device], script: F.statisticsApp))
-        let result = try await run(driver, F.plan(iterations: 1, warm: 1))
+        let device = RunnerFixtures.device(1, ios: "14.8", model: "iPhone12,1")
+        let driver = SteppedReinstallDriver(
+            base: FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 1))
         let samples = try result.samples
         let cold = try #require(samples.first { $0.kind == .cold })
         #expect(cold.phases.uninstallMs == 150)
@@ -48,9 +48,10 @@ import Testing
     }
 
     @Test func withoutReinstallNoSampleHasReinstallTimes() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let result = try await run(
-            FakeDeviceDriver(devices: [device], script: F.statisticsApp), F.plan(iterations: 2, warm: 1, cold: .none))
+            FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp),
+            RunnerFixtures.plan(iterations: 2, warm: 1, cold: .none))
         let samples = try result.samples
         #expect(samples.count == 4)
         #expect(samples.allSatisfy { $0.phases.reinstallMs == nil && $0.phases.launchMs != nil })

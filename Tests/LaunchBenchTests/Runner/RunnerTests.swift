@@ -4,20 +4,20 @@ import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct RunnerTests {
-    typealias F = RunnerFixtures
-
     private func run(
         _ driver: FakeDeviceDriver, _ plan: RunPlan, reporter: any RunReporter = SilentRunReporter()
     ) async throws -> RunResult {
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         return try await BenchmarkRunner(driver: driver, reporter: reporter).run(
             plan, into: folder)
     }
 
     @Test func everyLaunchBecomesASampleWithThePrintedValues() async throws {
-        let devices = [F.device(1, ios: "10.3.4", model: "iPhone5,1"), F.device(2, ios: "12.5.7")]
-        let driver = FakeDeviceDriver(devices: devices, script: F.statisticsApp)
-        let result = try await run(driver, F.plan(iterations: 3, warm: 2))
+        let devices = [
+            RunnerFixtures.device(1, ios: "10.3.4", model: "iPhone5,1"), RunnerFixtures.device(2, ios: "12.5.7"),
+        ]
+        let driver = FakeDeviceDriver(devices: devices, script: RunnerFixtures.statisticsApp)
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 3, warm: 2))
         let samples = try result.samples
 
         #expect(samples.count == 2 * 3 * 3)
@@ -28,7 +28,7 @@ import Testing
             #expect(samples.map(\.launchIndex) == [0, 1, 2, 0, 1, 2, 0, 1, 2])
             #expect(samples.map(\.iteration) == [1, 1, 1, 2, 2, 2, 3, 3, 3])
             for (offset, sample) in samples.enumerated() {
-                let expected = F.expectedTotal(number: offset + 1, cold: sample.kind == .cold)
+                let expected = RunnerFixtures.expectedTotal(number: offset + 1, cold: sample.kind == .cold)
                 #expect(sample[.totalPremainMs] == expected)
                 #expect(sample[.dylibLoadingMs] == expected / 2)
                 #expect(sample[.wallMs] != nil)
@@ -43,13 +43,13 @@ import Testing
             copy.startedAt = Date(timeIntervalSince1970: 0)
             return copy
         }
-        let onDisk = try F.readSamples(in: result.folder)
+        let onDisk = try RunnerFixtures.readSamples(in: result.folder)
         #expect(onDisk.count == samples.count)
         #expect(Set(onDisk.map(withoutDate)) == Set(samples.map(withoutDate)))
         #expect(
             zip(onDisk.sorted { $0.logPath! < $1.logPath! }, samples.sorted { $0.logPath! < $1.logPath! })
                 .allSatisfy { abs($0.startedAt.timeIntervalSince($1.startedAt)) < 0.002 })
-        let manifest = try F.readManifest(in: result.folder)
+        let manifest = try RunnerFixtures.readManifest(in: result.folder)
         #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured])
         #expect(manifest.endedAt != nil && manifest.interrupted == false)
         #expect(manifest.app?.bundleID == "com.example.sample" && manifest.devices == devices)
@@ -60,14 +60,14 @@ import Testing
     }
 
     @Test func statisticsVariableIsAlwaysSetAndUserValuesArriveIntact() async throws {
-        let device = F.device(1, ios: "14.8", model: "iPhone12,1")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
+        let device = RunnerFixtures.device(1, ios: "14.8", model: "iPhone12,1")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
         let env = [
             EnvironmentVariable(name: "DYLD_PRINT_STATISTICS", value: "0"),
             EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/x.dylib"),
             EnvironmentVariable(name: "GREETING", value: "a=b c d — ünïcødé ✓"),
         ]
-        _ = try await run(driver, F.plan(iterations: 1, warm: 1, env: env))
+        _ = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 1, env: env))
         let requests = driver.launchRequests(on: device.udid)
         #expect(requests.count == 2)
         for request in requests {
@@ -81,11 +81,11 @@ import Testing
     }
 
     @Test func iOS17DeviceIsSkippedWithAdviceAndOthersGoOn() async throws {
-        let modern = F.device(1, ios: "17.5", model: "iPhone15,4")
-        let old = F.device(2, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [modern, old], script: F.statisticsApp)
+        let modern = RunnerFixtures.device(1, ios: "17.5", model: "iPhone15,4")
+        let old = RunnerFixtures.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [modern, old], script: RunnerFixtures.statisticsApp)
         let reporter = RecordingReporter()
-        let result = try await run(driver, F.plan(iterations: 2, warm: 1), reporter: reporter)
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 2, warm: 1), reporter: reporter)
         let samples = try result.samples
 
         #expect(driver.launchRequests(on: modern.udid).isEmpty)
@@ -100,13 +100,13 @@ import Testing
     }
 
     @Test func versionNotesExplainWherePreMainComesFrom() async throws {
-        let dyld3 = F.device(1, ios: "14.8", model: "iPhone12,1")
-        let dyld4 = F.device(2, ios: "16.7", model: "iPhone14,5")
+        let dyld3 = RunnerFixtures.device(1, ios: "14.8", model: "iPhone12,1")
+        let dyld4 = RunnerFixtures.device(2, ios: "16.7", model: "iPhone14,5")
         let driver = FakeDeviceDriver(devices: [dyld3, dyld4]) { _ in
             .printing(FakeOutput.mark("main", 300) + FakeOutput.mark("firstFrame", 500))
         }
         let reporter = RecordingReporter()
-        let result = try await run(driver, F.plan(iterations: 1, warm: 0), reporter: reporter)
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 0), reporter: reporter)
         let samples = try result.samples
         let notes = reporter.notes
         #expect(
@@ -119,10 +119,10 @@ import Testing
     }
 
     @Test func installFailureIsRecordedAndSkipsOnlyThatIteration() async throws {
-        let device = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
         driver.failInstall(number: 2, on: device.udid)
-        let result = try await run(driver, F.plan(iterations: 3, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 3, warm: 1))
         let samples = try result.samples
 
         #expect(samples.map(\.status) == [.ok, .ok, .installFailed, .ok, .ok])
@@ -133,10 +133,10 @@ import Testing
     }
 
     @Test func repeatedInstallFailuresStopTheDevice() async throws {
-        let device = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
         for number in 2...9 { driver.failInstall(number: number, on: device.udid) }
-        let result = try await run(driver, F.plan(iterations: 8, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 8, warm: 1))
         let samples = try result.samples
         #expect(samples.map(\.status) == [.ok, .ok, .installFailed, .installFailed, .installFailed])
         #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
@@ -144,17 +144,17 @@ import Testing
     }
 
     @Test func lostDeviceStopsOnlyThatDevice() async throws {
-        let leaving = F.device(1, ios: "12.5.7")
-        let staying = F.device(2, ios: "10.3.4", model: "iPhone5,1")
+        let leaving = RunnerFixtures.device(1, ios: "12.5.7")
+        let staying = RunnerFixtures.device(2, ios: "10.3.4", model: "iPhone5,1")
         let driver = FakeDeviceDriver(devices: [leaving, staying]) { context in
             if context.udid == leaving.udid && context.number == 3 {
                 return FakeDeviceDriver.AppScript(
                     [(.zero, "partial output\n")],
                     then: .fail(FakeDriverError(kind: .deviceLost, text: "the device disappeared (fake)")))
             }
-            return F.statisticsApp(context)
+            return RunnerFixtures.statisticsApp(context)
         }
-        let result = try await run(driver, F.plan(iterations: 3, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 3, warm: 1))
         let samples = try result.samples
         let left = samples.filter { $0.deviceUDID == leaving.udid }
         #expect(left.map(\.status) == [.ok, .ok, .deviceLost])
@@ -165,11 +165,11 @@ import Testing
     }
 
     @Test func hangingAppTimesOutAndTheNextLaunchWorks() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let driver = FakeDeviceDriver(devices: [device]) { context in
-            context.number == 1 ? .printing("starting…\n") : F.statisticsApp(context)
+            context.number == 1 ? .printing("starting…\n") : RunnerFixtures.statisticsApp(context)
         }
-        let result = try await run(driver, F.plan(iterations: 1, warm: 1, timeout: .milliseconds(300)))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 1, timeout: .milliseconds(300)))
         let samples = try result.samples
         #expect(samples.map(\.status) == [.timeout, .ok])
         #expect(samples[0][.wallMs] == nil)
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func crashesAndEarlyExitsAreRecordedAndTheRunGoesOn() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let stats = FakeOutput.statistics(total: 300, dylib: 100, rebase: 50, objc: 50, initializer: 100)
         let driver = FakeDeviceDriver(devices: [device]) { context in
             switch context.number {
@@ -187,10 +187,10 @@ import Testing
             case 3: return .printing("", then: .killed(signal: 9))
             case 4: return .printing("", then: .exit(0))
             case 5: return .printing(stats, then: .exit(0))
-            default: return F.statisticsApp(context)
+            default: return RunnerFixtures.statisticsApp(context)
             }
         }
-        let result = try await run(driver, F.plan(iterations: 3, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 3, warm: 1))
         let samples = try result.samples
         #expect(samples.map(\.status) == [.crashed, .crashed, .crashed, .noMetrics, .ok, .ok])
         #expect(samples[0].signal == 11 && samples[0].message?.contains("SIGSEGV") == true)
@@ -201,7 +201,7 @@ import Testing
     }
 
     @Test func markersAfterStatisticsMakeTheRunnerWaitForFirstFrame() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let stats = FakeOutput.statistics(total: 300, dylib: 100, rebase: 50, objc: 50, initializer: 100)
         let driver = FakeDeviceDriver(devices: [device]) { _ in
             FakeDeviceDriver.AppScript([
@@ -210,7 +210,7 @@ import Testing
                 (.milliseconds(50), FakeOutput.mark("firstFrame", 700)),
             ])
         }
-        let result = try await run(driver, F.plan(iterations: 1, warm: 0, grace: .milliseconds(30)))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 0, grace: .milliseconds(30)))
         let samples = try result.samples
         let sample = try #require(samples.first)
         #expect(sample.status == .ok)
@@ -219,24 +219,24 @@ import Testing
     }
 
     @Test func doneWithoutValuesIsNoMetricsNeverZero() async throws {
-        let device = F.device(1, ios: "16.7", model: "iPhone14,5")
+        let device = RunnerFixtures.device(1, ios: "16.7", model: "iPhone14,5")
         let driver = FakeDeviceDriver(devices: [device]) { _ in .printing("hello\n" + FakeOutput.done) }
-        let result = try await run(driver, F.plan(iterations: 1, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 1, warm: 1))
         let samples = try result.samples
         #expect(samples.map(\.status) == [.noMetrics, .noMetrics])
         #expect(samples.allSatisfy { $0.metrics.isEmpty })
     }
 
     @Test func cancellationKeepsFinishedSamplesAndEndsTheLaunchInFlight() async throws {
-        let device = F.device(1, ios: "12.5.7")
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
         let driver = FakeDeviceDriver(devices: [device]) { context in
-            context.number <= 2 ? F.statisticsApp(context) : .printing("hanging\n")
+            context.number <= 2 ? RunnerFixtures.statisticsApp(context) : .printing("hanging\n")
         }
         let reporter = RecordingReporter()
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         let task = Task {
             try await BenchmarkRunner(driver: driver, reporter: reporter).run(
-                F.plan(iterations: 5, warm: 1, timeout: .seconds(600)), into: folder)
+                RunnerFixtures.plan(iterations: 5, warm: 1, timeout: .seconds(600)), into: folder)
         }
         try await waitUntil("the third launch starts") { driver.launchRequests(on: device.udid).count >= 3 }
         task.cancel()
@@ -244,8 +244,8 @@ import Testing
         let samples = try result.samples
         #expect(result.interrupted)
         #expect(samples.count == 2)
-        #expect(try F.readSamples(in: folder).count == 2)
-        let manifest = try F.readManifest(in: folder)
+        #expect(try RunnerFixtures.readSamples(in: folder).count == 2)
+        let manifest = try RunnerFixtures.readManifest(in: folder)
         #expect(manifest.interrupted == true && manifest.endedAt != nil)
         #expect(manifest.deviceOutcomes?[0].outcome == .interrupted)
         #expect(driver.launchResults(on: device.udid).last == .endedByHarness(.cancelled))
@@ -255,22 +255,23 @@ import Testing
     }
 
     @Test func rebootModeRestartsBeforeEachColdLaunchAndInstallsOnce() async throws {
-        let device = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
-        let result = try await run(driver, F.plan(iterations: 3, warm: 1, cold: .reboot))
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 3, warm: 1, cold: .reboot))
         let samples = try result.samples
         #expect(driver.count(\.restarts, on: device.udid) == 3)
         #expect(driver.count(\.installs, on: device.udid) == 1)
         #expect(samples.count == 6)
         for (offset, sample) in samples.enumerated() {
-            #expect(sample[.totalPremainMs] == F.expectedTotal(number: offset + 1, cold: sample.kind == .cold))
+            #expect(
+                sample[.totalPremainMs] == RunnerFixtures.expectedTotal(number: offset + 1, cold: sample.kind == .cold))
         }
     }
 
     @Test func noColdModeInstallsOnceAndNeverRestarts() async throws {
-        let device = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
-        let result = try await run(driver, F.plan(iterations: 2, warm: 1, cold: .none))
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 2, warm: 1, cold: .none))
         let samples = try result.samples
         #expect(driver.count(\.installs, on: device.udid) == 1)
         #expect(driver.count(\.restarts, on: device.udid) == 0)
@@ -278,10 +279,10 @@ import Testing
     }
 
     @Test func repeatedRefusalsStopTheDevice() async throws {
-        let device = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [device], script: F.statisticsApp)
+        let device = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)
         driver.refuseLaunches(on: device.udid)
-        let result = try await run(driver, F.plan(iterations: 5, warm: 1))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 5, warm: 1))
         let samples = try result.samples
         #expect(samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
         #expect(samples[0].message?.contains("signed for development") == true)
@@ -289,40 +290,40 @@ import Testing
     }
 
     @Test func unknownDeviceIsRefusedWithTheAttachedList() async throws {
-        let attached = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [attached], script: F.statisticsApp)
-        let folder = F.temporaryFolder()
+        let attached = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [attached], script: RunnerFixtures.statisticsApp)
+        let folder = RunnerFixtures.temporaryFolder()
         await #expect(throws: LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid])) {
             try await BenchmarkRunner(driver: driver).run(
-                F.plan(devices: ["nope"]), into: folder)
+                RunnerFixtures.plan(devices: ["nope"]), into: folder)
         }
         let message = LaunchBenchError.deviceNotAttached(udid: "nope", attached: [attached.udid]).errorDescription ?? ""
         #expect(message.contains("nope") && message.contains(attached.udid))
-        let empty = FakeDeviceDriver(devices: [], script: F.statisticsApp)
+        let empty = FakeDeviceDriver(devices: [], script: RunnerFixtures.statisticsApp)
         await #expect(throws: LaunchBenchError.noDevicesAttached) {
-            try await BenchmarkRunner(driver: empty).selectDevices(for: F.plan())
+            try await BenchmarkRunner(driver: empty).selectDevices(for: RunnerFixtures.plan())
         }
     }
 
     @Test func namedDevicesAreMeasuredInTheGivenOrderOnce() async throws {
-        let a = F.device(1, ios: "12.5.7")
-        let b = F.device(2, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [a, b], script: F.statisticsApp)
+        let a = RunnerFixtures.device(1, ios: "12.5.7")
+        let b = RunnerFixtures.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a, b], script: RunnerFixtures.statisticsApp)
         let selected = try await BenchmarkRunner(driver: driver).selectDevices(
-            for: F.plan(devices: [b.udid, a.udid.lowercased(), b.udid]))
+            for: RunnerFixtures.plan(devices: [b.udid, a.udid.lowercased(), b.udid]))
         #expect(selected.devices == [b, a])
         #expect(selected.unreadable.isEmpty)
     }
 
     @Test func anUnreadableDeviceIsSkippedWithItsReasonAndTheOthersGoOn() async throws {
-        let a = F.device(1, ios: "12.5.7")
-        let rebooting = F.device(2, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [a, rebooting], script: F.statisticsApp)
+        let a = RunnerFixtures.device(1, ios: "12.5.7")
+        let rebooting = RunnerFixtures.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a, rebooting], script: RunnerFixtures.statisticsApp)
         driver.makeUnreadable(rebooting.udid)
         let reporter = RecordingReporter()
         let runner = BenchmarkRunner(driver: driver, reporter: reporter)
 
-        let selection = try await runner.selectDevices(for: F.plan())
+        let selection = try await runner.selectDevices(for: RunnerFixtures.plan())
         #expect(selection.devices == [a])
         #expect(selection.unreadable.map(\.udid) == [rebooting.udid])
         #expect(selection.unreadable.first?.message.contains("lockdownd refused") == true)
@@ -331,31 +332,32 @@ import Testing
         }
         #expect(reported == [rebooting.udid])
 
-        let result = try await run(driver, F.plan(iterations: 2))
+        let result = try await run(driver, RunnerFixtures.plan(iterations: 2))
         let samples = try result.samples
         #expect(Set(samples.map(\.deviceUDID)) == [a.udid])
         #expect(result.manifest.devices == [a])
     }
 
     @Test func onlyTheNamedDevicesAreRead() async throws {
-        let a = F.device(1, ios: "12.5.7")
-        let b = F.device(2, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [a, b], script: F.statisticsApp)
+        let a = RunnerFixtures.device(1, ios: "12.5.7")
+        let b = RunnerFixtures.device(2, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a, b], script: RunnerFixtures.statisticsApp)
         driver.makeUnreadable(b.udid)
-        let selection = try await BenchmarkRunner(driver: driver).selectDevices(for: F.plan(devices: [a.udid]))
+        let selection = try await BenchmarkRunner(driver: driver).selectDevices(
+            for: RunnerFixtures.plan(devices: [a.udid]))
         #expect(selection.devices == [a] && selection.unreadable.isEmpty)
         #expect(driver.valuesRead == [a.udid])
     }
 
     @Test func whenNoDeviceToMeasureCanBeReadTheErrorNamesThem() async throws {
-        let a = F.device(1, ios: "12.5.7")
-        let driver = FakeDeviceDriver(devices: [a], script: F.statisticsApp)
+        let a = RunnerFixtures.device(1, ios: "12.5.7")
+        let driver = FakeDeviceDriver(devices: [a], script: RunnerFixtures.statisticsApp)
         driver.makeUnreadable(a.udid)
         let expected = LaunchBenchError.noReadableDevice([
             UnreadableDevice(udid: a.udid, reason: "lockdownd refused the connection (fake)")
         ])
         await #expect(throws: expected) {
-            try await BenchmarkRunner(driver: driver).selectDevices(for: F.plan(devices: [a.udid]))
+            try await BenchmarkRunner(driver: driver).selectDevices(for: RunnerFixtures.plan(devices: [a.udid]))
         }
         #expect(expected.errorDescription?.contains(a.udid) == true)
         #expect(expected.errorDescription?.contains("launchbench devices") == true)

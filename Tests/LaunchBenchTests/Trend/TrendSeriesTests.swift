@@ -7,8 +7,6 @@ import Testing
 /// UDID (emulated labs reuse UDIDs; a phone updated between runs), and what it must say about folders whose
 /// reading skipped lines (impossible values, a run still being written).
 @Suite struct TrendSeriesTests {
-    typealias T = TrendTests
-
     static func root() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("trend-series-\(UUID().uuidString)")
     }
@@ -16,12 +14,12 @@ import Testing
     @Test func anotherIOSVersionModelOrAppUnderTheSameUDIDStartsANewSeriesWithANote() throws {
         let root = Self.root()
         let paths = [
-            try T.folder(root, "r1", median: 200, day: 1, udid: "UDID-A", seed: 1),
-            try T.folder(root, "r2", median: 201, day: 2, udid: "UDID-A", seed: 2),
-            try T.folder(root, "r3", median: 150, day: 3, udid: "UDID-A", seed: 3, osVersion: "15.0"),
-            try T.folder(
+            try TrendTests.folder(root, "r1", median: 200, day: 1, udid: "UDID-A", seed: 1),
+            try TrendTests.folder(root, "r2", median: 201, day: 2, udid: "UDID-A", seed: 2),
+            try TrendTests.folder(root, "r3", median: 150, day: 3, udid: "UDID-A", seed: 3, osVersion: "15.0"),
+            try TrendTests.folder(
                 root, "r4", median: 120, day: 4, udid: "UDID-A", seed: 4, osVersion: "15.0", productType: "iPhone14,5"),
-            try T.folder(
+            try TrendTests.folder(
                 root, "r5", median: 500, day: 5, udid: "UDID-A", seed: 5, osVersion: "15.0", productType: "iPhone14,5",
                 app: "com.other"),
         ]
@@ -46,10 +44,11 @@ import Testing
     @Test func anotherPremainSourceStartsANewSeriesWithANote() throws {
         let root = Self.root()
         let paths = [
-            try T.folder(root, "r1", median: 200, day: 1, udid: "UDID-A", seed: 1, premainSource: .dyldStatistics),
-            try T.folder(root, "r2", median: 201, day: 2, udid: "UDID-A", seed: 2),
-            try T.folder(root, "r3", median: 240, day: 3, udid: "UDID-A", seed: 3, premainSource: .kdebug),
-            try T.folder(root, "r4", median: 241, day: 4, udid: "UDID-A", seed: 4, premainSource: .kdebug),
+            try TrendTests.folder(
+                root, "r1", median: 200, day: 1, udid: "UDID-A", seed: 1, premainSource: .dyldStatistics),
+            try TrendTests.folder(root, "r2", median: 201, day: 2, udid: "UDID-A", seed: 2),
+            try TrendTests.folder(root, "r3", median: 240, day: 3, udid: "UDID-A", seed: 3, premainSource: .kdebug),
+            try TrendTests.folder(root, "r4", median: 241, day: 4, udid: "UDID-A", seed: 4, premainSource: .kdebug),
         ]
         let trend = Trend(paths: paths)
         let premain = trend.series.filter { $0.metric == .totalPremainMs }
@@ -62,13 +61,13 @@ import Testing
 
     @Test func impossibleValuesAndACutOffLineAreSkippedWithANoteNamingTheFolderAndLine() throws {
         let root = Self.root()
-        let good = try T.folder(root, "good", median: 200, day: 1, udid: "UDID-A", seed: 1)
+        let good = try TrendTests.folder(root, "good", median: 200, day: 1, udid: "UDID-A", seed: 1)
         func line(_ value: String) -> String {
             "{\"app_bundle_id\":\"com.example.app\",\"app_version\":\"1.0\",\"device_name\":\"P\",\"device_udid\":\"UDID-A\","
                 + "\"iteration\":21,\"launch_kind\":\"cold\",\"os_version\":\"14.8\",\"product_type\":\"iPhone12,1\","
                 + "\"run_id\":\"bad\",\"started_at\":\"2026-01-02T00:00:00Z\",\"status\":\"ok\",\"total_premain_ms\":\(value)}\n"
         }
-        let bad = try T.folder(
+        let bad = try TrendTests.folder(
             root, "bad", median: 200, day: 2, udid: "UDID-A", seed: 2,
             trailing: line("1e308") + line("-50") + "{\"app_bundle_id\":\"com.ex")
         let trend = Trend(paths: [good, bad])
