@@ -55,8 +55,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Shared by the test targets: the process-wide emulated lab, private labs, external tools.
-        .target(name: "TestSupport", dependencies: ["DeviceEmulator", "LaunchBench"], path: "Tests/Support"),
+        // Shared by the test targets, without the emulator (the core's unit tests use it): the package's paths,
+        // child processes, external tools, polling.
+        .target(name: "TestSupport", dependencies: ["LaunchBench"], path: "Tests/Support", exclude: ["Emulator"]),
+        // The process-wide emulated lab, private labs and a raw usbmuxd client: for the tests that start an emulator.
+        .target(
+            name: "EmulatorTestSupport", dependencies: ["DeviceEmulator", "LaunchBench", "TestSupport"],
+            path: "Tests/Support/Emulator"),
         .testTarget(
             name: "LaunchBenchTests",
             dependencies: [
@@ -76,14 +81,17 @@ let package = Package(
         .testTarget(name: "LaunchProbeTests", dependencies: [.product(name: "LaunchProbe", package: "LaunchProbe")]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines", "TestSupport"]),
+            dependencies: [
+                "LaunchBench", "MobileDevice", "DeviceEmulator", "LaunchEngines", "TestSupport", "EmulatorTestSupport",
+            ]),
         .testTarget(
             name: "LaunchEnginesTests", dependencies: ["LaunchEngines", "LaunchBench", "TestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "DeviceEmulatorTests",
             dependencies: [
-                "DeviceEmulator", "LaunchBench", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "DeviceEmulator", "LaunchBench", "TestSupport", "EmulatorTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
                 // EmbeddedChannel and ByteToMessageDecoderVerifier: the NIO handlers tested without sockets.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
@@ -92,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "MobileDeviceTests",
             dependencies: [
-                "MobileDevice", "DeviceEmulator", "LaunchBench", "TestSupport",
+                "MobileDevice", "DeviceEmulator", "LaunchBench", "TestSupport", "EmulatorTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -1,4 +1,5 @@
 import DeviceEmulator
+import EmulatorTestSupport
 import Foundation
 import LaunchBench
 import TestSupport

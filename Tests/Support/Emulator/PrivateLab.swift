@@ -1,6 +1,7 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
+import TestSupport
 
 /// A lab of its own, for tests that drive a SUBPROCESS (Debian tools, the built `launchbench`): pass
 /// ``EmulatedLab/usbmuxdSocketAddress`` to the child only (see ``ExternalTool`` and ``ChildProcess``);

@@ -1,6 +1,7 @@
 import DeviceEmulator
 import Foundation
 import LaunchBench
+import TestSupport
 
 /// The ONE emulated lab of the test process, for in-process libimobiledevice calls.
 ///
