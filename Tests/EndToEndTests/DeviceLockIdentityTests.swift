@@ -8,12 +8,10 @@ import Testing
 /// One run per device holds however the usbmuxd address is spelled: the built `launchbench`, twice, against
 /// one private lab, the second through a symlink to the lab's socket.
 @Suite(.timeLimit(.minutes(5))) struct DeviceLockIdentityTests {
-    typealias E = EndToEnd
-
     @Test func aSymlinkedSocketToTheSameUsbmuxdIsTheSameLock() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("SameMux", profile: E.profile())
-            let locks = E.temporaryFolder("locks")
+            let app = try EndToEnd.makeApp("SameMux", profile: EndToEnd.profile())
+            let locks = EndToEnd.temporaryFolder("locks")
             let link = TestSocketPath.make(prefix: "lbl")
             guard case .unix(let socket)? = USBMuxAddress(lab.usbmuxdSocketAddress) else {
                 Issue.record("the lab is not on a unix socket: \(lab.usbmuxdSocketAddress)")
@@ -26,9 +24,9 @@ import Testing
                     ["run", app.url.path, "--iterations", String(iterations), "--output", output.path],
                     environment: [
                         "USBMUXD_SOCKET_ADDRESS": address, "NO_COLOR": "1", "LAUNCHBENCH_LOCK_DIR": locks.path,
-                    ].merging(E.withoutPymobiledevice3) { $1 })
+                    ].merging(EndToEnd.withoutPymobiledevice3) { $1 })
             }
-            let firstOutput = E.temporaryFolder("same-mux-1").appendingPathComponent("results")
+            let firstOutput = EndToEnd.temporaryFolder("same-mux-1").appendingPathComponent("results")
             let first = try start(lab.usbmuxdSocketAddress, output: firstOutput, iterations: 500)
             defer { first.send(signal: SIGKILL) }
             let samples = firstOutput.appendingPathComponent("samples.jsonl")
@@ -38,7 +36,7 @@ import Testing
             }
             try #require(FileManager.default.fileExists(atPath: samples.path), "the first run measured nothing")
 
-            let secondOutput = E.temporaryFolder("same-mux-2").appendingPathComponent("results")
+            let secondOutput = EndToEnd.temporaryFolder("same-mux-2").appendingPathComponent("results")
             let second = try start("UNIX:" + link, output: secondOutput, iterations: 1)
             #expect(try await second.waitForExit(timeout: .seconds(60)) == 1, "stderr: \(second.standardError)")
             #expect(second.standardError.contains("process \(first.processIdentifier)"), "\(second.standardError)")

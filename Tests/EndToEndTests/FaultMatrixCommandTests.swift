@@ -8,8 +8,6 @@ import Testing
 /// The faults the fault matrix found, each through the built `launchbench` (the release binary when the suite
 /// runs in release) against a fresh private lab, through the real libimobiledevice.
 @Suite(.timeLimit(.minutes(10))) struct FaultMatrixCommandTests {
-    typealias E = EndToEnd
-
     private func start(
         _ arguments: [String], lab: EmulatedLab, lockFolder: URL, extra: [String: String] = [:]
     ) throws -> ChildProcess {
@@ -42,9 +40,9 @@ import Testing
 
     @Test func anEarlierResultsFolderNeedsOverwriteAndKeepsTheUsersFiles() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Overwrite", profile: E.profile())
-            let locks = E.temporaryFolder("locks")
-            let output = E.temporaryFolder("overwrite").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Overwrite", profile: EndToEnd.profile())
+            let locks = EndToEnd.temporaryFolder("locks")
+            let output = EndToEnd.temporaryFolder("overwrite").appendingPathComponent("results")
             let args = [
                 "run", app.url.path, "--iterations", "1", "--warm", "0", "--output", output.path, "--grace", "3",
             ]
@@ -66,7 +64,7 @@ import Testing
             #expect(try RunManifest.read(from: output.appendingPathComponent("run.json")).runID != runID)
             #expect(try String(contentsOf: output.appendingPathComponent("notes.txt"), encoding: .utf8) == "mine")
             #expect(try String(contentsOf: output.appendingPathComponent("extra/plot.py"), encoding: .utf8) == "mine")
-            #expect(try E.samplesOnDisk(output).count == 1)
+            #expect(try EndToEnd.samplesOnDisk(output).count == 1)
 
             // --baseline X --output X: compared, then deleted, before; now refused before anything is launched.
             let gate = try start(args + ["--overwrite", "--baseline", output.path], lab: lab, lockFolder: locks)
@@ -80,9 +78,9 @@ import Testing
 
     @Test func aSecondRunOnABusyDeviceIsRefusedNamingTheFirst() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Busy", profile: E.profile())
-            let locks = E.temporaryFolder("locks")
-            let firstOutput = E.temporaryFolder("busy-1").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Busy", profile: EndToEnd.profile())
+            let locks = EndToEnd.temporaryFolder("locks")
+            let firstOutput = EndToEnd.temporaryFolder("busy-1").appendingPathComponent("results")
             let busyUDID = lab.devices[0].udid
             let first = try start(
                 ["run", app.url.path, "--device", busyUDID, "--iterations", "500", "--output", firstOutput.path],
@@ -90,7 +88,7 @@ import Testing
             try await waitForSamples(1, in: firstOutput)
 
             // Only the busy device: refused, naming the holder.
-            let refusedOutput = E.temporaryFolder("busy-2").appendingPathComponent("results")
+            let refusedOutput = EndToEnd.temporaryFolder("busy-2").appendingPathComponent("results")
             let refused = try start(
                 ["run", app.url.path, "--device", busyUDID, "--iterations", "1", "--output", refusedOutput.path],
                 lab: lab, lockFolder: locks)
@@ -100,7 +98,7 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: refusedOutput.path))
 
             // Every device: the free one is measured, the busy one skipped with the reason; exit 3.
-            let partialOutput = E.temporaryFolder("busy-3").appendingPathComponent("results")
+            let partialOutput = EndToEnd.temporaryFolder("busy-3").appendingPathComponent("results")
             let partial = try start(
                 [
                     "run", app.url.path, "--iterations", "1", "--warm", "0", "--output", partialOutput.path, "--grace",
@@ -108,7 +106,7 @@ import Testing
                 ],
                 lab: lab, lockFolder: locks)
             #expect(try await partial.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(partial.standardError)")
-            let samples = try E.samplesOnDisk(partialOutput)
+            let samples = try EndToEnd.samplesOnDisk(partialOutput)
             #expect(samples.map(\.deviceUDID) == [lab.devices[1].udid])
             let manifest = try RunManifest.read(from: partialOutput.appendingPathComponent("run.json"))
             let skipped = manifest.deviceOutcomes?.first { $0.udid == busyUDID }
@@ -121,7 +119,7 @@ import Testing
             let after = try start(
                 [
                     "run", app.url.path, "--device", busyUDID, "--iterations", "1", "--warm", "0", "--output",
-                    E.temporaryFolder("busy-4").appendingPathComponent("results").path, "--grace", "3",
+                    EndToEnd.temporaryFolder("busy-4").appendingPathComponent("results").path, "--grace", "3",
                 ],
                 lab: lab, lockFolder: locks)
             #expect(try await after.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(after.standardError)")
@@ -134,13 +132,13 @@ import Testing
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             // Launch 1 exits 3 right after dyld's statistics (before any marker); launch 2 is healthy.
             let faults = Faults(earlyExit: ExitFault(when: LaunchSelector(launches: [1]), status: 3))
-            let app = try E.makeApp("EarlyExit", profile: E.profile(faults: faults))
-            let output = E.temporaryFolder("early").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("EarlyExit", profile: EndToEnd.profile(faults: faults))
+            let output = EndToEnd.temporaryFolder("early").appendingPathComponent("results")
             let child = try start(
                 ["run", app.url.path, "--iterations", "1", "--warm", "1", "--output", output.path, "--grace", "3"],
-                lab: lab, lockFolder: E.temporaryFolder("locks"))
+                lab: lab, lockFolder: EndToEnd.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(child.standardError)")
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.map(\.status) == [.exitedEarly, .ok])
             #expect(samples.first?.exitStatus == 3 && samples.first?[.totalPremainMs] != nil)
             let summary = try String(contentsOf: output.appendingPathComponent("summary.csv"), encoding: .utf8)
@@ -151,16 +149,16 @@ import Testing
     @Test func aLaunchThatHangsAfterItsStatisticsTimesOutOnceMarkersWereSeen() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let faults = Faults(hang: PointFault(when: LaunchSelector(launches: [2])))
-            let app = try E.makeApp("Hang", profile: E.profile(faults: faults))
-            let output = E.temporaryFolder("hang").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Hang", profile: EndToEnd.profile(faults: faults))
+            let output = EndToEnd.temporaryFolder("hang").appendingPathComponent("results")
             let child = try start(
                 [
                     "run", app.url.path, "--iterations", "1", "--warm", "1", "--output", output.path,
                     "--timeout", "3", "--grace", "0.5",
                 ],
-                lab: lab, lockFolder: E.temporaryFolder("locks"))
+                lab: lab, lockFolder: EndToEnd.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(child.standardError)")
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.map(\.status) == [.ok, .timeout])
             #expect(samples.last?[.totalPremainMs] != nil)  // the statistics arrived; the launch never finished
         }
@@ -171,13 +169,13 @@ import Testing
     @Test func aTotalGluedToTheAppsUnterminatedOutputIsKept() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let faults = Faults(unterminatedOutput: UnterminatedOutputFault(when: LaunchSelector(probability: 1)))
-            let app = try E.makeApp("Glued", profile: E.profile(faults: faults))
-            let output = E.temporaryFolder("glued").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Glued", profile: EndToEnd.profile(faults: faults))
+            let output = EndToEnd.temporaryFolder("glued").appendingPathComponent("results")
             let child = try start(
                 ["run", app.url.path, "--iterations", "3", "--output", output.path, "--grace", "3"],
-                lab: lab, lockFolder: E.temporaryFolder("locks"))
+                lab: lab, lockFolder: EndToEnd.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(child.standardError)")
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count == 6)
             for sample in samples {
                 #expect(sample.status == .ok && sample[.totalPremainMs] != nil && sample.warnings.isEmpty)
@@ -192,11 +190,11 @@ import Testing
     @Test(arguments: [SIGHUP, SIGQUIT, SIGTERM])
     func aSignalEndsTheRunCleanlyWithExports(signal: Int32) async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Signal\(signal)", profile: E.profile())
-            let output = E.temporaryFolder("signal").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Signal\(signal)", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("signal").appendingPathComponent("results")
             let child = try start(
                 ["run", app.url.path, "--iterations", "500", "--output", output.path], lab: lab,
-                lockFolder: E.temporaryFolder("locks"))
+                lockFolder: EndToEnd.temporaryFolder("locks"))
             try await waitForSamples(2, in: output)
             child.send(signal: signal)
             let status = try await child.waitForExit(timeout: .seconds(60))
@@ -211,8 +209,8 @@ import Testing
     /// `launchbench run … 2>&1 | head -n 1`: the reader is gone after one line; the run measures everything.
     @Test func aClosedPipeStopsThePrintingNotTheRun() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Pipe", profile: E.profile())
-            let output = E.temporaryFolder("pipe").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Pipe", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("pipe").appendingPathComponent("results")
             let script = "\"$0\" \"$@\" 2>&1 | head -n 1 > /dev/null; exit ${PIPESTATUS[0]}"
             let child = try ChildProcess(
                 executable: "/bin/bash",
@@ -223,10 +221,10 @@ import Testing
                 ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
-                    "LAUNCHBENCH_LOCK_DIR": E.temporaryFolder("locks").path,
+                    "LAUNCHBENCH_LOCK_DIR": EndToEnd.temporaryFolder("locks").path,
                 ])
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(child.standardError)")
-            #expect(try E.samplesOnDisk(output).count == 6)
+            #expect(try EndToEnd.samplesOnDisk(output).count == 6)
             #expect(exports(output).count == 4)
         }
     }
@@ -234,8 +232,8 @@ import Testing
     /// Ctrl-C on `launchbench run … | tee log` when tee is already gone: exit 130 with everything kept, not 141.
     @Test func ctrlCWithTheReaderGoneExits130() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("PipeInt", profile: E.profile())
-            let folder = E.temporaryFolder("pipe-int")
+            let app = try EndToEnd.makeApp("PipeInt", profile: EndToEnd.profile())
+            let folder = EndToEnd.temporaryFolder("pipe-int")
             let output = folder.appendingPathComponent("results")
             let pidFile = folder.appendingPathComponent("pid").path
             let script = "\"$0\" \"$@\" > >(head -n 1 > /dev/null) 2>&1 & echo $! > \"\(pidFile)\"; wait $!"
@@ -267,19 +265,19 @@ import Testing
 
     @Test func aRunThatMeasuredNothingExits3() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "16.7")) { lab in
-            var profile = E.profile()
+            var profile = EndToEnd.profile()
             profile.markers = []  // iOS 16: dyld prints nothing, and no markers either: `done` alone
-            let app = try E.makeApp("Nothing", profile: profile)
-            let output = E.temporaryFolder("nothing").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Nothing", profile: profile)
+            let output = EndToEnd.temporaryFolder("nothing").appendingPathComponent("results")
             // Without kdebug: with it, dyld's events alone measure such a launch (issue 31).
             let child = try start(
                 [
                     "run", app.url.path, "--iterations", "2", "--output", output.path, "--grace", "1", "--premain",
                     "dyld-statistics",
                 ], lab: lab,
-                lockFolder: E.temporaryFolder("locks"))
+                lockFolder: EndToEnd.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 3, "stderr: \(child.standardError)")
-            #expect(try E.samplesOnDisk(output).map(\.status) == Array(repeating: .noMetrics, count: 4))
+            #expect(try EndToEnd.samplesOnDisk(output).map(\.status) == Array(repeating: .noMetrics, count: 4))
             #expect(child.standardError.contains("measured nothing"))
         }
     }
@@ -290,7 +288,9 @@ import Testing
     func aBadUsbmuxdSocketAddressIsAUsageErrorNamingTheVariable(arguments: [String]) async throws {
         let child = try LaunchbenchCLI.start(
             arguments,
-            environment: ["USBMUXD_SOCKET_ADDRESS": "garbage", "LAUNCHBENCH_LOCK_DIR": E.temporaryFolder("locks").path])
+            environment: [
+                "USBMUXD_SOCKET_ADDRESS": "garbage", "LAUNCHBENCH_LOCK_DIR": EndToEnd.temporaryFolder("locks").path,
+            ])
         #expect(try await child.waitForExit(timeout: .seconds(30)) == 64)
         #expect(child.standardError.contains("USBMUXD_SOCKET_ADDRESS") && child.standardError.contains("garbage"))
         // --usbmuxd wins over the environment, so a good one makes the variable irrelevant.
@@ -306,11 +306,11 @@ import Testing
         let specs = zip(EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7"), EmulatedDeviceSpec.hostileNames)
             .map { $0.named($1) }
         try await PrivateLab.with(devices: specs) { lab in
-            let app = try E.makeApp("Hostile", profile: E.profile())
-            let output = E.temporaryFolder("hostile").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Hostile", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("hostile").appendingPathComponent("results")
             let child = try start(
                 ["run", app.url.path, "--iterations", "1", "--output", output.path, "--grace", "3"], lab: lab,
-                lockFolder: E.temporaryFolder("locks"))
+                lockFolder: EndToEnd.temporaryFolder("locks"))
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "stderr: \(child.standardError)")
             let csv = try String(contentsOf: output.appendingPathComponent("samples.csv"), encoding: .utf8)
             let summary = try String(contentsOf: output.appendingPathComponent("summary.csv"), encoding: .utf8)
@@ -323,7 +323,7 @@ import Testing
             let html = try String(contentsOf: output.appendingPathComponent("report.html"), encoding: .utf8)
             #expect(!html.contains("<script>alert") && !html.contains("<b>iPhone</b>"))
             #expect(html.contains("&lt;script&gt;alert("))
-            #expect(try E.samplesOnDisk(output).contains { $0.deviceName == EmulatedDeviceSpec.hostileNames[0] })
+            #expect(try EndToEnd.samplesOnDisk(output).contains { $0.deviceName == EmulatedDeviceSpec.hostileNames[0] })
         }
     }
 

@@ -9,13 +9,12 @@ import Testing
 /// markers. The first launch ended on the statistics alone (the run did not know yet that the app prints
 /// markers), so it must be re-judged once the run learns it — never left `ok` with exit 0.
 @Suite(.timeLimit(.minutes(5))) struct HangAfterPreMainTests {
-    typealias E = EndToEnd
-
     @Test func aHangAfterDyldOnTheFirstLaunchIsATimeoutOnDiskAndInTheExitCode() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
-            let app = try E.makeApp(
-                "Hangs", profile: E.profile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1])))))
-            let output = E.temporaryFolder("hang-first").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp(
+                "Hangs",
+                profile: EndToEnd.profile(faults: Faults(hang: PointFault(when: LaunchSelector(launches: [1])))))
+            let output = EndToEnd.temporaryFolder("hang-first").appendingPathComponent("results")
             let child = try LaunchbenchCLI.start(
                 [
                     "run", app.url.path, "--iterations", "4", "--warm", "0", "--timeout", "20", "--grace", "1",
@@ -25,7 +24,7 @@ import Testing
             let status = try await child.waitForExit(timeout: .seconds(180))
             #expect(status == 3, "a launch failed: \(child.standardError)")
 
-            let samples = try E.samplesOnDisk(output).sorted { $0.iteration < $1.iteration }
+            let samples = try EndToEnd.samplesOnDisk(output).sorted { $0.iteration < $1.iteration }
             #expect(samples.map(\.status) == [.timeout, .ok, .ok, .ok])
             #expect(samples[0].message?.contains("Re-judged when the run learned that the app prints markers") == true)
             #expect(samples[0].metrics[.totalPremainMs] != nil, "its pre-main figures are kept")

@@ -13,19 +13,17 @@ extension RealPymobiledevice3Tests {
     /// TLS on iOS 14–16, the userspace tunnel on 17.4+), and the core measures each launch from the raw
     /// records. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
     @Suite(.timeLimit(.minutes(5)), installed) struct KdebugEndToEndTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         @Test func phasesComeFromKdebugAndAgreeWithDyldsStatisticsOnIOS14() async throws {
-            try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) {
+            try await EndToEnd.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) {
                 devices in
-                let app = try E.makeApp("Traced", profile: E.profile())
+                let app = try EndToEnd.makeApp("Traced", profile: EndToEnd.profile())
                 // The override makes iOS 14's dyld print its statistics too, to check kdebug against.
-                var plan = E.plan(
+                var plan = EndToEnd.plan(
                     app, devices: devices, iterations: 2,
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
                 plan.premain = .kdebug
-                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 12)
                 for sample in samples {
@@ -76,12 +74,13 @@ extension RealPymobiledevice3Tests {
         /// kdebug on every launch: the dyld2 path times none of the four phases, so the note says nothing could
         /// be compared, and which phases kdebug does not time, instead of claiming agreement.
         @Test func autoChecksDyldsStatisticsAgainstKdebugOnIOS14() async throws {
-            try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
-                let app = try E.makeApp("CrossChecked", profile: E.profile())
-                let plan = E.plan(
+            try await EndToEnd.withDevices([("iPhone12,1", "14.8")]) { devices in
+                let app = try EndToEnd.makeApp("CrossChecked", profile: EndToEnd.profile())
+                let plan = EndToEnd.plan(
                     app, devices: devices, iterations: 2,
                     environment: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libnone.dylib")])
-                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
                 #expect(samples.allSatisfy { $0[.processCreationMs] == nil })
@@ -98,11 +97,12 @@ extension RealPymobiledevice3Tests {
         /// `--premain kdebug` on a phone without the instruments service launchbench reads (iOS 12): the note
         /// says so, and dyld's printed statistics are the source, in the samples and in run.json.
         @Test func withoutAnInstrumentsServiceDyldsStatisticsRemainTheSource() async throws {
-            try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
-                let app = try E.makeApp("NoInstruments", profile: E.profile())
-                var plan = E.plan(app, devices: devices, iterations: 1)
+            try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+                let app = try EndToEnd.makeApp("NoInstruments", profile: EndToEnd.profile())
+                var plan = EndToEnd.plan(app, devices: devices, iterations: 1)
                 plan.premain = .kdebug
-                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
@@ -116,13 +116,15 @@ extension RealPymobiledevice3Tests {
         /// Instruments or Xcode recording on the phone owns kperf: the device is measured without phases, and
         /// its note names the cause.
         @Test func aSessionAlreadyRecordingIsNamedAndTheRestIsMeasured() async throws {
-            try await E.withDevices([("iPhone14,5", "16.7")]) { devices in
-                let other = try await P.kdebugTracer(logFolder: E.temporaryFolder("kdebug-other"))
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let other = try await Pymobiledevice3EndToEnd.kdebugTracer(
+                    logFolder: EndToEnd.temporaryFolder("kdebug-other"))
                 let recording = try await other.startTrace(on: devices[0].info)
                 do {
-                    let app = try E.makeApp("TracedLocked", profile: E.profile())
-                    let result = try await P.run(
-                        E.plan(app, devices: devices, iterations: 1), driver: try await P.driver(selection: .auto),
+                    let app = try EndToEnd.makeApp("TracedLocked", profile: EndToEnd.profile())
+                    let result = try await Pymobiledevice3EndToEnd.run(
+                        EndToEnd.plan(app, devices: devices, iterations: 1),
+                        driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto),
                         readsKdebug: true)
                     let samples = try result.samples
                     await recording.stop()
@@ -142,15 +144,15 @@ extension RealPymobiledevice3Tests {
         /// The emulated phone's processcontrol through the real CLI: `developer dvt launch BUNDLE --env K=V`
         /// gets a pid and the phone receives the environment; `developer dvt kill PID` is answered.
         @Test func theRealCLILaunchesAndKillsThroughProcessControl() async throws {
-            try await E.withDevices([("iPhone14,5", "16.7")]) { devices in
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
                 let device = devices[0]
-                let app = try E.makeApp("DvtLaunched", profile: E.profile())
+                let app = try EndToEnd.makeApp("DvtLaunched", profile: EndToEnd.profile())
                 try await MobileDeviceDriver().install(app, on: device.udid, timeout: .seconds(60))
                 let address = try await SharedTestLab.address()
                 var environment = try Pymobiledevice3USBMux.environment(
                     for: .unix(path: String(address.dropFirst("UNIX:".count))))
                 environment["NO_COLOR"] = "1"
-                let executable = try #require(P.executable)
+                let executable = try #require(Pymobiledevice3EndToEnd.executable)
                 let launch = try ChildProcess(
                     executable: executable,
                     arguments: [

@@ -11,22 +11,20 @@ extension RealPymobiledevice3Tests {
     /// The README's "no change to the app", end to end: an app without LaunchProbe prints nothing and stays
     /// alive until killed, as real apps do. kdebug alone ends each launch (its first frame) and measures it.
     @Suite(.timeLimit(.minutes(5)), installed) struct KdebugWithoutLaunchProbeTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         @Test func anAppWithoutLaunchProbeGivesOkLaunchesOnIOS14To18() async throws {
-            try await E.withDevices([
+            try await EndToEnd.withDevices([
                 ("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5"), ("iPhone17,3", "18.6"),
             ]) { devices in
-                var profile = E.profile()
+                var profile = EndToEnd.profile()
                 profile.markers = []
                 profile.printsDone = false
                 profile.exitAfterDone = false
-                let app = try E.makeApp("Untouched", profile: profile)
-                var plan = E.plan(app, devices: devices, iterations: 1)
+                let app = try EndToEnd.makeApp("Untouched", profile: profile)
+                var plan = EndToEnd.plan(app, devices: devices, iterations: 1)
                 plan.premain = .kdebug
                 let started = ContinuousClock.now
-                let result = try await P.run(plan, driver: try await P.driver(selection: .auto), readsKdebug: true)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 8)
                 for sample in samples {
@@ -61,12 +59,12 @@ extension RealPymobiledevice3Tests {
         /// exits 0 with ok samples, and tells the user nothing about adding LaunchProbe.
         @Test func theCLIExitsZeroForAnAppWithoutLaunchProbe() async throws {
             try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "16.7")) { lab in
-                var profile = E.profile()
+                var profile = EndToEnd.profile()
                 profile.markers = []
                 profile.printsDone = false
                 profile.exitAfterDone = false
-                let app = try E.makeApp("UntouchedCLI", profile: profile)
-                let output = E.temporaryFolder("untouched-cli").appendingPathComponent("results")
+                let app = try EndToEnd.makeApp("UntouchedCLI", profile: profile)
+                let output = EndToEnd.temporaryFolder("untouched-cli").appendingPathComponent("results")
                 let child = try LaunchbenchCLI.start(
                     [
                         "run", app.url.path, "--iterations", "2", "--premain", "kdebug", "--grace", "1",
@@ -74,7 +72,7 @@ extension RealPymobiledevice3Tests {
                     ],
                     environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
                 #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "\(child.standardError)")
-                let samples = try E.samplesOnDisk(output)
+                let samples = try EndToEnd.samplesOnDisk(output)
                 #expect(samples.count == 4)
                 #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .kdebug })
                 #expect(samples.allSatisfy { $0[.firstFrameMs] != nil && $0[.totalPremainMs] != nil })

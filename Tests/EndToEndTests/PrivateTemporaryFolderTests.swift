@@ -10,10 +10,8 @@ extension RealPymobiledevice3Tests {
     /// helper runs (iOS 14, `--premain kdebug`): nothing left after the run, and a folder planted by another
     /// user is refused rather than run from.
     @Suite(.timeLimit(.minutes(5)), installed) struct PrivateTemporaryFolderTests {
-        typealias E = EndToEnd
-
         private func run(_ lab: EmulatedLab, temporary: URL, output: URL, iterations: Int = 1) throws -> ChildProcess {
-            let app = try E.makeApp("Private", profile: E.profile())
+            let app = try EndToEnd.makeApp("Private", profile: EndToEnd.profile())
             return try LaunchbenchCLI.start(
                 [
                     "run", app.url.path, "--iterations", String(iterations), "--warm", "0", "--premain", "kdebug",
@@ -27,8 +25,8 @@ extension RealPymobiledevice3Tests {
 
         @Test func aRunLeavesOnlyItsLockFolderBehind() async throws {
             try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
-                let temporary = E.temporaryFolder("tmpdir")
-                let output = E.temporaryFolder("private-run").appendingPathComponent("results")
+                let temporary = EndToEnd.temporaryFolder("tmpdir")
+                let output = EndToEnd.temporaryFolder("private-run").appendingPathComponent("results")
                 let child = try run(lab, temporary: temporary, output: output)
                 #expect(try await child.waitForExit(timeout: .seconds(120)) == 0, "\(child.standardError)")
                 let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
@@ -44,13 +42,13 @@ extension RealPymobiledevice3Tests {
         /// Ctrl-C removes the run's folder; `kill -9` cannot, so the next run removes what it left.
         @Test func anInterruptedRunLeavesNothingAndAKilledOnesFolderGoesWithTheNextRun() async throws {
             try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
-                let temporary = E.temporaryFolder("tmpdir-ends")
+                let temporary = EndToEnd.temporaryFolder("tmpdir-ends")
                 let user = temporary.appendingPathComponent("launchbench-\(geteuid())")
                 func left() -> [String] {
                     ((try? FileManager.default.contentsOfDirectory(atPath: user.path)) ?? []).sorted()
                 }
                 for signal in [SIGINT, SIGKILL] {
-                    let output = E.temporaryFolder("ends").appendingPathComponent("results")
+                    let output = EndToEnd.temporaryFolder("ends").appendingPathComponent("results")
                     let child = try run(lab, temporary: temporary, output: output, iterations: 500)
                     let samples = output.appendingPathComponent("samples.jsonl")
                     let deadline = ContinuousClock.now + .seconds(120)
@@ -67,7 +65,7 @@ extension RealPymobiledevice3Tests {
                         #expect(left() == ["locks", "run-\(child.processIdentifier)"])
                     }
                 }
-                let output = E.temporaryFolder("ends").appendingPathComponent("results")
+                let output = EndToEnd.temporaryFolder("ends").appendingPathComponent("results")
                 let next = try run(lab, temporary: temporary, output: output)
                 #expect(try await next.waitForExit(timeout: .seconds(120)) == 0, "\(next.standardError)")
                 #expect(left() == ["locks"])
@@ -77,7 +75,7 @@ extension RealPymobiledevice3Tests {
         @Test func aFolderPlantedByAnotherUserIsRefusedAndNothingInItRuns() async throws {
             try #require(geteuid() == 0, "needs root to give a folder to nobody")
             try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
-                let temporary = E.temporaryFolder("tmpdir-planted")
+                let temporary = EndToEnd.temporaryFolder("tmpdir-planted")
                 let planted = temporary.appendingPathComponent("launchbench-\(geteuid())")
                 let marker = temporary.appendingPathComponent("planted-code-ran")
                 try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: false)
@@ -88,7 +86,7 @@ extension RealPymobiledevice3Tests {
                 chmod(planted.path, 0o777)
                 #expect(chown(planted.path, 65534, 65534) == 0)
 
-                let output = E.temporaryFolder("planted-run").appendingPathComponent("results")
+                let output = EndToEnd.temporaryFolder("planted-run").appendingPathComponent("results")
                 let child = try run(lab, temporary: temporary, output: output)
                 #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "\(child.standardError)")
                 #expect(child.standardError.contains("Will not use \(planted.path)"), "\(child.standardError)")

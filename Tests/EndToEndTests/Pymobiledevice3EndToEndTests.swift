@@ -32,24 +32,21 @@ extension RealPymobiledevice3Tests {
     /// devices' DVTSecureSocketProxy debugserver (TLS, as a real device) to 127.0.0.1, and our GDB loop
     /// launches through it. Skipped when pymobiledevice3 is not installed (`Scripts/bootstrap --with-pymobiledevice3`).
     @Suite(.timeLimit(.minutes(5)), installed) struct Pymobiledevice3EndToEndTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         @Test func samplesEqualTheRawLogsAndEnvironmentValuesArriveIntact() async throws {
-            try await E.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7")]) { devices in
-                let app = try E.makeApp("Forwarded", profile: E.profile())
+            try await EndToEnd.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7")]) { devices in
+                let app = try EndToEnd.makeApp("Forwarded", profile: EndToEnd.profile())
                 let environment = [
                     EnvironmentVariable(name: "EQUATION", value: "a=b=c"),
                     EnvironmentVariable(name: "SENTENCE", value: "  spaces in  the middle and at the end  "),
                     EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀"),
                     EnvironmentVariable(name: "EMPTY", value: ""),
                 ]
-                let (result, driver) = try await P.run(
-                    E.plan(app, devices: devices, iterations: 2, environment: environment))
+                let (result, driver) = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 2, environment: environment))
                 let samples = try result.samples
                 #expect(samples.count == 8)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
-                try E.expectValuesAsPrinted(result)
+                try EndToEnd.expectValuesAsPrinted(result)
                 #expect(samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
                 for device in devices {
                     let received = device.services.launchHistory.filter { $0.bundleID == app.bundleID }
@@ -71,18 +68,22 @@ extension RealPymobiledevice3Tests {
         }
 
         @Test func aCrashAndAHangAreRecordedAsThroughLockdown() async throws {
-            try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
+            try await EndToEnd.withDevices([("iPhone12,1", "14.8")]) { devices in
                 let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
-                let crashing = try E.makeApp("ForwardedCrash", profile: E.profile(faults: crash))
-                let crashed = try await P.run(E.plan(crashing, devices: devices, iterations: 2)).0.samples
+                let crashing = try EndToEnd.makeApp("ForwardedCrash", profile: EndToEnd.profile(faults: crash))
+                let crashed = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(crashing, devices: devices, iterations: 2)
+                ).0.samples
                 #expect(crashed.map(\.status) == [.ok, .crashed, .ok, .ok], "\(crashed.map { $0.message ?? "" })")
                 #expect(crashed[1].signal == 11)
 
                 let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-                let hanging = try E.makeApp("ForwardedHang", profile: E.profile(faults: hang))
+                let hanging = try EndToEnd.makeApp("ForwardedHang", profile: EndToEnd.profile(faults: hang))
                 let started = ContinuousClock.now
-                let hung = try await P.run(E.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4)))
-                    .0.samples
+                let hung = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(hanging, devices: devices, iterations: 1, timeout: .seconds(4))
+                )
+                .0.samples
                 #expect(hung.map(\.status) == [.timeout, .ok], "\(hung.map { $0.message ?? "" })")
                 #expect(hung[1][.firstFrameMs] != nil)
                 #expect(ContinuousClock.now - started < .seconds(120))
@@ -94,11 +95,11 @@ extension RealPymobiledevice3Tests {
         func aSidecarKilledMidLaunchIsARecordedFailureAndTheNextLaunchStartsANewOne(
             model: String, ios: String
         ) async throws {
-            try await E.withDevices([(model, ios)]) { devices in
+            try await EndToEnd.withDevices([(model, ios)]) { devices in
                 // The first launch hangs (until a 60 s timeout nobody waits for): the sidecar is killed during it.
                 let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-                let app = try E.makeApp("ForwarderKilled", profile: E.profile(faults: hang))
-                let driver = try await P.driver()
+                let app = try EndToEnd.makeApp("ForwarderKilled", profile: EndToEnd.profile(faults: hang))
+                let driver = try await Pymobiledevice3EndToEnd.driver()
                 let killer = Task {
                     // Wait for the sidecar, then for the launch to be under way, then kill -9 the sidecar.
                     for _ in 0..<600 {
@@ -114,8 +115,8 @@ extension RealPymobiledevice3Tests {
                     return Int32(0)
                 }
                 let started = ContinuousClock.now
-                let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(60)), driver: driver)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(60)), driver: driver)
                 let samples = try result.samples
                 let killed = try await killer.value
                 #expect(killed != 0)
@@ -139,13 +140,11 @@ extension RealPymobiledevice3Tests {
         "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3 (or set LAUNCHBENCH_PYMOBILEDEVICE3)"
     ))
 struct Pymobiledevice3CommandTests {
-    typealias E = EndToEnd
-
     @Test func ctrlCStopsTheSidecarAndKeepsTheSamples() async throws {
         let executable = try #require(Pymobiledevice3EndToEnd.executable)
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "15.8")) { lab in
-            let app = try E.makeApp("SidecarSigint", profile: E.profile())
-            let output = E.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("SidecarSigint", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
             let child = try LaunchbenchCLI.start(
                 [
                     "run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path,
@@ -161,7 +160,7 @@ struct Pymobiledevice3CommandTests {
             child.send(signal: SIGINT)
             let status = try await child.waitForExit(timeout: .seconds(60))
             #expect(status == 130, "stderr: \(child.standardError)")
-            #expect(try E.samplesOnDisk(output).count >= 2)
+            #expect(try EndToEnd.samplesOnDisk(output).count >= 2)
             let log = try String(
                 contentsOf: output.appendingPathComponent("logs/\(lab.devices[0].udid)/pymobiledevice3.log"),
                 encoding: .utf8)

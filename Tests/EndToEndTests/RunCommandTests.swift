@@ -7,8 +7,6 @@ import Testing
 
 /// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
 @Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
-    typealias E = EndToEnd
-
     private func start(_ arguments: [String], lab: EmulatedLab) throws -> ChildProcess {
         try LaunchbenchCLI.start(
             arguments,
@@ -17,8 +15,8 @@ import Testing
 
     @Test func runWritesTheResultsFolderAndExitsZero() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Cli", profile: E.profile())
-            let output = E.temporaryFolder("cli").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Cli", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("cli").appendingPathComponent("results")
             let child = try start(
                 [
                     "run", app.url.path, "--iterations", "2", "--env", "GREETING=hello world", "--output", output.path,
@@ -28,7 +26,7 @@ import Testing
             #expect(status == 0, "stderr: \(child.standardError)")
             #expect(child.standardOutput.contains("Results: \(output.path)"))
             #expect(child.standardOutput.contains("pre-main"))
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count == 8 && samples.allSatisfy { $0.status == .ok })
             for file in ["run.json", "samples.csv", "summary.csv", "summary.json", "report.html"] {
                 #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(file).path), "\(file)")
@@ -41,8 +39,8 @@ import Testing
 
     @Test func ctrlCStopsTheRunKeepsTheSamplesAndExits130() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Sigint", profile: E.profile())
-            let output = E.temporaryFolder("sigint").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Sigint", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("sigint").appendingPathComponent("results")
             let child = try start(["run", app.url.path, "--iterations", "500", "--output", output.path], lab: lab)
             let deadline = ContinuousClock.now + .seconds(120)
             while child.standardError.components(separatedBy: " ok: ").count <= 3, ContinuousClock.now < deadline {
@@ -51,7 +49,7 @@ import Testing
             child.send(signal: SIGINT)
             let status = try await child.waitForExit(timeout: .seconds(60))
             #expect(status == 130, "stderr: \(child.standardError)")
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count >= 3 && samples.count < 1000)
             let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
             #expect(manifest.interrupted == true)
@@ -67,7 +65,7 @@ import Testing
             EmulatedDeviceSpec.numbered(index + 1, productType: model, osVersion: "12.5.7")
         }
         try await PrivateLab.with(devices: specs) { lab in
-            var profile = E.profile()
+            var profile = EndToEnd.profile()
             let base = try #require(profile.models?["default"])
             for (model, dylibMs) in models {
                 var timings = base
@@ -75,8 +73,8 @@ import Testing
                 timings.warm?.dylibLoadingMs = dylibMs / 2
                 profile.models?[model] = timings
             }
-            let app = try E.makeApp("Three", profile: profile)
-            let output = E.temporaryFolder("three").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Three", profile: profile)
+            let output = EndToEnd.temporaryFolder("three").appendingPathComponent("results")
             let child = try start(["run", app.url.path, "--iterations", "3", "--output", output.path], lab: lab)
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")
@@ -85,7 +83,7 @@ import Testing
             #expect(Set(manifest.devices.map(\.udid)) == Set(specs.map(\.udid)))
             #expect(manifest.deviceOutcomes?.map(\.outcome) == [.measured, .measured, .measured])
             #expect(manifest.deviceOutcomes?.map(\.udid) == manifest.devices.map(\.udid))
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count == 3 * 3 * 2)
             for device in lab.devices {
                 let mine = samples.filter { $0.deviceUDID == device.udid }
@@ -107,8 +105,8 @@ import Testing
     @Test func anotherDeviceRebootingDuringRunWithDeviceDoesNotStopIt() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
             let (measured, rebooting) = (lab.devices[0], lab.devices[1])
-            let app = try E.makeApp("Reboots", profile: E.profile())
-            let output = E.temporaryFolder("reboots").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Reboots", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("reboots").appendingPathComponent("results")
             let reboots = lab.keepRebooting(rebooting, times: 2000, pause: .milliseconds(5))
             defer { reboots.cancel() }
             let child = try start(
@@ -117,7 +115,7 @@ import Testing
             let status = try await child.waitForExit(timeout: .seconds(120))
             reboots.cancel()
             #expect(status == 0, "stderr: \(child.standardError)")
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count == 6 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
             #expect(!child.standardError.contains(rebooting.udid))
         }
@@ -127,21 +125,21 @@ import Testing
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
             let (measured, starting) = (lab.devices[0], lab.devices[1])
             starting.isStartingUp = true
-            let app = try E.makeApp("Starting", profile: E.profile())
-            let output = E.temporaryFolder("starting").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Starting", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("starting").appendingPathComponent("results")
             let child = try start(["run", app.url.path, "--iterations", "2", "--output", output.path], lab: lab)
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 3, "a device was not measured; stderr: \(child.standardError)")
             #expect(child.standardError.contains("skipped: Device \(starting.udid)"))
-            let samples = try E.samplesOnDisk(output)
+            let samples = try EndToEnd.samplesOnDisk(output)
             #expect(samples.count == 4 && samples.allSatisfy { $0.status == .ok && $0.deviceUDID == measured.udid })
         }
     }
 
     @Test func anUnknownDeviceIsAnErrorListingTheAttachedOnes() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let app = try E.makeApp("Unknown", profile: E.profile())
-            let output = E.temporaryFolder("unknown").appendingPathComponent("results")
+            let app = try EndToEnd.makeApp("Unknown", profile: EndToEnd.profile())
+            let output = EndToEnd.temporaryFolder("unknown").appendingPathComponent("results")
             let child = try start(["run", app.url.path, "--device", "NOT-A-UDID", "--output", output.path], lab: lab)
             let status = try await child.waitForExit(timeout: .seconds(60))
             #expect(status == 1)

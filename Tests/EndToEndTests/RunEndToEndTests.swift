@@ -8,23 +8,21 @@ import Testing
 
 /// The runner through the real libimobiledevice against emulated iPhones.
 @Suite(.timeLimit(.minutes(5))) struct RunEndToEndTests {
-    typealias E = EndToEnd
-
     @Test func threeIterationsOnTwoDevicesGiveTwelveSamplesWithThePrintedValues() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7"), ("iPhone5,2", "10.3.4")]) { devices in
-            let app = try E.makeApp("Twelve", profile: E.profile())
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 3))
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7"), ("iPhone5,2", "10.3.4")]) { devices in
+            let app = try EndToEnd.makeApp("Twelve", profile: EndToEnd.profile())
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 3))
             let samples = try result.samples
 
             #expect(samples.count == 12)
             #expect(samples.allSatisfy { $0.status == .ok })
-            #expect(try E.samplesOnDisk(result.folder).count == 12)
+            #expect(try EndToEnd.samplesOnDisk(result.folder).count == 12)
             for device in devices {
                 let samples = samples.filter { $0.deviceUDID == device.udid }
                 #expect(samples.map(\.kind) == [.cold, .warm, .cold, .warm, .cold, .warm])
                 for sample in samples {
                     // Every value is exactly what the emulated dyld and app printed (the raw log, parsed alone).
-                    let printed = try E.parsedLog(of: sample, in: result.folder)
+                    let printed = try EndToEnd.parsedLog(of: sample, in: result.folder)
                     #expect(printed.count == 1)
                     var measured = sample.metrics
                     measured[.wallMs] = nil
@@ -45,8 +43,8 @@ import Testing
     }
 
     @Test func anIPAIsInstalledAndMeasured() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
-            let folderApp = try E.makeApp("Packed", profile: E.profile())
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+            let folderApp = try EndToEnd.makeApp("Packed", profile: EndToEnd.profile())
             let ipa = folderApp.url.deletingLastPathComponent().appendingPathComponent("Packed.ipa")
             let script = PackageRoot.at("Scripts/make-ipa")
             let zip = Process()
@@ -59,17 +57,17 @@ import Testing
             let app = try AppBundle(contentsOf: ipa)
             #expect(app.packaging == .ipa && app.bundleID == folderApp.bundleID)
 
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 2))
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 2))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .ok, .ok, .ok])
         }
     }
 
     @Test func rebootColdModeRestartsTheDeviceBeforeEachColdLaunch() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             devices[0].services.bootSeconds = 2
-            let app = try E.makeApp("Rebooted", profile: E.profile())
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 2, cold: .reboot))
+            let app = try EndToEnd.makeApp("Rebooted", profile: EndToEnd.profile())
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 2, cold: .reboot))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .ok, .ok, .ok])
             #expect(samples.map(\.kind) == [.cold, .warm, .cold, .warm])
@@ -81,10 +79,11 @@ import Testing
     }
 
     @Test func aHangingAppIsKilledAtTheTimeoutAndTheNextLaunchWorks() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-            let app = try E.makeApp("Hanging", profile: E.profile(faults: hang))
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(3)))
+            let app = try EndToEnd.makeApp("Hanging", profile: EndToEnd.profile(faults: hang))
+            let result = try await EndToEnd.run(
+                EndToEnd.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(3)))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.timeout, .ok])
             #expect(samples[0].message?.contains("main") == true)
@@ -93,10 +92,10 @@ import Testing
     }
 
     @Test func aCrashIsRecordedAsCrashedAndTheRunGoesOn() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11))
-            let app = try E.makeApp("Crashing", profile: E.profile(faults: crash))
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 2))
+            let app = try EndToEnd.makeApp("Crashing", profile: EndToEnd.profile(faults: crash))
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 2))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .crashed, .ok, .ok])
             #expect(samples[1].signal == 11)
@@ -105,12 +104,12 @@ import Testing
     }
 
     @Test func anAppThatCannotBeInstalledIsRecordedWithInstalldsMessage() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
             let failure = InstallBehaviour(
                 failure: InstallFailure(
                     error: "ApplicationVerificationFailed", description: "The signature is invalid (e2e)"))
-            let app = try E.makeApp("Unsigned", profile: E.profile(install: failure))
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 5))
+            let app = try EndToEnd.makeApp("Unsigned", profile: EndToEnd.profile(install: failure))
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 5))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.installFailed, .installFailed, .installFailed])
             #expect(samples.allSatisfy { $0.kind == .cold && $0.metrics.isEmpty })
@@ -120,9 +119,9 @@ import Testing
     }
 
     @Test func anAppNotSignedForDevelopmentIsRefusedWithAClearMessage() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
-            let app = try E.makeApp("Distribution", profile: E.profile(developmentSigned: false))
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 3))
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+            let app = try EndToEnd.makeApp("Distribution", profile: EndToEnd.profile(developmentSigned: false))
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 3))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
             #expect(samples[0].message?.isEmpty == false)
@@ -131,9 +130,9 @@ import Testing
     }
 
     @Test func iOS17IsSkippedWhileOthersAreMeasured() async throws {
-        try await E.withDevices([("iPhone15,4", "17.5"), ("iPhone12,1", "16.7")]) { devices in
-            let app = try E.makeApp("Modern", profile: E.profile())
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 1))
+        try await EndToEnd.withDevices([("iPhone15,4", "17.5"), ("iPhone12,1", "16.7")]) { devices in
+            let app = try EndToEnd.makeApp("Modern", profile: EndToEnd.profile())
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 1))
             let samples = try result.samples
             #expect(samples.map(\.deviceUDID) == [devices[1].udid, devices[1].udid])
             #expect(
@@ -145,8 +144,8 @@ import Testing
     }
 
     @Test func environmentValuesArriveIntact() async throws {
-        try await E.withDevices([("iPhone12,1", "14.8")]) { devices in
-            let app = try E.makeApp("Environment", profile: E.profile())
+        try await EndToEnd.withDevices([("iPhone12,1", "14.8")]) { devices in
+            let app = try EndToEnd.makeApp("Environment", profile: EndToEnd.profile())
             let environment = [
                 EnvironmentVariable(
                     name: "DYLD_INSERT_LIBRARIES", value: "/Developer/usr/lib/libMainThreadChecker.dylib"),
@@ -155,7 +154,8 @@ import Testing
                 EnvironmentVariable(name: "UNICODE", value: "Grüße, 東京, emoji 🚀, ümlaut"),
                 EnvironmentVariable(name: "EMPTY", value: ""),
             ]
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 1, environment: environment))
+            let result = try await EndToEnd.run(
+                EndToEnd.plan(app, devices: devices, iterations: 1, environment: environment))
             let samples = try result.samples
             #expect(samples.map(\.status) == [.ok, .ok])
             // The override variable reached dyld3: it printed statistics on iOS 14.
@@ -172,8 +172,8 @@ import Testing
     }
 
     @Test func aDeviceThatDisappearsIsMarkedLostAndTheOthersGoOn() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7"), ("iPhone12,1", "16.7")]) { devices in
-            let app = try E.makeApp("Unplugged", profile: E.profile())
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7"), ("iPhone12,1", "16.7")]) { devices in
+            let app = try EndToEnd.makeApp("Unplugged", profile: EndToEnd.profile())
             let lab = try await SharedTestLab.lab()
             let leaving = devices[0].udid
             let unplug = Unplugger { sample in
@@ -181,7 +181,7 @@ import Testing
                     try? lab.detach(udid: leaving)
                 }
             }
-            let result = try await E.run(E.plan(app, devices: devices, iterations: 3), reporter: unplug)
+            let result = try await EndToEnd.run(EndToEnd.plan(app, devices: devices, iterations: 3), reporter: unplug)
             let samples = try result.samples
             let left = samples.filter { $0.deviceUDID == leaving }
             #expect(left.map(\.status) == [.ok, .ok, .deviceLost])
@@ -192,11 +192,11 @@ import Testing
     }
 
     @Test func anInterruptedRunKeepsEveryFinishedSample() async throws {
-        try await E.withDevices([("iPhone6,1", "12.5.7")]) { devices in
-            let app = try E.makeApp("Interrupted", profile: E.profile())
-            let plan = E.plan(app, devices: devices, iterations: 50)
+        try await EndToEnd.withDevices([("iPhone6,1", "12.5.7")]) { devices in
+            let app = try EndToEnd.makeApp("Interrupted", profile: EndToEnd.profile())
+            let plan = EndToEnd.plan(app, devices: devices, iterations: 50)
             let counter = FinishedLaunches()
-            let run = Task { try await E.run(plan, reporter: counter) }
+            let run = Task { try await EndToEnd.run(plan, reporter: counter) }
             try await waitUntil("three launches finish") { counter.count >= 3 }
             run.cancel()
             let result = try await run.value
@@ -204,12 +204,13 @@ import Testing
             #expect(result.interrupted)
             #expect(samples.count >= 3 && samples.count < 100)
             #expect(samples.allSatisfy { $0.status == .ok })
-            let onDisk = try E.samplesOnDisk(result.folder)
+            let onDisk = try EndToEnd.samplesOnDisk(result.folder)
             #expect(onDisk.count == samples.count)
             let manifest = try RunManifest.read(from: result.folder.appendingPathComponent("run.json"))
             #expect(manifest.interrupted == true && manifest.endedAt != nil)
             // The device is usable at once: nothing was left running.
-            let again = try await E.run(E.plan(app, devices: devices, iterations: 1, warm: 0, cold: .none))
+            let again = try await EndToEnd.run(
+                EndToEnd.plan(app, devices: devices, iterations: 1, warm: 0, cold: .none))
             #expect(try again.samples.map(\.status) == [.ok])
         }
     }

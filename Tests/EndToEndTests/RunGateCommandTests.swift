@@ -8,8 +8,6 @@ import Testing
 /// The CI gate options of `launchbench run` (--baseline, --allowed-dylibs, --write-allowed-dylibs,
 /// --target-precision): the built binary as a subprocess against a private emulated lab.
 @Suite(.timeLimit(.minutes(5))) struct RunGateCommandTests {
-    typealias E = EndToEnd
-
     private func run(_ arguments: [String], lab: EmulatedLab) async throws -> LaunchbenchCLI.Outcome {
         try await LaunchbenchCLI.run(
             ["run"] + arguments + ["--timeout", "20", "--grace", "3", "--warm", "0"],
@@ -18,7 +16,7 @@ import Testing
 
     /// The default profile with every figure scaled.
     private func profile(scaledBy factor: Double) -> AppProfile {
-        var profile = E.profile()
+        var profile = EndToEnd.profile()
         for (model, timings) in profile.models ?? [:] {
             var cold = timings.cold!
             cold.dylibLoadingMs *= factor
@@ -35,8 +33,8 @@ import Testing
 
     @Test func baselineComparisonPassesTheSameAppAndFailsASlowerOne() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("gate")
-            let app = try E.makeApp("Gate", profile: E.profile())
+            let folder = EndToEnd.temporaryFolder("gate")
+            let app = try EndToEnd.makeApp("Gate", profile: EndToEnd.profile())
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "8", "--output", baseline.path], lab: lab)
             #expect(first.status == 0, "\(first.stderr)")
@@ -50,7 +48,7 @@ import Testing
             #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
             #expect(same.stdout.contains("Gate: PASSED — 2 unchanged"))
 
-            let slow = try E.makeApp("Gate", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
+            let slow = try EndToEnd.makeApp("Gate", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let junit = folder.appendingPathComponent("gate.xml")
             let slower = try await run(
                 [
@@ -78,9 +76,9 @@ import Testing
 
     @Test func dylibGuardRecordsChecksAndNamesAnAddedFramework() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("dylibs")
+            let folder = EndToEnd.temporaryFolder("dylibs")
             let list = folder.appendingPathComponent("allowed-dylibs.txt")
-            let app = try E.makeApp("Guarded", profile: E.profile(), frameworks: ["SampleKit.framework"])
+            let app = try EndToEnd.makeApp("Guarded", profile: EndToEnd.profile(), frameworks: ["SampleKit.framework"])
             let record = try await run(
                 [
                     app.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("record").path,
@@ -90,7 +88,7 @@ import Testing
             let text = try String(contentsOf: list, encoding: .utf8)
             #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["SampleKit.framework"])
             // DYLD_PRINT_LIBRARIES was on: the launches saw the framework load.
-            let recorded = try E.samplesOnDisk(folder.appendingPathComponent("record"))
+            let recorded = try EndToEnd.samplesOnDisk(folder.appendingPathComponent("record"))
             #expect(recorded.allSatisfy { $0.bundleImages.contains("Frameworks/SampleKit.framework/SampleKit") })
 
             let passing = try await run(
@@ -105,8 +103,8 @@ import Testing
                     "Dylib guard: every image loaded from the app bundle is in the allowed list."))
 
             // A dylib added to the app's Frameworks: the gate fails before launching and names it.
-            let grown = try E.makeApp(
-                "Guarded", profile: E.profile(), frameworks: ["SampleKit.framework", "Tracker.framework"])
+            let grown = try EndToEnd.makeApp(
+                "Guarded", profile: EndToEnd.profile(), frameworks: ["SampleKit.framework", "Tracker.framework"])
             let failing = try await run(
                 [
                     grown.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("grown").path,
@@ -120,9 +118,9 @@ import Testing
                 ))
 
             // An image loaded at launch from elsewhere in the bundle: named with device and launch.
-            var hidden = E.profile()
+            var hidden = EndToEnd.profile()
             hidden.bundleImages = ["Frameworks/SampleKit.framework/SampleKit", "PlugIns/libHidden.dylib"]
-            let sneaky = try E.makeApp("Guarded", profile: hidden, frameworks: ["SampleKit.framework"])
+            let sneaky = try EndToEnd.makeApp("Guarded", profile: hidden, frameworks: ["SampleKit.framework"])
             let loaded = try await run(
                 [
                     sneaky.url.path, "--iterations", "2", "--output", folder.appendingPathComponent("sneaky").path,
@@ -139,16 +137,16 @@ import Testing
 
     @Test func referenceAppIsInterleavedAndTheGapReported() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("reference")
-            let app = try E.makeApp("Main", profile: E.profile())
-            let empty = try E.makeApp("Empty", profile: profile(scaledBy: 0.5), frameworks: [])
+            let folder = EndToEnd.temporaryFolder("reference")
+            let app = try EndToEnd.makeApp("Main", profile: EndToEnd.profile())
+            let empty = try EndToEnd.makeApp("Empty", profile: profile(scaledBy: 0.5), frameworks: [])
             let output = folder.appendingPathComponent("results")
             let child = try await run(
                 [app.url.path, "--iterations", "6", "--output", output.path, "--reference-app", empty.url.path],
                 lab: lab)
             #expect(child.status == 0, "\(child.stderr)")
-            let main = try E.samplesOnDisk(output)
-            let reference = try E.samplesOnDisk(output.appendingPathComponent("reference"))
+            let main = try EndToEnd.samplesOnDisk(output)
+            let reference = try EndToEnd.samplesOnDisk(output.appendingPathComponent("reference"))
             #expect(main.count == 6 && main.allSatisfy { $0.appBundleID == app.bundleID })
             #expect(
                 reference.count == 6 && reference.allSatisfy { $0.appBundleID == empty.bundleID && $0.status == .ok })
@@ -173,13 +171,13 @@ import Testing
 
     @Test func targetPrecisionStopsEachDeviceAndSaysWhen() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("adaptive")
-            let app = try E.makeApp("Adaptive", profile: E.profile())
+            let folder = EndToEnd.temporaryFolder("adaptive")
+            let app = try EndToEnd.makeApp("Adaptive", profile: EndToEnd.profile())
             let output = folder.appendingPathComponent("results")
             let child = try await run(
                 [app.url.path, "--output", output.path, "--target-precision", "3", "--max-iterations", "25"], lab: lab)
             #expect(child.status == 0, "\(child.stderr)")
-            let cold = try E.samplesOnDisk(output).filter { $0.kind == .cold }
+            let cold = try EndToEnd.samplesOnDisk(output).filter { $0.kind == .cold }
             #expect(cold.count >= 6 && cold.count <= 25)
             #expect(child.stdout.contains("\(cold.count) iterations"))
             let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
@@ -190,8 +188,8 @@ import Testing
 
     @Test func untilVerdictStopsEachDeviceOnceTheComparisonIsSettled() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("until-verdict")
-            let app = try E.makeApp("Verdict", profile: E.profile())
+            let folder = EndToEnd.temporaryFolder("until-verdict")
+            let app = try EndToEnd.makeApp("Verdict", profile: EndToEnd.profile())
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
             #expect(first.status == 0, "\(first.stderr)")
@@ -201,7 +199,7 @@ import Testing
             let aa = try await run(
                 [app.url.path, "--output", same.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
             #expect(aa.status == 0, "\(aa.stdout)\(aa.stderr)")
-            let sameLaunches = try E.samplesOnDisk(same).filter { $0.kind == .cold }.count
+            let sameLaunches = try EndToEnd.samplesOnDisk(same).filter { $0.kind == .cold }.count
             #expect(sameLaunches >= 5 && sameLaunches < 30, "\(sameLaunches)")
             #expect(
                 aa.stdout.contains("Unchanged within ±5 % after \(sameLaunches) launches"),
@@ -214,12 +212,12 @@ import Testing
                 } == true)
 
             // 30 % slower: a regression at one of the first looks.
-            let slow = try E.makeApp("Verdict", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
+            let slow = try EndToEnd.makeApp("Verdict", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let slower = folder.appendingPathComponent("slower")
             let regressed = try await run(
                 [slow.url.path, "--output", slower.path, "--baseline", baseline.path, "--until-verdict"], lab: lab)
             #expect(regressed.status == 2, "\(regressed.stdout)\(regressed.stderr)")
-            let slowLaunches = try E.samplesOnDisk(slower).filter { $0.kind == .cold }.count
+            let slowLaunches = try EndToEnd.samplesOnDisk(slower).filter { $0.kind == .cold }.count
             #expect(slowLaunches <= 8, "\(slowLaunches)")
             #expect(regressed.stdout.contains("Slower after \(slowLaunches) launches"))
 
@@ -229,8 +227,8 @@ import Testing
     /// The same UDID on another iOS version (an emulated lab reuses UDIDs; a phone gets updated): the gate gives
     /// no verdict unless asked to compare anyway, through the real libimobiledevice on both runs.
     @Test func aBaselineFromAnotherIOSVersionIsNotComparableUnlessComparedAnyway() async throws {
-        let folder = E.temporaryFolder("not-comparable")
-        let app = try E.makeApp("Updated", profile: E.profile())
+        let folder = EndToEnd.temporaryFolder("not-comparable")
+        let app = try EndToEnd.makeApp("Updated", profile: EndToEnd.profile())
         let baseline = folder.appendingPathComponent("ios14")
         let current = folder.appendingPathComponent("ios15")
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
@@ -255,9 +253,9 @@ import Testing
     /// lab and a fixed bundle id make the emulator's noise the same on every run of the test.
     @Test func untilVerdictAtTheCapIsInsufficientData() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
-            let folder = E.temporaryFolder("until-verdict-cap")
-            let app = try E.makeApp("Capped", profile: E.profile(), bundleID: "com.example.e2e.capped")
-            let slow = try E.makeApp("Capped", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
+            let folder = EndToEnd.temporaryFolder("until-verdict-cap")
+            let app = try EndToEnd.makeApp("Capped", profile: EndToEnd.profile(), bundleID: "com.example.e2e.capped")
+            let slow = try EndToEnd.makeApp("Capped", profile: profile(scaledBy: 1.3), bundleID: app.bundleID)
             let baseline = folder.appendingPathComponent("baseline")
             let first = try await run([app.url.path, "--iterations", "12", "--output", baseline.path], lab: lab)
             #expect(first.status == 0, "\(first.stderr)")

@@ -8,8 +8,6 @@ import Testing
 /// A device lab sharded over hosts: two emulated labs on two sockets (one of them reached over TCP through
 /// `socat`, as a remote host's usbmuxd would be), one results folder each, merged and judged as one run.
 @Suite(.timeLimit(.minutes(5))) struct ShardedLabTests {
-    typealias E = EndToEnd
-
     private func launchbench(_ arguments: [String], usbmuxd: String? = nil) async throws -> (Int32?, String, String) {
         let environment = ["NO_COLOR": "1"].merging(usbmuxd.map { ["USBMUXD_SOCKET_ADDRESS": $0] } ?? [:]) { $1 }
         let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(180))
@@ -60,8 +58,8 @@ import Testing
                 }
                 #expect(reachable, "socat did not relay 127.0.0.1:\(port) to \(socketPath)")
 
-                let folder = E.temporaryFolder("shards")
-                let app = try E.makeApp("Sharded", profile: E.profile())
+                let folder = EndToEnd.temporaryFolder("shards")
+                let app = try EndToEnd.makeApp("Sharded", profile: EndToEnd.profile())
                 let shard = { (name: String) in folder.appendingPathComponent(name) }
                 for side in ["base", "head"] {
                     try await run(app.url, output: shard("\(side)-a"), usbmuxd: labA.usbmuxdSocketAddress)
