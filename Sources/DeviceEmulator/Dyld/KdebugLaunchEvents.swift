@@ -38,36 +38,10 @@ struct KdebugLaunchEvents {
     /// The records with timestamps counted from `execTick`. Events after the process ended early (a crash
     /// before main) are left out, as the process never emitted them.
     func timeline(execTick: UInt64) -> Timeline {
-        var builder = Builder(execTick: execTick, thread: threadID)
-        let phases = plan.phases
-        let executable = plan.images.first?.path ?? "/private/var/containers/Bundle/Application/App.app/App"
-        let processName = String(executable.split(separator: "/").last ?? "App")
         var random = SeededRandom(seed: 0xD1_1D, parts: [String(plan.pid), String(plan.launchNumber)])
-
-        // launchd spawns xpcproxy, which sets the app up and execs it in the same pid (a real iPhone capture:
-        // one pid, two TRACE_DATA_EXECs, two dyld launches, a new thread id at the second; xnu-11417.101.15
-        // `bsd/kern/kern_exec.c:2301`/`:2306` trace the exec and its name on the exec'ing thread).
-        let xpcproxyUs = 2000 + UInt64(random.unit() * 1500)  // modelled
-        var xpcproxy = Builder(
-            execTick: execTick &- min(execTick, xpcproxyUs * Self.ticksPerMicrosecond), thread: xpcproxyThread)
-        xpcproxy.point(
-            .traceDataNewThread, atUs: 0, args: (xpcproxyThread, UInt64(plan.pid), 0, 0), thread: Self.launchdThread)
-        xpcproxy.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
-        xpcproxy.name("xpcproxy", atUs: 0)
-        xpcproxy.point(.dyldBootstrapStart, atUs: 300, args: (0, 0, 0, 0))
-        let xpcLaunch = xpcproxy.begin(.dyldLaunchExecutable, atUs: 320, arg2: 0x1_0000_0000)
-        xpcproxy.end(xpcLaunch, atUs: 1200, arg4: dyldLaunchMode)
-        builder.records = xpcproxy.records
-        builder.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
-        builder.name(processName, atUs: 0)
-        var clock = 600 + UInt64(random.unit() * 900)  // exec → dyld's first instruction (modelled)
-        builder.point(.dyldBootstrapStart, atUs: clock, args: (0, 0, 0, 0))
-        clock += 40
-        if buildsClosure && !dyld2 {  // the dyld2 path uses no launch closure
-            let closure = 900 + UInt64(random.unit() * 1500)
-            builder.interval(.dyldBuildClosure, from: clock, durationUs: closure, args: (0, 0, 0, 1))
-            clock += closure + 20
-        }
+        var builder = Builder(execTick: execTick, thread: threadID)
+        builder.records = xpcproxyLaunch(execTick: execTick, random: &random)
+        var clock = appExec(&builder, random: &random)
         let mainHeader = loadAddress(0)
         let launch = builder.begin(.dyldLaunchExecutable, atUs: clock, arg2: mainHeader)
         // A real capture carries some images' UUID maps twice: the executable's here.
@@ -82,45 +56,8 @@ struct KdebugLaunchEvents {
             }
         }
         clock += 10
-
-        // Dylib loading: the app's embedded images. The kernel mapped the executable (dyld-1042.1
-        // `JustInTimeLoader.cpp:1212` makeLaunchLoader takes it as it is) and the shared cache's are not mapped
-        // one by one. Each map attaches its code signature inside its own timer (dyld-1042.1 `Loader.cpp:1144`
-        // MAP_IMAGE, `:1174` ATTACH_CODESIGNATURE; dyld-832.7.3 `dyld3/Loading.cpp:422`/`:500`); dyld-940…960's
-        // attach timer is an unnamed temporary that ends at once (dyld-940 `Loader.cpp:969`).
-        let quirk = osVersion.major == 15  // dyld-940…960: fixups and initializers end as they start
-        let embedded = Array(plan.images.prefix(plan.appImageCount).enumerated().dropFirst())
-        let shares = Self.split(phases.dylibLoadingUs, into: embedded.count)
-        for ((index, image), share) in zip(embedded, shares) where dyld2 {
-            // dyld2 times no MAP_IMAGE, and its code-signature timer is a temporary (dyld-832.7.3
-            // `src/ImageLoaderMachO.cpp:1134`).
-            builder.interval(.dyldAttachCodeSignature, from: clock + share / 4, durationUs: 0, args: (0, 0, 0, 0))
-            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share)
-            clock += share + 5
-        }
-        for ((index, image), share) in zip(embedded, shares) where !dyld2 {
-            let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
-            let map = builder.begin(.dyldMapImage, atUs: clock, arg2: path)
-            let attach = share / 4
-            builder.interval(
-                .dyldAttachCodeSignature, from: clock + attach, durationUs: quirk ? 0 : share / 2, args: (0, 0, 0, 0))
-            builder.end(map, atUs: clock + share)
-            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share, path: path)
-            clock += share + 5
-        }
-        // dyld2's fixups timer is a temporary too (dyld-832.7.3 `src/ImageLoader.cpp:522`).
-        builder.interval(
-            .dyldApplyFixups, from: clock, durationUs: quirk || dyld2 ? 0 : phases.rebaseBindingUs, args: (0, 0, 0, 0))
-        clock += phases.rebaseBindingUs + 5
-        // No OBJC_MAP on any path: libobjc gets the launch's images when it registers, from libSystem's
-        // initializer, untimed (dyld-1042.1 `DyldRuntimeState.cpp:1614`, dyld-832.7.3
-        // `dyld3/AllImages.cpp:1410`); that time is in libSystem's initializer below.
-        for initializer in initializers {
-            builder.interval(
-                .dyldStaticInitializer, from: clock, durationUs: quirk || dyld3 || dyld2 ? 0 : initializer.us,
-                args: (0, initializer.header, initializer.header + 0x4000, 0))
-            clock += initializer.us + 2
-        }
+        clock = loadDylibs(&builder, from: clock)
+        clock = fixUpAndInitialize(&builder, initializers, from: clock)
         builder.end(launch, atUs: clock, arg4: dyldLaunchMode)
         // UIKit's Initial Frame Rendering ends with the first frame (the code is unverified on iOS 17–26).
         if let frame = plan.firstFrameMs {
@@ -141,6 +78,99 @@ struct KdebugLaunchEvents {
         }
         return Timeline(records: builder.records, endMs: Double(clock) / 1000)
     }
+
+    /// launchd spawns xpcproxy, which sets the app up and execs it in the same pid (a real iPhone capture:
+    /// one pid, two TRACE_DATA_EXECs, two dyld launches, a new thread id at the second; xnu-11417.101.15
+    /// `bsd/kern/kern_exec.c:2301`/`:2306` trace the exec and its name on the exec'ing thread).
+    private func xpcproxyLaunch(execTick: UInt64, random: inout SeededRandom) -> [KdebugRecord] {
+        let xpcproxyUs = 2000 + UInt64(random.unit() * 1500)  // modelled
+        var xpcproxy = Builder(
+            execTick: execTick &- min(execTick, xpcproxyUs * Self.ticksPerMicrosecond), thread: xpcproxyThread)
+        xpcproxy.point(
+            .traceDataNewThread, atUs: 0, args: (xpcproxyThread, UInt64(plan.pid), 0, 0), thread: Self.launchdThread)
+        xpcproxy.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
+        xpcproxy.name("xpcproxy", atUs: 0)
+        xpcproxy.point(.dyldBootstrapStart, atUs: 300, args: (0, 0, 0, 0))
+        let xpcLaunch = xpcproxy.begin(.dyldLaunchExecutable, atUs: 320, arg2: 0x1_0000_0000)
+        xpcproxy.end(xpcLaunch, atUs: 1200, arg4: dyldLaunchMode)
+        return xpcproxy.records
+    }
+
+    /// The app's exec with its name, dyld's BOOTSTRAP_START and, on a first launch, the closure build.
+    /// Returns where LAUNCH_EXECUTABLE starts (µs after exec).
+    private func appExec(_ builder: inout Builder, random: inout SeededRandom) -> UInt64 {
+        let executable = plan.images.first?.path ?? "/private/var/containers/Bundle/Application/App.app/App"
+        let processName = String(executable.split(separator: "/").last ?? "App")
+        builder.point(.traceDataExec, atUs: 0, args: (UInt64(plan.pid), 0x100_0011, 0, 0))
+        builder.name(processName, atUs: 0)
+        var clock = 600 + UInt64(random.unit() * 900)  // exec → dyld's first instruction (modelled)
+        builder.point(.dyldBootstrapStart, atUs: clock, args: (0, 0, 0, 0))
+        clock += 40
+        if buildsClosure && !dyld2 {  // the dyld2 path uses no launch closure
+            let closure = 900 + UInt64(random.unit() * 1500)
+            builder.interval(.dyldBuildClosure, from: clock, durationUs: closure, args: (0, 0, 0, 1))
+            clock += closure + 20
+        }
+        return clock
+    }
+
+    /// Dylib loading: the app's embedded images. The kernel mapped the executable (dyld-1042.1
+    /// `JustInTimeLoader.cpp:1212` makeLaunchLoader takes it as it is) and the shared cache's are not mapped
+    /// one by one. Each map attaches its code signature inside its own timer (dyld-1042.1 `Loader.cpp:1144`
+    /// MAP_IMAGE, `:1174` ATTACH_CODESIGNATURE; dyld-832.7.3 `dyld3/Loading.cpp:422`/`:500`); dyld-940…960's
+    /// attach timer is an unnamed temporary that ends at once (dyld-940 `Loader.cpp:969`).
+    /// Returns the clock after the last image.
+    private func loadDylibs(_ builder: inout Builder, from start: UInt64) -> UInt64 {
+        var clock = start
+        let embedded = Array(plan.images.prefix(plan.appImageCount).enumerated().dropFirst())
+        let shares = Self.split(plan.phases.dylibLoadingUs, into: embedded.count)
+        for ((index, image), share) in zip(embedded, shares) where dyld2 {
+            // dyld2 times no MAP_IMAGE, and its code-signature timer is a temporary (dyld-832.7.3
+            // `src/ImageLoaderMachO.cpp:1134`).
+            builder.interval(.dyldAttachCodeSignature, from: clock + share / 4, durationUs: 0, args: (0, 0, 0, 0))
+            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share)
+            clock += share + 5
+        }
+        for ((index, image), share) in zip(embedded, shares) where !dyld2 {
+            let path = builder.string(image.path, for: .dyldMapImage, atUs: clock)
+            let map = builder.begin(.dyldMapImage, atUs: clock, arg2: path)
+            let attach = share / 4
+            builder.interval(
+                .dyldAttachCodeSignature, from: clock + attach, durationUs: zeroLengthTimers ? 0 : share / 2,
+                args: (0, 0, 0, 0))
+            builder.end(map, atUs: clock + share)
+            builder.uuidMap(image, loadAddress: loadAddress(index), atUs: clock + share, path: path)
+            clock += share + 5
+        }
+        return clock
+    }
+
+    /// APPLY_FIXUPS, then one STATIC_INITIALIZER per initializer. Returns the clock after the last.
+    private func fixUpAndInitialize(
+        _ builder: inout Builder, _ initializers: [(image: LoadedImage, header: UInt64, us: UInt64)],
+        from start: UInt64
+    ) -> UInt64 {
+        var clock = start
+        // dyld2's fixups timer is a temporary too (dyld-832.7.3 `src/ImageLoader.cpp:522`).
+        builder.interval(
+            .dyldApplyFixups, from: clock, durationUs: zeroLengthTimers || dyld2 ? 0 : plan.phases.rebaseBindingUs,
+            args: (0, 0, 0, 0))
+        clock += plan.phases.rebaseBindingUs + 5
+        // No OBJC_MAP on any path: libobjc gets the launch's images when it registers, from libSystem's
+        // initializer, untimed (dyld-1042.1 `DyldRuntimeState.cpp:1614`, dyld-832.7.3
+        // `dyld3/AllImages.cpp:1410`); that time is in libSystem's initializer below.
+        for initializer in initializers {
+            builder.interval(
+                .dyldStaticInitializer, from: clock,
+                durationUs: zeroLengthTimers || dyld3 || dyld2 ? 0 : initializer.us,
+                args: (0, initializer.header, initializer.header + 0x4000, 0))
+            clock += initializer.us + 2
+        }
+        return clock
+    }
+
+    /// dyld-940…960 (iOS 15): fixups, initializers and the code-signature attach end as they start.
+    private var zeroLengthTimers: Bool { osVersion.major == 15 }
 
     /// dyld4 (iOS 15 and later): libobjc gets the images loaded at launch when it registers its callbacks,
     /// from libSystem's initializer, and dyld does not time that under OBJC_MAP (dyld-1042.1

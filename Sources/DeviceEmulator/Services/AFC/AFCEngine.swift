@@ -18,91 +18,98 @@ final class AFCEngine {
 
     /// The reply to `request`, echoing its packet number.
     func reply(to request: AFCPacket) -> AFCPacket {
-        func status(_ code: AFCStatus) -> AFCPacket { .status(code, number: request.packetNumber) }
-        func data(_ bytes: [UInt8]) -> AFCPacket {
-            AFCPacket(
-                packetNumber: request.packetNumber, operation: AFCOperation.data.rawValue, headerData: [],
-                payload: bytes)
+        let number = request.packetNumber
+        guard let operation = AFCOperation(rawValue: request.operation) else {
+            return .status(.operationNotSupported, number: number)
         }
-        guard let operation = AFCOperation(rawValue: request.operation) else { return status(.operationNotSupported) }
         let fields = request.headerData
         switch operation {
-        case .getFileInfo:
-            guard let url = path(fields, at: 0) else { return status(.permissionDenied) }
-            guard let info = fileInfo(url) else { return status(.objectNotFound) }
-            return data(Self.keyValues(info))
-        case .getDeviceInfo:
-            return data(
-                Self.keyValues([
-                    ("Model", "iPhone"), ("FSTotalBytes", "63978983424"), ("FSFreeBytes", "31989491712"),
-                    ("FSBlockSize", "4096"),
-                ]))
-        case .makeDir:
-            guard let url = path(fields, at: 0) else { return status(.permissionDenied) }
-            do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-                return status(.success)
-            } catch {
-                return status(.objectExists)
-            }
-        case .readDir:
-            guard let url = path(fields, at: 0) else { return status(.permissionDenied) }
-            guard isDirectory(url) else { return status(exists(url) ? .invalidArgument : .objectNotFound) }
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
-            return data((([".", ".."] + names).flatMap { Array($0.utf8) + [0] }))
-        case .removePath:
-            guard let url = path(fields, at: 0), url.standardizedFileURL != root.standardizedFileURL else {
-                return status(.permissionDenied)
-            }
-            guard exists(url) else { return status(.objectNotFound) }
-            if isDirectory(url), !((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).isEmpty {
-                return status(.unknownError)  // the client maps 1 to "directory not empty"
-            }
-            return (try? FileManager.default.removeItem(at: url)) != nil ? status(.success) : status(.permissionDenied)
-        case .removePathAndContents:
-            guard let url = path(fields, at: 0), url.standardizedFileURL != root.standardizedFileURL else {
-                return status(.permissionDenied)
-            }
-            guard exists(url) else { return status(.objectNotFound) }
-            return (try? FileManager.default.removeItem(at: url)) != nil ? status(.success) : status(.permissionDenied)
-        case .rename:
-            let strings = Self.strings(fields)
-            guard strings.count >= 2, let from = resolve(strings[0]), let to = resolve(strings[1]) else {
-                return status(.invalidArgument)
-            }
-            guard exists(from) else { return status(.objectNotFound) }
-            if exists(to) { try? FileManager.default.removeItem(at: to) }
-            return (try? FileManager.default.moveItem(at: from, to: to)) != nil
-                ? status(.success) : status(.permissionDenied)
-        case .makeLink:
-            return makeLink(fields, status: status)
+        case .getFileInfo, .getDeviceInfo, .readDir:
+            return describe(operation, fields, number: number)
+        case .makeDir, .removePath, .removePathAndContents, .rename, .makeLink:
+            return .status(change(operation, fields), number: number)
         case .fileOpen:
-            return open(fields, number: request.packetNumber)
-        case .fileWrite:
-            guard let handle = handle(fields) else { return status(.invalidArgument) }
-            do {
-                try handle.write(contentsOf: Data(request.payload))
-                return status(.success)
-            } catch {
-                return status(.writeError)
-            }
-        case .fileRead:
-            guard let handle = handle(fields), fields.count >= 16 else { return status(.invalidArgument) }
-            let length = Int(min(Self.uint64(fields, at: 8), 16 * 1024 * 1024))
-            let bytes = (try? handle.read(upToCount: length)) ?? nil
-            return data(Array(bytes ?? Data()))
-        case .fileClose:
-            guard fields.count >= 8, let handle = handles.removeValue(forKey: Self.uint64(fields, at: 0)) else {
-                return status(.invalidArgument)
-            }
-            try? handle.close()
-            return status(.success)
+            return open(fields, number: number)
+        case .fileWrite, .fileRead, .fileClose:
+            return access(operation, request)
         case .status, .data, .fileOpenResult:
-            return status(.operationNotSupported)
+            return .status(.operationNotSupported, number: number)
         }
     }
 
     // MARK: - Operations
+
+    /// File info, device info or a directory listing: a DATA reply, or the status that says why not.
+    private func describe(_ operation: AFCOperation, _ fields: [UInt8], number: UInt64) -> AFCPacket {
+        if operation == .getDeviceInfo {
+            return .data(
+                Self.keyValues([
+                    ("Model", "iPhone"), ("FSTotalBytes", "63978983424"), ("FSFreeBytes", "31989491712"),
+                    ("FSBlockSize", "4096"),
+                ]), number: number)
+        }
+        guard let url = path(fields, at: 0) else { return .status(.permissionDenied, number: number) }
+        if operation == .getFileInfo {
+            guard let info = fileInfo(url) else { return .status(.objectNotFound, number: number) }
+            return .data(Self.keyValues(info), number: number)
+        }
+        guard isDirectory(url) else {
+            return .status(exists(url) ? .invalidArgument : .objectNotFound, number: number)
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+        return .data(([".", ".."] + names).flatMap { Array($0.utf8) + [0] }, number: number)
+    }
+
+    /// Makes, removes, renames or links a path.
+    private func change(_ operation: AFCOperation, _ fields: [UInt8]) -> AFCStatus {
+        if operation == .makeLink { return makeLink(fields) }
+        if operation == .rename { return rename(fields) }
+        guard let url = path(fields, at: 0) else { return .permissionDenied }
+        if operation == .makeDir {
+            let made: ()? = try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            return made != nil ? .success : .objectExists
+        }
+        guard url.standardizedFileURL != root.standardizedFileURL else { return .permissionDenied }
+        guard exists(url) else { return .objectNotFound }
+        if operation == .removePath, isDirectory(url),
+            !((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).isEmpty
+        {
+            return .unknownError  // the client maps 1 to "directory not empty"
+        }
+        return (try? FileManager.default.removeItem(at: url)) != nil ? .success : .permissionDenied
+    }
+
+    private func rename(_ fields: [UInt8]) -> AFCStatus {
+        let strings = Self.strings(fields)
+        guard strings.count >= 2, let from = resolve(strings[0]), let to = resolve(strings[1]) else {
+            return .invalidArgument
+        }
+        guard exists(from) else { return .objectNotFound }
+        if exists(to) { try? FileManager.default.removeItem(at: to) }
+        return (try? FileManager.default.moveItem(at: from, to: to)) != nil ? .success : .permissionDenied
+    }
+
+    /// Writes to, reads from or closes an open file.
+    private func access(_ operation: AFCOperation, _ request: AFCPacket) -> AFCPacket {
+        let fields = request.headerData
+        let number = request.packetNumber
+        if operation == .fileClose {
+            guard fields.count >= 8, let handle = handles.removeValue(forKey: Self.uint64(fields, at: 0)) else {
+                return .status(.invalidArgument, number: number)
+            }
+            try? handle.close()
+            return .status(.success, number: number)
+        }
+        guard let handle = handle(fields) else { return .status(.invalidArgument, number: number) }
+        if operation == .fileWrite {
+            let written: ()? = try? handle.write(contentsOf: Data(request.payload))
+            return .status(written != nil ? .success : .writeError, number: number)
+        }
+        guard fields.count >= 16 else { return .status(.invalidArgument, number: number) }
+        let length = Int(min(Self.uint64(fields, at: 8), 16 * 1024 * 1024))
+        let bytes = (try? handle.read(upToCount: length)) ?? nil
+        return .data(Array(bytes ?? Data()), number: number)
+    }
 
     private func open(_ fields: [UInt8], number: UInt64) -> AFCPacket {
         guard fields.count > 8, let url = path(Array(fields[8...]), at: 0) else {
@@ -139,24 +146,24 @@ final class AFCEngine {
             packetNumber: number, operation: AFCOperation.fileOpenResult.rawValue, headerData: bytes, payload: [])
     }
 
-    private func makeLink(_ fields: [UInt8], status: (AFCStatus) -> AFCPacket) -> AFCPacket {
-        guard fields.count > 8 else { return status(.invalidArgument) }
+    private func makeLink(_ fields: [UInt8]) -> AFCStatus {
+        guard fields.count > 8 else { return .invalidArgument }
         let type = Self.uint64(fields, at: 0)
         let strings = Self.strings(Array(fields[8...]))
-        guard strings.count >= 2, let link = resolve(strings[1]) else { return status(.invalidArgument) }
+        guard strings.count >= 2, let link = resolve(strings[1]) else { return .invalidArgument }
         // ideviceinstaller 1.1.1 sends its local path as the link name; any path inside the root is accepted.
         do {
             try FileManager.default.createDirectory(
                 at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
             if type == 1 {
-                guard let target = resolve(strings[0]) else { return status(.invalidArgument) }
+                guard let target = resolve(strings[0]) else { return .invalidArgument }
                 try FileManager.default.linkItem(at: target, to: link)
             } else {
                 try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: strings[0])
             }
-            return status(.success)
+            return .success
         } catch {
-            return status(exists(link) ? .objectExists : .objectNotFound)
+            return exists(link) ? .objectExists : .objectNotFound
         }
     }
 
@@ -240,5 +247,10 @@ extension AFCPacket {
         var bytes: [UInt8] = []
         withUnsafeBytes(of: code.rawValue.littleEndian) { bytes.append(contentsOf: $0) }
         return AFCPacket(packetNumber: number, operation: AFCOperation.status.rawValue, headerData: bytes, payload: [])
+    }
+
+    /// A DATA reply carrying `bytes`.
+    static func data(_ bytes: [UInt8], number: UInt64) -> AFCPacket {
+        AFCPacket(packetNumber: number, operation: AFCOperation.data.rawValue, headerData: [], payload: bytes)
     }
 }

@@ -110,6 +110,12 @@ final class DebugServerSession {
 
     private func handle(_ payload: [UInt8]) -> [Action] {
         let text = String(decoding: payload, as: UTF8.self)
+        // Unknown packets (idevicedebug's `OK`s included) get the empty reply.
+        return configure(text) ?? launch(text) ?? control(text) ?? reply("")
+    }
+
+    /// The settings before the launch: ack mode, environment, working directory and those only acknowledged.
+    private func configure(_ text: String) -> [Action]? {
         if text == "QStartNoAckMode" {
             let actions = send(Array("OK".utf8))
             noAck = true
@@ -136,6 +142,11 @@ final class DebugServerSession {
             return reply("OK")
         }
         for prefix in Self.acceptedSettings where text.hasPrefix(prefix) { return reply("OK") }
+        return nil
+    }
+
+    /// `A` (the arguments: the launch), `qLaunchSuccess` and `H` (the thread to continue).
+    private func launch(_ text: String) -> [Action]? {
         if text.hasPrefix("A") {
             guard let arguments = Self.parseArguments(text) else { return reply("E03") }
             request.arguments = arguments
@@ -154,6 +165,11 @@ final class DebugServerSession {
             }
         }
         if text.hasPrefix("H") { return reply("OK") }
+        return nil
+    }
+
+    /// Continue, kill, detach and the stop reason of the launched process.
+    private func control(_ text: String) -> [Action]? {
         if text == "c" || text.hasPrefix("vCont;c") || text.hasPrefix("C") {
             switch process {
             case .launched:
@@ -189,7 +205,7 @@ final class DebugServerSession {
             case .none, .refused: return reply("W00")
             }
         }
-        return reply("")  // unknown packets (idevicedebug's `OK`s included) get the empty reply
+        return nil
     }
 
     private var isStopped: Bool {
