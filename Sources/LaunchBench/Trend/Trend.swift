@@ -140,75 +140,12 @@ package struct Trend: Sendable {
                     [app.version, app.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
                 } ?? folder.firstSample?.appVersion)
         }
-        var seriesDevices: [DeviceIdentity] = []
-        var byKey: [String: Series] = [:]
-        var order: [String] = []
-        var previous: [String: [LaunchPoint]] = [:]
-        /// The last series key of each anchor device (without kind and metric), to notice a break.
-        var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?, source: PremainSource?)] = [:]
+        var builder = TrendSeriesBuilder(settings: settings)
         for (runIndex, (path, folder, launches)) in folders.enumerated() {
-            folderNotes += folder.notes.map { "\(path): \($0)" }
-            let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(counts: launches.appCounts)
-            // Devices in the order the launches first name them, as the gate lists them.
-            let deviceSummaries = launches.devices(of: folder.summary)
-            let devices = deviceSummaries.map(\.device)
-            // Match this run's devices to the series' devices as the gate does.
-            let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
-            var seriesOf: [String: DeviceIdentity] = [:]
-            for pair in matching.pairs { seriesOf[pair.current.udid] = pair.baseline }
-            for device in matching.unmatchedCurrent {
-                seriesDevices.append(device)
-                seriesOf[device.udid] = device
-            }
-            let summary = folder.summary
-            for deviceSummary in deviceSummaries {
-                guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
-                let current = deviceSummary.device
-                // Another pre-main source reads the same launch differently (kdebug counts process creation);
-                // a run that does not say (an older file) continues the series it follows.
-                let source = launches.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
-                let seriesKey = [
-                    app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
-                ]
-                .joined(separator: "\u{1}")
-                if let last = lastSeriesOf[anchor.udid], last.key != seriesKey {
-                    folderNotes.append(
-                        Self.breakNote(
-                            from: last.device, last.app, last.source, to: current, app, source, path: path))
-                }
-                lastSeriesOf[anchor.udid] = (seriesKey, current, app, source)
-                for kind in deviceSummary.kinds {
-                    let metrics = settings.metrics.isEmpty ? summary.metrics : settings.metrics
-                    for metric in metrics {
-                        guard let s = kind.metrics[metric], s.n > 0 else { continue }
-                        let key = "\(seriesKey)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
-                        let ofKind = kind.points
-                        var change: GateEntry?
-                        if let before = previous[key] {
-                            let pair = DeviceMatching.Pair(
-                                baseline: anchor, current: deviceSummary.device, basis: .udid)
-                            change = GateComparison.entry(
-                                pair: pair,
-                                kind: kind.kind, metric: metric, baseline: GateComparison.side(before, metric),
-                                current: GateComparison.side(ofKind, metric), settings: settings)
-                        }
-                        previous[key] = ofKind
-                        let point = Point(
-                            run: runIndex, device: deviceSummary.device, n: s.n, failures: s.failures, median: s.median,
-                            ci95Low: s.ci95?.low, ci95High: s.ci95?.high, change: change)
-                        if byKey[key] == nil {
-                            order.append(key)
-                            let first =
-                                anchor.productType == current.productType && anchor.osVersion == current.osVersion
-                            byKey[key] = Series(
-                                app: app, device: first ? anchor : current, kind: kind.kind, metric: metric, points: [])
-                        }
-                        byKey[key]?.points.append(point)
-                    }
-                }
-            }
+            builder.add(run: runIndex, path: path, folder: folder, launches: launches)
         }
-        series = order.compactMap { byKey[$0] }
+        series = builder.series
+        folderNotes = builder.notes
     }
 
     /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.

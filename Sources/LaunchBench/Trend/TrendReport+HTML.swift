@@ -33,51 +33,55 @@ extension TrendReport {
         """
 
     static func chart(_ series: Trend.Series, trend: Trend) -> String {
-        let width = 1000.0
-        let height = 260.0
-        let left = 64.0
-        let right = 24.0
-        let top = 24.0
-        let bottom = 40.0
         let points = series.points.filter { $0.median != nil }
-        let values = points.flatMap { [$0.median, $0.ci95Low, $0.ci95High].compactMap { $0 } }
-        guard let low = values.min(), let high = values.max() else { return "" }
-        // Some room above and below, so the step labels fit beside the points.
-        let pad = max((high - low) * 0.12, 1)
-        let ticks = HTMLCharts.niceTicks(low: low - pad, high: high + pad)
-        let y0 = ticks.first ?? low
-        let y1 = ticks.last ?? high
-        let runCount = max(trend.runs.count, 1)
-        func x(_ run: Int) -> Double {
-            let span = width - left - right
-            return runCount == 1 ? left + span / 2 : left + Double(run) * span / Double(runCount - 1)
-        }
-        func y(_ v: Double) -> Double { top + (y1 - v) / (y1 - y0 == 0 ? 1 : y1 - y0) * (height - top - bottom) }
-        func n(_ v: Double) -> String { DecimalText.fixed(v, maxFractionDigits: 2) }
-
+        guard let scale = ChartScale(points: points, runCount: trend.runs.count) else { return "" }
+        let n = ChartScale.n
         var svg = ""
-        for tick in ticks {
+        for tick in scale.ticks {
             svg += HTMLText.empty(
-                "line", ["x1": n(left), "y1": n(y(tick)), "x2": n(width - right), "y2": n(y(tick)), "class": "grid"])
-            svg += label(ReportText.ms(tick), x: left - 6, y: y(tick) + 4, className: "tick", anchor: "end")
+                "line",
+                [
+                    "x1": n(scale.left), "y1": n(scale.y(tick)), "x2": n(scale.width - scale.right),
+                    "y2": n(scale.y(tick)), "class": "grid",
+                ])
+            svg += label(ReportText.ms(tick), x: scale.left - 6, y: scale.y(tick) + 4, className: "tick", anchor: "end")
         }
         for run in 0..<trend.runs.count {
-            svg += label("#\(run + 1)", x: x(run), y: height - bottom + 18, className: "tick", anchor: "middle")
+            svg += label(
+                "#\(run + 1)", x: scale.x(run), y: scale.height - scale.bottom + 18, className: "tick",
+                anchor: "middle")
         }
-        svg += label("ms (\(series.metric.title))", x: left, y: 12, className: "tick", anchor: "start")
-        // The band: the intervals of consecutive points with one, joined into polygons.
+        svg += label("ms (\(series.metric.title))", x: scale.left, y: 12, className: "tick", anchor: "start")
+        svg += band(points, scale: scale)
+        let line = points.map { "\(n(scale.x($0.run))),\(n(scale.y($0.median!)))" }.joined(separator: " ")
+        svg += HTMLText.empty("polyline", ["points": line, "class": "trend-line"])
+        svg += points.map { dot($0, scale: scale, trend: trend) }.joined()
+        let label = "Median \(series.metric.title) per run with its 95 % interval; steps marked"
+        return HTMLText.element(
+            "svg",
+            [
+                "xmlns": "http://www.w3.org/2000/svg", "class": "chart",
+                "viewBox": "0 0 \(n(scale.width)) \(n(scale.height))", "width": n(scale.width),
+                "height": n(scale.height), "role": "img", "aria-label": label,
+            ], svg)
+    }
+
+    /// The band: the intervals of consecutive points with one, joined into polygons (a lone one is a bar).
+    private static func band(_ points: [Trend.Point], scale: ChartScale) -> String {
+        let n = ChartScale.n
+        var svg = ""
         var segment: [Trend.Point] = []
         func flush() {
             if segment.count >= 2 {
-                let upper = segment.map { "\(n(x($0.run))),\(n(y($0.ci95High!)))" }
-                let lower = segment.reversed().map { "\(n(x($0.run))),\(n(y($0.ci95Low!)))" }
+                let upper = segment.map { "\(n(scale.x($0.run))),\(n(scale.y($0.ci95High!)))" }
+                let lower = segment.reversed().map { "\(n(scale.x($0.run))),\(n(scale.y($0.ci95Low!)))" }
                 svg += HTMLText.empty("polygon", ["points": (upper + lower).joined(separator: " "), "class": "band"])
             } else if let only = segment.first {
                 svg += HTMLText.empty(
                     "rect",
                     [
-                        "x": n(x(only.run) - 4), "y": n(y(only.ci95High!)), "width": "8",
-                        "height": n(max(1, y(only.ci95Low!) - y(only.ci95High!))), "class": "band",
+                        "x": n(scale.x(only.run) - 4), "y": n(scale.y(only.ci95High!)), "width": "8",
+                        "height": n(max(1, scale.y(only.ci95Low!) - scale.y(only.ci95High!))), "class": "band",
                     ])
             }
             segment = []
@@ -86,34 +90,30 @@ extension TrendReport {
             if point.ci95Low != nil && point.ci95High != nil { segment.append(point) } else { flush() }
         }
         flush()
-        let line = points.map { "\(n(x($0.run))),\(n(y($0.median!)))" }.joined(separator: " ")
-        svg += HTMLText.empty("polyline", ["points": line, "class": "trend-line"])
-        for point in points {
-            let run = trend.runs[point.run]
-            let cx = n(x(point.run))
-            let cy = y(point.median!)
-            let tip =
-                "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): "
-                + "median \(ReportText.ms(point.median)) ms, n = \(point.n)"
-                + (point.change != nil ? " · " + changeText(point) : "")
-            svg += HTMLText.element(
-                "circle", ["cx": cx, "cy": n(cy), "r": "4", "class": "dot"], HTMLText.text("title", tip))
-            if point.isStep {
-                svg += HTMLText.empty("circle", ["cx": cx, "cy": n(cy), "r": "9", "class": "step"])
-                let text = "step " + GateText.signedPercent(point.change?.shiftPercent)
-                // Above a step up, below a step down: the label stays clear of the line into the point.
-                let below = (point.change?.shift?.shift ?? 0) < 0 && cy + 24 <= height - bottom - 2
-                svg += label(
-                    text, x: x(point.run), y: below ? cy + 24 : cy - 14, className: "step-label", anchor: "middle")
-            }
+        return svg
+    }
+
+    /// A point's dot with its tooltip, and a labelled ring when it is a step.
+    private static func dot(_ point: Trend.Point, scale: ChartScale, trend: Trend) -> String {
+        let n = ChartScale.n
+        let run = trend.runs[point.run]
+        let cx = n(scale.x(point.run))
+        let cy = scale.y(point.median!)
+        let tip =
+            "#\(point.run + 1) \(run.path)\(run.appVersion.map { " · " + $0 } ?? ""): "
+            + "median \(ReportText.ms(point.median)) ms, n = \(point.n)"
+            + (point.change != nil ? " · " + changeText(point) : "")
+        var svg = HTMLText.element(
+            "circle", ["cx": cx, "cy": n(cy), "r": "4", "class": "dot"], HTMLText.text("title", tip))
+        if point.isStep {
+            svg += HTMLText.empty("circle", ["cx": cx, "cy": n(cy), "r": "9", "class": "step"])
+            let text = "step " + GateText.signedPercent(point.change?.shiftPercent)
+            // Above a step up, below a step down: the label stays clear of the line into the point.
+            let below = (point.change?.shift?.shift ?? 0) < 0 && cy + 24 <= scale.height - scale.bottom - 2
+            svg += label(
+                text, x: scale.x(point.run), y: below ? cy + 24 : cy - 14, className: "step-label", anchor: "middle")
         }
-        let label = "Median \(series.metric.title) per run with its 95 % interval; steps marked"
-        return HTMLText.element(
-            "svg",
-            [
-                "xmlns": "http://www.w3.org/2000/svg", "class": "chart", "viewBox": "0 0 \(n(width)) \(n(height))",
-                "width": n(width), "height": n(height), "role": "img", "aria-label": label,
-            ], svg)
+        return svg
     }
 
     /// An SVG text, escaped.
@@ -139,4 +139,41 @@ extension TrendReport {
         let table = HTMLText.element("table", ["class": "summary trend"], head + "<tbody>" + rows.joined() + "</tbody>")
         return HTMLText.element("div", ["class": "scroll"], table)
     }
+}
+
+/// The trend chart's frame and axes: run index → x, ms → y.
+private struct ChartScale {
+    let width = 1000.0
+    let height = 260.0
+    let left = 64.0
+    let right = 24.0
+    let top = 24.0
+    let bottom = 40.0
+    /// The y-axis ticks, ms.
+    let ticks: [Double]
+    private let y0: Double
+    private let y1: Double
+    private let runCount: Int
+
+    /// Nil when no point has a value to draw.
+    init?(points: [Trend.Point], runCount: Int) {
+        let values = points.flatMap { [$0.median, $0.ci95Low, $0.ci95High].compactMap { $0 } }
+        guard let low = values.min(), let high = values.max() else { return nil }
+        // Some room above and below, so the step labels fit beside the points.
+        let pad = max((high - low) * 0.12, 1)
+        ticks = HTMLCharts.niceTicks(low: low - pad, high: high + pad)
+        y0 = ticks.first ?? low
+        y1 = ticks.last ?? high
+        self.runCount = max(runCount, 1)
+    }
+
+    func x(_ run: Int) -> Double {
+        let span = width - left - right
+        return runCount == 1 ? left + span / 2 : left + Double(run) * span / Double(runCount - 1)
+    }
+
+    func y(_ v: Double) -> Double { top + (y1 - v) / (y1 - y0 == 0 ? 1 : y1 - y0) * (height - top - bottom) }
+
+    /// A coordinate as SVG text.
+    static func n(_ v: Double) -> String { DecimalText.fixed(v, maxFractionDigits: 2) }
 }

@@ -1,0 +1,93 @@
+/// Builds a trend's series run by run: each run's devices are matched to the series' devices as the gate
+/// matches them, a device whose app, model, iOS or pre-main source changed starts a new series (with a note),
+/// and each point is judged against the previous point of its series.
+struct TrendSeriesBuilder {
+    let settings: GateSettings
+    /// What reading the folders had to say, and where a device's series broke, naming the folder.
+    private(set) var notes: [String] = []
+    private var seriesDevices: [DeviceIdentity] = []
+    private var byKey: [String: Trend.Series] = [:]
+    private var order: [String] = []
+    private var previous: [String: [LaunchPoint]] = [:]
+    /// The last series key of each anchor device (without kind and metric), to notice a break.
+    private var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?, source: PremainSource?)] =
+        [:]
+
+    init(settings: GateSettings) {
+        self.settings = settings
+    }
+
+    /// Every series with at least one point, in order of first appearance.
+    var series: [Trend.Series] { order.compactMap { byKey[$0] } }
+
+    /// Adds run `runIndex`'s points.
+    mutating func add(run runIndex: Int, path: String, folder: ResultsFolder, launches: TrendLaunches) {
+        notes += folder.notes.map { "\(path): \($0)" }
+        let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(counts: launches.appCounts)
+        // Devices in the order the launches first name them, as the gate lists them.
+        let deviceSummaries = launches.devices(of: folder.summary)
+        let seriesOf = anchors(of: deviceSummaries.map(\.device))
+        let metrics = settings.metrics.isEmpty ? folder.summary.metrics : settings.metrics
+        for deviceSummary in deviceSummaries {
+            guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
+            let current = deviceSummary.device
+            // Another pre-main source reads the same launch differently (kdebug counts process creation);
+            // a run that does not say (an older file) continues the series it follows.
+            let source = launches.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
+            let seriesKey = [
+                app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
+            ]
+            .joined(separator: "\u{1}")
+            if let last = lastSeriesOf[anchor.udid], last.key != seriesKey {
+                notes.append(
+                    Trend.breakNote(from: last.device, last.app, last.source, to: current, app, source, path: path))
+            }
+            lastSeriesOf[anchor.udid] = (seriesKey, current, app, source)
+            for kind in deviceSummary.kinds {
+                for metric in metrics {
+                    add(kind, metric, of: current, anchor: anchor, app: app, run: runIndex, seriesKey: seriesKey)
+                }
+            }
+        }
+    }
+
+    /// Each device of a run → the series device it continues (a new one for a device not matched).
+    private mutating func anchors(of devices: [DeviceIdentity]) -> [String: DeviceIdentity] {
+        let matching = DeviceMatching.match(baseline: seriesDevices, current: devices)
+        var seriesOf: [String: DeviceIdentity] = [:]
+        for pair in matching.pairs { seriesOf[pair.current.udid] = pair.baseline }
+        for device in matching.unmatchedCurrent {
+            seriesDevices.append(device)
+            seriesOf[device.udid] = device
+        }
+        return seriesOf
+    }
+
+    /// One point: `metric` of `kind` on `current`, judged against the series' previous point.
+    private mutating func add(
+        _ kind: KindSummary, _ metric: Metric, of current: DeviceIdentity, anchor: DeviceIdentity, app: String?,
+        run runIndex: Int, seriesKey: String
+    ) {
+        guard let s = kind.metrics[metric], s.n > 0 else { return }
+        let key = "\(seriesKey)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
+        let ofKind = kind.points
+        var change: GateEntry?
+        if let before = previous[key] {
+            let pair = DeviceMatching.Pair(baseline: anchor, current: current, basis: .udid)
+            change = GateComparison.entry(
+                pair: pair, kind: kind.kind, metric: metric, baseline: GateComparison.side(before, metric),
+                current: GateComparison.side(ofKind, metric), settings: settings)
+        }
+        previous[key] = ofKind
+        let point = Trend.Point(
+            run: runIndex, device: current, n: s.n, failures: s.failures, median: s.median, ci95Low: s.ci95?.low,
+            ci95High: s.ci95?.high, change: change)
+        if byKey[key] == nil {
+            order.append(key)
+            let first = anchor.productType == current.productType && anchor.osVersion == current.osVersion
+            byKey[key] = Trend.Series(
+                app: app, device: first ? anchor : current, kind: kind.kind, metric: metric, points: [])
+        }
+        byKey[key]?.points.append(point)
+    }
+}
