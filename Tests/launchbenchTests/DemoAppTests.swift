@@ -8,11 +8,13 @@ import Testing
 @Suite struct DemoAppTests {
     @Test func theAppAndItsOtherBuildLiveInTheRunsPrivateFolder() throws {
         let app = try DemoApp.write()
-        let build = try app.withBuild("35")
+        defer { app.cleanUp() }
+        let build = try DemoApp.write(build: "35")
         defer { build.cleanUp() }
         for url in [app.url, build.url] {
             #expect(url.path.hasPrefix(PrivateFolder.runLocation.path + "/"), "\(url.path)")
         }
-        #expect(FileManager.default.fileExists(atPath: build.url.appendingPathComponent("Info.plist").path))
+        #expect(try AppBundle(contentsOf: app.url).build == "34")
+        #expect(try AppBundle(contentsOf: build.url).build == "35")
     }
 }

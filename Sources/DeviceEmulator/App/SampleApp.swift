@@ -30,6 +30,48 @@ package enum SampleApp {
         """
     }
 
+    /// The build `Fixtures/SampleApp/Sample.app` is (its `CFBundleVersion`).
+    package static let fixtureBuild = "34"
+
+    /// The app's Info.plist, as Xcode writes it, with `CFBundleVersion` `build`.
+    static func infoPlist(build: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        	<key>CFBundleDevelopmentRegion</key>
+        	<string>en</string>
+        	<key>CFBundleDisplayName</key>
+        	<string>Sample</string>
+        	<key>CFBundleExecutable</key>
+        	<string>Sample</string>
+        	<key>CFBundleIdentifier</key>
+        	<string>com.example.launchbench.sample</string>
+        	<key>CFBundleInfoDictionaryVersion</key>
+        	<string>6.0</string>
+        	<key>CFBundleName</key>
+        	<string>Sample</string>
+        	<key>CFBundlePackageType</key>
+        	<string>APPL</string>
+        	<key>CFBundleShortVersionString</key>
+        	<string>1.2</string>
+        	<key>CFBundleVersion</key>
+        	<string>\(build)</string>
+        	<key>LSRequiresIPhoneOS</key>
+        	<true/>
+        	<key>MinimumOSVersion</key>
+        	<string>9.0</string>
+        	<key>UIDeviceFamily</key>
+        	<array>
+        		<integer>1</integer>
+        	</array>
+        </dict>
+        </plist>
+
+        """
+    }
+
     /// Every file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break).
     package static let files: [(path: String, text: String)] = [
         ("Frameworks/SampleKit.framework/Info.plist", frameworkInfoPlist("SampleKit")),
@@ -55,44 +97,7 @@ package enum SampleApp {
 
             """
         ),
-        (
-            "Info.plist",
-            """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            	<key>CFBundleDevelopmentRegion</key>
-            	<string>en</string>
-            	<key>CFBundleDisplayName</key>
-            	<string>Sample</string>
-            	<key>CFBundleExecutable</key>
-            	<string>Sample</string>
-            	<key>CFBundleIdentifier</key>
-            	<string>com.example.launchbench.sample</string>
-            	<key>CFBundleInfoDictionaryVersion</key>
-            	<string>6.0</string>
-            	<key>CFBundleName</key>
-            	<string>Sample</string>
-            	<key>CFBundlePackageType</key>
-            	<string>APPL</string>
-            	<key>CFBundleShortVersionString</key>
-            	<string>1.2</string>
-            	<key>CFBundleVersion</key>
-            	<string>34</string>
-            	<key>LSRequiresIPhoneOS</key>
-            	<true/>
-            	<key>MinimumOSVersion</key>
-            	<string>9.0</string>
-            	<key>UIDeviceFamily</key>
-            	<array>
-            		<integer>1</integer>
-            	</array>
-            </dict>
-            </plist>
-
-            """
-        ),
+        ("Info.plist", infoPlist(build: fixtureBuild)),
         (
             "Sample",
             """
@@ -168,15 +173,24 @@ package enum SampleApp {
     ]
 
     /// Writes `Sample.app` into `folder` (created when missing) and returns the app's URL.
+    /// - Parameters:
+    ///   - folder: where `Sample.app` goes.
+    ///   - build: the app's `CFBundleVersion`; the emulated app's `changes` apply from a build on, so `35`
+    ///     writes a slower build of the same app (`launchbench demo --build 35`). Digits and dots.
     /// - Throws: `LaunchBenchError.cannotWrite`.
-    package static func write(into folder: URL) throws -> URL {
+    package static func write(into folder: URL, build: String = fixtureBuild) throws -> URL {
         let app = folder.appendingPathComponent("Sample.app", isDirectory: true)
+        guard !build.isEmpty, build.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) else {
+            throw LaunchBenchError.cannotWrite(
+                path: app.path, reason: "'\(build)' is not a build number (digits and dots, e.g. 35)")
+        }
         do {
             for file in files {
                 let url = app.appendingPathComponent(file.path)
+                let text = file.path == "Info.plist" ? infoPlist(build: build) : file.text
                 try FileManager.default.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(file.text.utf8).write(to: url)
+                try Data(text.utf8).write(to: url)
             }
         } catch {
             throw LaunchBenchError.cannotWrite(

@@ -53,8 +53,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var sample = try DemoApp.write()
-        if let build { sample = try sample.withBuild(build) }
+        let sample = try DemoApp.write(build: build)
         defer { sample.cleanUp() }
         let app = try AppBundle(contentsOf: sample.url)
         let lab = try await DemoLab.start(seed: seed ?? UInt64.random(in: 1...999_999))
@@ -68,7 +67,7 @@ struct Demo: AsyncParsableCommand {
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
             code = try await RunExecution.execute(
-                plan, driver: lab.driver, kdebug: lab.kdebug, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
+                plan, engines: lab.engines, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
                 output: results.output, overwrite: results.overwrite)
         } catch {
             await lab.stop()
@@ -108,17 +107,15 @@ struct DemoLab {
     let lab: EmulatedLab
     let seed: UInt64
     let folder: String
-    let driver: EngineRoutingDriver
     /// The pymobiledevice3 that measures the iOS 17+ phones; `nil` leaves them out (with a line saying how).
     let pymobiledevice3: String?
-    /// Reads dyld's kdebug events on the iOS 16+ phones (through the same pymobiledevice3).
-    var kdebug: Pymobiledevice3KdebugTracer? {
-        pymobiledevice3.map {
-            Pymobiledevice3KdebugTracer(
-                executable: $0,
-                environment: (try? Pymobiledevice3USBMux.environment(for: USBMuxAddress(lab.usbmuxdSocketAddress)))
-                    ?? [:])
-        }
+
+    /// libimobiledevice up to iOS 16, pymobiledevice3 for the rest and for dyld's kdebug events on the iOS 16+
+    /// phones (never devicectl: it cannot reach an emulated phone), all on the lab's usbmuxd.
+    var engines: EngineSetup {
+        EngineSetup(
+            selection: .auto, host: EngineHost(isMacOS: false, pymobiledevice3: pymobiledevice3),
+            usbmuxd: USBMuxAddress(lab.usbmuxdSocketAddress))
     }
 
     /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
@@ -139,23 +136,11 @@ struct DemoLab {
                 services: BuiltInServices.all(seed: seed), timeScale: timeScale)
             USBMuxAddress.use(USBMuxAddress(lab.usbmuxdSocketAddress))
             return DemoLab(
-                lab: lab, seed: seed, folder: folder, driver: try driver(pymobiledevice3, socket: socket),
-                pymobiledevice3: pymobiledevice3)
+                lab: lab, seed: seed, folder: folder, pymobiledevice3: pymobiledevice3)
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
-    }
-
-    /// libimobiledevice up to iOS 16, pymobiledevice3 for the rest (never devicectl: it cannot reach an
-    /// emulated phone).
-    private static func driver(_ pymobiledevice3: String?, socket: String) throws -> EngineRoutingDriver {
-        let host = EngineHost(isMacOS: false, pymobiledevice3: pymobiledevice3)
-        let engine = try pymobiledevice3.map {
-            Pymobiledevice3Engine(
-                .init(executable: $0, environment: try Pymobiledevice3USBMux.environment(for: .unix(path: socket))))
-        }
-        return EngineRoutingDriver(base: MobileDeviceDriver(), selection: .auto, host: host, pymobiledevice3: engine)
     }
 
     var description: String {
@@ -174,14 +159,13 @@ struct DemoLab {
     }
 
     func stop() async {
-        await driver.shutdown()  // the pymobiledevice3 sidecars first, while their phones are still there
-        await lab.stop()
+        await lab.stop()  // after the run, which stopped its pymobiledevice3 sidecars while the phones were there
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
 
-/// The app the demo measures: `SampleApp` (the bytes of `Fixtures/SampleApp/Sample.app`) written to a temp
-/// folder, so an installed launchbench measures the same app as a checkout.
+/// The app the demo measures: `SampleApp` (the bytes of `Fixtures/SampleApp/Sample.app`, of `--build`'s
+/// build when given) written to a temp folder, so an installed launchbench measures the same app as a checkout.
 struct DemoApp {
     let url: URL
     /// The temp folder to remove afterwards.
@@ -189,10 +173,12 @@ struct DemoApp {
 
     /// Writes the sample app into a new folder in the run's private one (`PrivateFolder.run()`: on a shared
     /// host no other user can swap the app launchbench installs).
-    static func write() throws -> DemoApp {
+    /// - Parameter build: its `CFBundleVersion`; nil for the fixture's.
+    static func write(build: String? = nil) throws -> DemoApp {
         let folder = try PrivateFolder.run().appendingPathComponent("demo-app-\(UUID().uuidString.prefix(8))")
         do {
-            return DemoApp(url: try SampleApp.write(into: folder), temporaryFolder: folder)
+            let app = try SampleApp.write(into: folder, build: build ?? SampleApp.fixtureBuild)
+            return DemoApp(url: app, temporaryFolder: folder)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
@@ -201,29 +187,5 @@ struct DemoApp {
 
     func cleanUp() {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
-    }
-
-    /// A copy of the app in the run's private folder with `CFBundleVersion` set to `build` (the emulated app's
-    /// `changes` apply from a build on, so `--build 35` measures a slower build of the same app).
-    func withBuild(_ build: String) throws -> DemoApp {
-        let folder = try PrivateFolder.run().appendingPathComponent("demo-build-\(UUID().uuidString.prefix(8))")
-        let copy = folder.appendingPathComponent(url.lastPathComponent)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: url, to: copy)
-            let plistURL = copy.appendingPathComponent("Info.plist")
-            var info =
-                try PropertyListSerialization.propertyList(from: Data(contentsOf: plistURL), format: nil)
-                as? [String: Any] ?? [:]
-            info["CFBundleVersion"] = build
-            try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: plistURL)
-        } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw LaunchBenchError.cannotWrite(
-                path: copy.path,
-                reason: "the demo's app of build \(build) cannot be written (\(error.localizedDescription))")
-        }
-        cleanUp()
-        return DemoApp(url: copy, temporaryFolder: folder)
     }
 }
