@@ -17,6 +17,8 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     private let state = Locked(State())
+    /// Rung at each chunk of output, each stream closed and the exit: what the waits below wake on.
+    private let changes = ChangeSignal()
     /// The child's stdin, with `writableInput` (else /dev/null).
     private let input: FileHandle?
 
@@ -49,8 +51,9 @@ package final class ChildProcess: @unchecked Sendable {
             process.standardInput = FileHandle.nullDevice
             self.input = nil
         }
-        process.terminationHandler = { [state] finished in
+        process.terminationHandler = { [state, changes] finished in
             state.withLock { $0.exitStatus = finished.terminationStatus }
+            changes.notify()
         }
         try process.run()
         drain(out.fileHandleForReading, isStdout: true)
@@ -69,26 +72,46 @@ package final class ChildProcess: @unchecked Sendable {
     /// Everything the child wrote to stderr so far.
     package var standardError: String { state.withLock { String(decoding: $0.stderrBuffer, as: UTF8.self) } }
 
+    /// Returns once the child's output so far (or its exit) satisfies `condition`, checked at each change.
+    /// - Throws: `PollingTimeout` after `timeout`, naming `what` was awaited.
+    package func waitForOutput(
+        _ what: String, timeout: Duration = .seconds(60), _ condition: (ChildProcess) -> Bool
+    ) async throws {
+        try await changes.wait(until: what, timeout: timeout) { condition(self) }
+    }
+
+    /// Whether the child exited and closed its output.
+    private var isFinished: Bool { state.withLock { $0.exitStatus != nil && $0.openStreams == 0 } }
+
     /// The next complete stdout line (without the newline); `nil` at end of output or after `timeout`.
     package func readLine(timeout: Duration = .seconds(30)) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (line, finished) = state.withLock { state -> (String?, Bool) in
-                let pending = state.stdoutBuffer[state.stdoutConsumed...]
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    state.stdoutConsumed = newline + 1
-                    return (String(decoding: pending[..<newline], as: UTF8.self), false)
-                }
-                let finished = state.openStreams == 0 && state.exitStatus != nil
-                if finished, !pending.isEmpty {  // a last line without a newline
-                    state.stdoutConsumed = state.stdoutBuffer.endIndex
-                    return (String(decoding: pending, as: UTF8.self), false)
-                }
-                return (nil, finished)
+        var line: String?
+        var finished = false
+        do {
+            try await changes.wait(until: "a line on stdout", timeout: timeout) {
+                (line, finished) = nextLine()
+                return line != nil || finished
             }
-            if let line { return line }
-            if finished || ContinuousClock.now >= deadline { return nil }
-            try await Task.sleep(for: .milliseconds(20))
+        } catch is PollingTimeout {
+            return nil
+        }
+        return line
+    }
+
+    /// Takes the next complete stdout line, if there is one; and whether no more output can come.
+    private func nextLine() -> (line: String?, finished: Bool) {
+        state.withLock { state -> (String?, Bool) in
+            let pending = state.stdoutBuffer[state.stdoutConsumed...]
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                state.stdoutConsumed = newline + 1
+                return (String(decoding: pending[..<newline], as: UTF8.self), false)
+            }
+            let finished = state.openStreams == 0 && state.exitStatus != nil
+            if finished, !pending.isEmpty {  // a last line without a newline
+                state.stdoutConsumed = state.stdoutBuffer.endIndex
+                return (String(decoding: pending, as: UTF8.self), false)
+            }
+            return (nil, finished)
         }
     }
 
@@ -120,20 +143,17 @@ package final class ChildProcess: @unchecked Sendable {
     /// Waits until the child exited and closed its output; kills it (SIGKILL) after `timeout`.
     /// - Returns: the exit status, or `nil` if it had to be killed.
     package func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (status, streams) = state.withLock { ($0.exitStatus, $0.openStreams) }
-            if let status, streams == 0 { return status }
-            if ContinuousClock.now >= deadline {
-                kill(process.processIdentifier, SIGKILL)
-                return nil
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            try await changes.wait(until: "the child exited", timeout: timeout) { isFinished }
+        } catch is PollingTimeout {
+            kill(process.processIdentifier, SIGKILL)
+            return nil
         }
+        return state.withLock { $0.exitStatus }
     }
 
     private func drain(_ handle: FileHandle, isStdout: Bool) {
-        Thread.detachNewThread { [state] in
+        Thread.detachNewThread { [state, changes] in
             while true {
                 let chunk = handle.availableData
                 state.withLock { state in
@@ -145,6 +165,7 @@ package final class ChildProcess: @unchecked Sendable {
                         state.stderrBuffer.append(chunk)
                     }
                 }
+                changes.notify()
                 if chunk.isEmpty { return }
             }
         }
