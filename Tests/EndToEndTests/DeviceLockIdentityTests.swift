@@ -30,9 +30,9 @@ import Testing
             let first = try start(lab.usbmuxdSocketAddress, output: firstOutput, iterations: 500)
             defer { first.send(signal: SIGKILL) }
             let samples = firstOutput.appendingPathComponent("samples.jsonl")
-            let deadline = ContinuousClock.now + .seconds(120)
-            while !FileManager.default.fileExists(atPath: samples.path) && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            // A launch's line on stderr comes after its sample is written to samples.jsonl.
+            try await first.waitForOutput("a first launch", timeout: .seconds(120)) {
+                $0.standardError.contains("/500 cold")
             }
             try #require(FileManager.default.fileExists(atPath: samples.path), "the first run measured nothing")
 

@@ -19,16 +19,21 @@ import Testing
             ].merging(extra) { _, new in new })
     }
 
-    /// Waits (bounded) until `samples.jsonl` in `folder` holds at least `count` launches.
-    private func waitForSamples(_ count: Int, in folder: URL, limit: Duration = .seconds(120)) async throws {
-        let deadline = ContinuousClock.now + limit
-        let url = folder.appendingPathComponent("samples.jsonl")
-        while ContinuousClock.now < deadline {
-            let lines = (try? String(contentsOf: url, encoding: .utf8))?.split(separator: "\n").count ?? 0
-            if lines >= count { return }
-            try await Task.sleep(for: .milliseconds(50))
+    /// Waits until a run of 500 iterations printed `count` finished launches (`1/500 cold ok: …`): each line
+    /// comes after its launch's sample is written to samples.jsonl.
+    private func waitForLaunches(_ count: Int, of child: ChildProcess, limit: Duration = .seconds(120)) async throws {
+        try await child.waitForOutput("\(count) launches", timeout: limit) {
+            $0.standardError.components(separatedBy: "/500 ").count > count
         }
-        Issue.record("fewer than \(count) samples in \(url.path) after \(limit)")
+    }
+
+    /// Waits until `samples.jsonl` in `folder` holds `count` launches: for a run whose output no one can read
+    /// (its reader is gone), so no event tells; a bounded poll.
+    private func waitForSamples(_ count: Int, in folder: URL, limit: Duration = .seconds(120)) async throws {
+        let url = folder.appendingPathComponent("samples.jsonl")
+        try await waitUntil("\(count) samples in \(url.path)", timeout: limit, interval: .milliseconds(50)) {
+            ((try? String(contentsOf: url, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= count
+        }
     }
 
     private func exports(_ folder: URL) -> [String] {
@@ -85,7 +90,7 @@ import Testing
             let first = try start(
                 ["run", app.url.path, "--device", busyUDID, "--iterations", "500", "--output", firstOutput.path],
                 lab: lab, lockFolder: locks)
-            try await waitForSamples(1, in: firstOutput)
+            try await waitForLaunches(1, of: first)
 
             // Only the busy device: refused, naming the holder.
             let refusedOutput = EndToEnd.temporaryFolder("busy-2").appendingPathComponent("results")
@@ -195,7 +200,7 @@ import Testing
             let child = try start(
                 ["run", app.url.path, "--iterations", "500", "--output", output.path], lab: lab,
                 lockFolder: EndToEnd.temporaryFolder("locks"))
-            try await waitForSamples(2, in: output)
+            try await waitForLaunches(2, of: child)
             child.send(signal: signal)
             let status = try await child.waitForExit(timeout: .seconds(60))
             #expect(status == 128 + signal, "stderr: \(child.standardError)")

@@ -51,10 +51,11 @@ extension RealPymobiledevice3Tests {
                     let output = EndToEnd.temporaryFolder("ends").appendingPathComponent("results")
                     let child = try run(lab, temporary: temporary, output: output, iterations: 500)
                     let samples = output.appendingPathComponent("samples.jsonl")
-                    let deadline = ContinuousClock.now + .seconds(120)
-                    while (try? Data(contentsOf: samples))?.isEmpty ?? true, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(50))
+                    // A launch's line on stderr comes after its sample is written to samples.jsonl.
+                    try await child.waitForOutput("a first launch", timeout: .seconds(120)) {
+                        $0.standardError.contains("/500 cold")
                     }
+                    try #require(!((try? Data(contentsOf: samples))?.isEmpty ?? true), "no sample before \(signal)")
                     #expect(left().contains("run-\(child.processIdentifier)"), "\(left())")
                     child.send(signal: signal)
                     let status = try await child.waitForExit(timeout: .seconds(60))

@@ -42,9 +42,8 @@ import Testing
             let app = try EndToEnd.makeApp("Sigint", profile: EndToEnd.profile())
             let output = EndToEnd.temporaryFolder("sigint").appendingPathComponent("results")
             let child = try start(["run", app.url.path, "--iterations", "500", "--output", output.path], lab: lab)
-            let deadline = ContinuousClock.now + .seconds(120)
-            while child.standardError.components(separatedBy: " ok: ").count <= 3, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            try await child.waitForOutput("three launches ok", timeout: .seconds(120)) {
+                $0.standardError.components(separatedBy: " ok: ").count > 3
             }
             child.send(signal: SIGINT)
             let status = try await child.waitForExit(timeout: .seconds(60))
