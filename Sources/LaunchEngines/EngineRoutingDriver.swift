@@ -1,33 +1,29 @@
 import Foundation
 import LaunchBench
 
-/// The driver a run uses: each device's calls go to the engine chosen for it (`EngineChoice`).
+/// The driver a run uses: each device's calls go to the engine `router` chooses for it (`EngineChoice`).
 /// libimobiledevice devices and pymobiledevice3 devices share `base` (lockdown for listing, install,
 /// uninstall, restart); pymobiledevice3 only forwards debugserver, which `base`'s GDB loop then drives
 /// over TCP. devicectl devices go to `devicectl` for install, uninstall and launch.
-package final class EngineRoutingDriver: DeviceDriver, EngineRouting {
+package final class EngineRoutingDriver: DeviceDriver {
     package let base: any ForwardedDebugserverLaunching
-    package let selection: EngineSelection
-    package let host: EngineHost
+    package let router: EngineRouter
     package let pymobiledevice3: Pymobiledevice3Engine?
     package let devicectl: DevicectlDriver?
-    private let decisions = Locked<[String: (device: DeviceInfo, decision: EngineDecision)]>([:])
+    /// The devices of the run, by UDID: what the router decides on.
+    private let devices: [String: DeviceInfo]
 
+    /// Routes the calls for `devices` (the run's, known when the engines are composed); a device not among them
+    /// is looked up through `base` when it is first used.
     package init(
-        base: any ForwardedDebugserverLaunching, selection: EngineSelection, host: EngineHost,
+        base: any ForwardedDebugserverLaunching, router: EngineRouter, devices: [DeviceInfo] = [],
         pymobiledevice3: Pymobiledevice3Engine? = nil, devicectl: DevicectlDriver? = nil
     ) {
         self.base = base
-        self.selection = selection
-        self.host = host
+        self.router = router
+        self.devices = Dictionary(devices.map { ($0.udid, $0) }) { first, _ in first }
         self.pymobiledevice3 = pymobiledevice3
         self.devicectl = devicectl
-    }
-
-    package func engineDecision(for device: DeviceInfo) async -> EngineDecision {
-        let decision = EngineChoice.decide(for: device, selection: selection, host: host)
-        decisions.withLock { $0[device.udid] = (device, decision) }
-        return decision
     }
 
     // Forwarded explicitly: the protocol's defaults would read every device strictly and reinstall in
@@ -107,7 +103,7 @@ package final class EngineRoutingDriver: DeviceDriver, EngineRouting {
             try? await Task.sleep(for: .milliseconds(200))
             let kind = (error as? any DriverError)?.failureKind ?? .other
             var detail = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
-            let tunnelled = EngineChoice.transport(of: .pymobiledevice3, on: device) != nil
+            let tunnelled = Pymobiledevice3Transport(for: device).isTunnel
             if !sidecar.isRunning {
                 detail += " The forwarder is gone; the next launch starts a new one."
             } else if tunnelled {
@@ -123,14 +119,16 @@ package final class EngineRoutingDriver: DeviceDriver, EngineRouting {
         }
     }
 
+    /// The device and the router's decision for it. A device the driver was not given (a test that drives it
+    /// directly) is read through `base`; one that cannot be listed goes through lockdown.
     private func engine(of udid: String) async throws -> (DeviceInfo, EngineDecision) {
-        if let known = decisions.withLock({ $0[udid] }) { return known }
+        if let known = devices[udid] { return (known, router.decision(for: known)) }
         guard let device = try await base.listDevices(reading: [udid]).devices.first(where: { $0.udid == udid }) else {
             return (
                 DeviceInfo(udid: udid, name: udid, productType: "", osVersion: "", buildVersion: ""),
                 .use(.libimobiledevice, reason: "device not listed")
             )
         }
-        return (device, await engineDecision(for: device))
+        return (device, router.decision(for: device))
     }
 }

@@ -33,3 +33,24 @@ enum HelperLog {
         }
     }
 }
+
+extension HelperLog {
+    /// The last `lines` lines of `log` after `offset`, without the command line launchbench wrote and without
+    /// what `skipping` marks as noise, joined with ` | ` and cut to `characters`, for an error text.
+    static func tail(
+        of log: URL, since offset: UInt64 = 0, lines: Int, characters: Int,
+        skipping: (Substring) -> Bool = { _ in false }
+    ) -> String {
+        guard let handle = try? FileHandle(forReadingFrom: log) else { return "" }
+        defer { try? handle.close() }
+        handle.seek(toFileOffset: offset)
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let kept = text.split(separator: "\n").filter { !$0.hasPrefix("$ ") && !skipping($0) }
+        return String(kept.suffix(lines).joined(separator: " | ").suffix(characters))
+    }
+
+    /// The log's size now, to quote only what is printed after it (`tail(of:since:…)`).
+    static func size(of log: URL) -> UInt64 {
+        ((try? FileManager.default.attributesOfItem(atPath: log.path))?[.size] as? NSNumber)?.uint64Value ?? 0
+    }
+}

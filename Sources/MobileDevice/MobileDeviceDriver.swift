@@ -1,8 +1,10 @@
 import Foundation
 import LaunchBench
+import LaunchEngines
 
 /// The `DeviceDriver` over libimobiledevice: real iPhones through usbmuxd, or the emulated lab
-/// when `USBMUXD_SOCKET_ADDRESS` (see `USBMuxAddress.use(_:)`) points at it.
+/// when `USBMUXD_SOCKET_ADDRESS` (see `USBMuxAddress.use(_:)`) points at it. It implements the launch
+/// engines' `ForwardedDebugserverLaunching`, so the pymobiledevice3 engine drives debugserver with this loop.
 ///
 /// Each device gets its own serial queue: operations on one device run one after another, devices
 /// run in parallel, and no blocking C call runs on Swift's cooperative thread pool. Errors are

@@ -191,61 +191,71 @@ enum Pymobiledevice3EndToEnd {
 
     static let executable = Pymobiledevice3Locator.find(currentDirectory: repository.path, executablePath: nil)
 
-    /// A driver that launches through pymobiledevice3 (every device, or with `.auto` the iOS 17+ ones, as
-    /// `run --engine auto` on Linux), pointed at the shared lab.
+    /// The engines a test run composes, as `run` does, launching through pymobiledevice3 (every device, or with
+    /// `.auto` the iOS 17+ ones, as `run --engine auto` on Linux), pointed at the shared lab; `tunneld` serves
+    /// iOS 17.0–17.3 (as `--tunneld`).
     static func driver(
         selection: EngineSelection = .forced(.pymobiledevice3), tunneld: String? = nil
-    ) async throws -> EngineRoutingDriver {
+    ) async throws -> ComposedEngines {
         let address = try await SharedTestLab.address()
         let executable = try #require(executable)
         // The shared lab listens on a unix socket (`UNIX:/path`).
-        let environment = try Pymobiledevice3USBMux.environment(
-            for: .unix(path: String(address.dropFirst("UNIX:".count))))
-        var configuration = Pymobiledevice3Engine.Configuration(
-            executable: executable, environment: environment, startTimeout: .seconds(90))
-        configuration.tunneld = tunneld
-        let engine = Pymobiledevice3Engine(configuration)
-        return EngineRoutingDriver(
-            base: MobileDeviceDriver(), selection: selection,
-            host: EngineHost(isMacOS: false, pymobiledevice3: executable), pymobiledevice3: engine)
+        return ComposedEngines(
+            EngineSetup(
+                selection: selection, host: EngineHost(isMacOS: false, pymobiledevice3: executable),
+                usbmuxd: .unix(path: String(address.dropFirst("UNIX:".count))), tunneld: tunneld,
+                startTimeout: .seconds(90)))
     }
 
     /// launchbench's kdebug helper on this pymobiledevice3, pointed at the shared lab.
     static func kdebugTracer(logFolder: URL) async throws -> Pymobiledevice3KdebugTracer {
-        let address = try await SharedTestLab.address()
-        let environment = try Pymobiledevice3USBMux.environment(
-            for: .unix(path: String(address.dropFirst("UNIX:".count))))
-        return Pymobiledevice3KdebugTracer(
-            executable: try #require(executable), environment: environment, logFolder: logFolder,
-            startTimeout: .seconds(90))
+        try #require(try await driver(selection: .auto).setup.pymobiledevice3).tracer(logs: logFolder)
     }
 
     /// Runs `plan` with sidecar logs in the results folder, and stops the sidecars at the end.
-    static func run(_ plan: RunPlan) async throws -> (RunResult, EngineRoutingDriver) {
+    static func run(_ plan: RunPlan) async throws -> (RunResult, ComposedEngines) {
         let driver = try await driver()
         return (try await run(plan, driver: driver), driver)
     }
 
-    /// - Parameters:
-    ///   - readsKdebug: whether the runner reads kdebug (`--premain`) through pymobiledevice3 too.
-    ///   - tunneld: the tunneld the kdebug helper uses for iOS 17.0–17.3 (as `--tunneld`).
-    static func run(
-        _ plan: RunPlan, driver: EngineRoutingDriver, readsKdebug: Bool = false, tunneld: String? = nil
-    ) async throws -> RunResult {
+    /// Selects the plan's devices, composes the engines with their logs in the results folder, runs, and stops
+    /// the sidecars at the end.
+    /// - Parameter readsKdebug: whether the runner reads kdebug (`--premain`) through pymobiledevice3 too.
+    static func run(_ plan: RunPlan, driver: ComposedEngines, readsKdebug: Bool = false) async throws -> RunResult {
         let folder = EndToEnd.temporaryFolder("pmd3")
-        let logs = folder.appendingPathComponent("logs")
-        await driver.pymobiledevice3?.useLogFolder(logs)
-        var tracer = readsKdebug ? try await kdebugTracer(logFolder: logs) : nil
-        tracer?.tunneld = tunneld
-        let runner = BenchmarkRunner(driver: driver, kdebug: tracer)
+        let base = MobileDeviceDriver()
+        let devices = try await BenchmarkRunner.selectDevices(for: plan, from: base, reporter: SilentRunReporter())
+            .devices
+        let engines = driver.compose(base: base, devices: devices, logs: folder.appendingPathComponent("logs"))
+        let runner = BenchmarkRunner(
+            driver: engines.driver, router: engines.router, kdebug: readsKdebug ? engines.kdebug : nil)
         do {
-            let devices = try await runner.selectDevices(for: plan).devices
             let result = try await runner.run(plan, devices: devices, store: try ResultsStore(folder: folder))
-            await driver.shutdown()
+            await engines.shutdown()
             return result
         } catch {
-            await driver.shutdown()
+            await engines.shutdown()
             throw error
         }
+    }
+}
+
+/// A test's engine setup and, once a run composed them, that run's engines (for the tests that watch or kill
+/// its sidecars).
+final class ComposedEngines: Sendable {
+    let setup: EngineSetup
+    private let composed = Locked<RunEngines?>(nil)
+
+    init(_ setup: EngineSetup) {
+        self.setup = setup
+    }
+
+    /// The sidecars of the run that composed the engines; `nil` before it did.
+    var pymobiledevice3: Pymobiledevice3Engine? { composed.current?.driver.pymobiledevice3 }
+
+    func compose(base: MobileDeviceDriver, devices: [DeviceInfo], logs: URL) -> RunEngines {
+        let engines = setup.engines(base: base, devices: devices, logs: logs)
+        composed.withLock { $0 = engines }
+        return engines
     }
 }

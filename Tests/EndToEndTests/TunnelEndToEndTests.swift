@@ -185,8 +185,7 @@ extension RealPymobiledevice3TunnelTests {
                 let driver = try await P.driver(selection: .auto, tunneld: String(tunneld.port))
                 // The kdebug helper reaches the instruments service through the same tunneld.
                 let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true,
-                    tunneld: String(tunneld.port))
+                    E.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 4)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")

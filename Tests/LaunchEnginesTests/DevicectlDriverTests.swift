@@ -187,9 +187,10 @@ import Testing
         let tests = DevicectlDriverTests()
         let device = EngineFixtures.device(ios: "17.5")
         let driver = EngineRoutingDriver(
-            base: ListingOnlyBase([device]), selection: .auto,
-            host: EngineHost(isMacOS: true, xcodeVersion: OSVersion(16, 2)), devicectl: tests.driver())
-        #expect(await driver.engineDecision(for: device).engine == .devicectl)
+            base: ListingOnlyBase([device]),
+            router: EngineRouter(selection: .auto, host: EngineHost(isMacOS: true, xcodeVersion: OSVersion(16, 2))),
+            devices: [device], devicectl: tests.driver())
+        #expect(driver.router.decision(for: device).engine == .devicectl)
         try await driver.uninstall(bundleID: "com.example.sample", on: device.udid)
         try await driver.install(EngineFixtures.app, on: device.udid, timeout: .seconds(10))
         let termination = try await driver.launch(
@@ -211,7 +212,7 @@ import Testing
             try await devicectl.launch(
                 LaunchRequest(bundleID: "com.example.sample"), on: tests.udid, observer: observer)
         }
-        while !observer.text.contains("mark=main") { try await Task.sleep(for: .milliseconds(20)) }
+        try await observer.waitForOutput("the app's main marker") { $0.contains("mark=main") }
         launch.cancel()
         await #expect(throws: CancellationError.self) { _ = try await launch.value }
         #expect(

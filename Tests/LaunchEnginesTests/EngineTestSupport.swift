@@ -24,3 +24,14 @@ enum EngineFixtures {
         DeviceInfo(udid: udid, name: "Test iPhone", productType: "iPhone15,4", osVersion: ios, buildVersion: "21F90")
     }
 }
+
+extension EngineFixtures {
+    /// A pymobiledevice3 setup for a test: `executable`, with `environment` added to its helpers' environment.
+    static func setup(
+        _ executable: String, environment: [String: String] = [:], startTimeout: Duration = .seconds(60)
+    ) -> Pymobiledevice3Setup {
+        var setup = Pymobiledevice3Setup(executable: executable, startTimeout: startTimeout)
+        setup.environment.merge(environment) { $1 }
+        return setup
+    }
+}

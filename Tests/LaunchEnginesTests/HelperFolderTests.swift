@@ -27,9 +27,8 @@ import Testing
         let out = EngineFixtures.temporaryFolder().appendingPathComponent("seen")
         let program = try KdebugTapTests.installation(
             python: "printf '%s\\n%s\\n' \"$PYTHONPATH\" \"$1\" > '\(out.path)'; exit 3")
-        let tracer = Pymobiledevice3KdebugTracer(
-            executable: program, environment: ["PYTHONPATH": "/opt/mine"], logFolder: EngineFixtures.temporaryFolder(),
-            startTimeout: .seconds(30))
+        let tracer = EngineFixtures.setup(program, environment: ["PYTHONPATH": "/opt/mine"], startTimeout: .seconds(30))
+            .tracer(logs: EngineFixtures.temporaryFolder())
         await #expect(throws: KdebugTapError.self) {
             try await tracer.startTrace(on: EngineFixtures.device(ios: "14.8"))
         }
@@ -52,7 +51,7 @@ import Testing
         let out = folder.appendingPathComponent("seen")
         try KdebugTapTests.writeExecutable(
             "#!/bin/sh\nprintf '%s' \"$PYTHONPATH\" > '\(out.path)'\nexit 1\n", to: program)
-        let engine = Pymobiledevice3Engine(.init(executable: program.path, logFolder: folder))
+        let engine = EngineFixtures.setup(program.path).engine(logs: folder)
         await #expect(throws: EngineError.self) {
             _ = try await engine.sidecar(for: EngineFixtures.device(ios: "16.7"))
         }
@@ -68,7 +67,7 @@ import Testing
         try KdebugTapTests.writeExecutable(
             "#!/bin/sh\necho x >> '\(counter.path)'\necho \"start $(wc -l < '\(counter.path)')\"\nexit 1\n",
             to: program)
-        let engine = Pymobiledevice3Engine(.init(executable: program.path, logFolder: folder))
+        let engine = EngineFixtures.setup(program.path).engine(logs: folder)
         let device = EngineFixtures.device(ios: "16.7")
         for _ in 0..<2 {
             await #expect(throws: EngineError.self) { _ = try await engine.sidecar(for: device) }

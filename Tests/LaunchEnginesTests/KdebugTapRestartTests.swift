@@ -23,7 +23,7 @@ import Testing
                 cat > /dev/null
                 """)
         let logs = folder.appendingPathComponent("logs")
-        return (Pymobiledevice3KdebugTracer(executable: program, logFolder: logs, startTimeout: .seconds(20)), logs)
+        return (EngineFixtures.setup(program, startTimeout: .seconds(20)).tracer(logs: logs), logs)
     }
 
     @Test func aKilledHelperIsReplacedAndTheFeedGoesOn() async throws {
@@ -70,8 +70,8 @@ import Testing
                 echo '{"type":"error","kind":"compressed","message":"an LZ4-compressed DTX message"}'
                 exit 1
                 """)
-        let tracer = Pymobiledevice3KdebugTracer(
-            executable: program, logFolder: folder.appendingPathComponent("logs"), startTimeout: .seconds(20))
+        let tracer = EngineFixtures.setup(program, startTimeout: .seconds(20)).tracer(
+            logs: folder.appendingPathComponent("logs"))
         let feed = try await tracer.startTrace(on: EngineFixtures.device(ios: "14.8"))
         let error = await #expect(throws: KdebugTapError.self) {
             for try await _ in feed.chunks {}

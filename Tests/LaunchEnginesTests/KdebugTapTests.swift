@@ -53,8 +53,8 @@ import Testing
         let python = try #require(
             Pymobiledevice3Locator.onPath("python3", environment: ProcessInfo.processInfo.environment))
         let program = try Self.installation(python: "exec \(python) -S -E \"$@\"")
-        let tracer = Pymobiledevice3KdebugTracer(
-            executable: program, logFolder: EngineFixtures.temporaryFolder(), startTimeout: .seconds(30))
+        let tracer = EngineFixtures.setup(program, startTimeout: .seconds(30)).tracer(
+            logs: EngineFixtures.temporaryFolder())
         let error = await #expect(throws: KdebugTapError.self) {
             try await tracer.startTrace(on: EngineFixtures.device(ios: "16.7"))
         }
@@ -66,7 +66,7 @@ import Testing
     @Test func aHelperThatDiesAtOnceQuotesWhatItSaid() async throws {
         let program = try Self.installation(python: "echo 'Traceback: something broke' >&2; exit 4")
         let logs = EngineFixtures.temporaryFolder()
-        let tracer = Pymobiledevice3KdebugTracer(executable: program, logFolder: logs, startTimeout: .seconds(30))
+        let tracer = EngineFixtures.setup(program, startTimeout: .seconds(30)).tracer(logs: logs)
         let udid = "00008120-001A2B3C4D5E6F70"
         let error = await #expect(throws: KdebugTapError.self) {
             try await tracer.startTrace(on: EngineFixtures.device(ios: "17.5", udid: udid))

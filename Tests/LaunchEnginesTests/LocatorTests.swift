@@ -99,21 +99,66 @@ import Testing
         func device(_ ios: String) -> DeviceInfo {
             DeviceInfo(udid: "U", name: "n", productType: "iPhone15,4", osVersion: ios, buildVersion: "b")
         }
-        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("16.7")) == [])
-        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.3.1")) == ["--tunnel", "U"])
-        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.4")) == ["--userspace"])
-        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("18.2")) == ["--userspace"])
+        func sidecar(_ ios: String, tunneld: String? = nil) -> [String] {
+            Pymobiledevice3Setup(executable: "pymobiledevice3", tunneld: tunneld).sidecarArguments(for: device(ios))
+        }
+        #expect(sidecar("16.7") == [])
+        #expect(sidecar("17.3.1") == ["--tunnel", "U"])
+        #expect(sidecar("17.4") == ["--userspace"])
+        #expect(sidecar("18.2") == ["--userspace"])
         // A tunneld of its own (parallel labs): only 17.0–17.3.1 use it, in pymobiledevice3's --tunnel syntax.
+        #expect(sidecar("17.2", tunneld: "50123") == ["--tunnel", "U:50123"])
+        #expect(sidecar("17.0", tunneld: "127.0.0.1:50123") == ["--tunnel", "U:50123"])
+        #expect(sidecar("17.3.1", tunneld: "lab.local:49151") == ["--tunnel", "U@lab.local:49151"])
+        #expect(sidecar("17.5", tunneld: "50123") == ["--userspace"])
+    }
+
+    /// The kdebug helper reaches a device the way the sidecar does: one transport rule for both.
+    @Test func theKdebugHelperFollowsTheSameTransport() {
+        func device(_ ios: String) -> DeviceInfo {
+            DeviceInfo(udid: "U", name: "n", productType: "iPhone15,4", osVersion: ios, buildVersion: "b")
+        }
+        let setup = Pymobiledevice3Setup(executable: "pymobiledevice3", tunneld: "50123")
+        #expect(setup.helperArguments(for: device("16.7")) == [])
         #expect(
-            Pymobiledevice3Engine.tunnelArguments(for: device("17.2"), tunneld: "50123") == ["--tunnel", "U:50123"])
+            setup.helperArguments(for: device("17.3.1")) == ["--transport", "tunneld", "--tunneld", "127.0.0.1:50123"])
+        #expect(setup.helperArguments(for: device("17.4")) == ["--transport", "userspace"])
         #expect(
-            Pymobiledevice3Engine.tunnelArguments(for: device("17.0"), tunneld: "127.0.0.1:50123") == [
-                "--tunnel", "U:50123",
+            Pymobiledevice3Setup(executable: "p").helperArguments(for: device("17.0")) == [
+                "--transport", "tunneld", "--tunneld", "127.0.0.1:49151",
             ])
         #expect(
-            Pymobiledevice3Engine.tunnelArguments(for: device("17.3.1"), tunneld: "lab.local:49151") == [
-                "--tunnel", "U@lab.local:49151",
+            Pymobiledevice3Setup(executable: "p", tunneld: "lab.local:49151").helperArguments(for: device("17.2")) == [
+                "--transport", "tunneld", "--tunneld", "lab.local:49151",
             ])
-        #expect(Pymobiledevice3Engine.tunnelArguments(for: device("17.5"), tunneld: "50123") == ["--userspace"])
+    }
+
+    /// The `devices` table names the tunnel only for a device pymobiledevice3 launches on.
+    @Test func theDevicesTableNamesTheTransportOfPymobiledevice3Devices() {
+        func device(_ ios: String) -> DeviceInfo {
+            DeviceInfo(udid: "U", name: "n", productType: "iPhone15,4", osVersion: ios, buildVersion: "b")
+        }
+        let host = EngineHost(isMacOS: false, pymobiledevice3: "/venv/bin/pymobiledevice3")
+        let setup = EngineSetup(selection: .auto, host: host, usbmuxd: nil)
+        func transport(_ ios: String) -> String? {
+            setup.transport(for: device(ios), decision: setup.router.decision(for: device(ios)))
+        }
+        #expect(transport("17.5") == "userspace tunnel")
+        #expect(transport("17.2") == "tunneld")
+        #expect(transport("16.7") == nil)  // libimobiledevice
+        let forced = EngineSetup(selection: .forced(.pymobiledevice3), host: host, usbmuxd: nil)
+        #expect(forced.transport(for: device("16.7"), decision: forced.router.decision(for: device("16.7"))) == nil)
+        let bare = EngineSetup(selection: .auto, host: EngineHost(isMacOS: false), usbmuxd: nil)
+        #expect(bare.transport(for: device("17.5"), decision: bare.router.decision(for: device("17.5"))) == nil)
+    }
+
+    /// An address pymobiledevice3 cannot take is said once, by the one setup, and its helpers get none.
+    @Test func anUnusableUSBMuxAddressIsOneProblemForEveryHelper() {
+        let setup = Pymobiledevice3Setup(executable: "p", usbmuxd: .tcp(host: "::1", port: 27015))
+        #expect(setup.usbmuxProblem?.contains("IPv6") == true)
+        #expect(setup.environment.isEmpty)
+        let fine = Pymobiledevice3Setup(executable: "p", usbmuxd: .unix(path: "/tmp/lab.sock"))
+        #expect(fine.usbmuxProblem == nil)
+        #expect(fine.environment["PYMOBILEDEVICE3_USBMUX"] == "/tmp/lab.sock")
     }
 }

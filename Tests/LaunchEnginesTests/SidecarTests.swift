@@ -14,14 +14,14 @@ import Testing
         -> (Pymobiledevice3Engine, URL)
     {
         let folder = EngineFixtures.temporaryFolder()
-        let engine = Pymobiledevice3Engine(
-            .init(
-                executable: executable,
-                environment: [
-                    "STANDIN_PMD3_MODE": mode, "STANDIN_PMD3_ARGV": folder.appendingPathComponent("argv").path,
-                    "STANDIN_PMD3_PIDFILE": folder.appendingPathComponent("pid").path,
-                ],
-                startTimeout: startTimeout, logFolder: folder))
+        let engine = EngineFixtures.setup(
+            executable,
+            environment: [
+                "STANDIN_PMD3_MODE": mode, "STANDIN_PMD3_ARGV": folder.appendingPathComponent("argv").path,
+                "STANDIN_PMD3_PIDFILE": folder.appendingPathComponent("pid").path,
+            ],
+            startTimeout: startTimeout
+        ).engine(logs: folder)
         return (engine, folder)
     }
 
@@ -62,7 +62,7 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(60))
         let pid = try #require(Int32(try String(contentsOf: folder.appendingPathComponent("pid"), encoding: .utf8)))
         #expect(await isGone(pid))  // stopped, not left behind
-        #expect(!SidecarRegistry.alive.contains(pid))
+        #expect(!HelperRegistry.alive.contains(pid))
     }
 
     @Test func aMissingProgramNamesTheInstallCommand() async throws {
@@ -107,11 +107,12 @@ import Testing
         let (engine, _) = engine(mode: "ddi")
         let device = EngineFixtures.device(ios: ios)
         let tunnelled = ios == "17.5"
+        let router = EngineRouter(
+            selection: .forced(.pymobiledevice3),
+            host: EngineHost(isMacOS: false, pymobiledevice3: EngineFixtures.pymobiledevice3.path))
         let driver = EngineRoutingDriver(
-            base: ClosingBase(), selection: .forced(.pymobiledevice3),
-            host: EngineHost(isMacOS: false, pymobiledevice3: EngineFixtures.pymobiledevice3.path),
-            pymobiledevice3: engine)
-        #expect(await driver.engineDecision(for: device).engine == .pymobiledevice3)
+            base: ClosingBase(), router: router, devices: [device], pymobiledevice3: engine)
+        #expect(router.decision(for: device).engine == .pymobiledevice3)
         for _ in 0..<2 {
             do {
                 _ = try await driver.launch(

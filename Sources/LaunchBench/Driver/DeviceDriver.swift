@@ -30,21 +30,6 @@ package protocol DeviceDriver: Sendable {
     func restart(_ udid: String, timeout: Duration) async throws
 }
 
-/// A driver that sends each device's launches to a launch engine of its choice (`EngineRoutingDriver`).
-package protocol EngineRouting: Sendable {
-    /// Which launch engine launches on `device`, and why (or why none can launch on it).
-    func engineDecision(for device: DeviceInfo) async -> EngineDecision
-}
-
-extension DeviceDriver {
-    /// The engine the driver launches `device` with: its own choice when it routes (`EngineRouting`), else
-    /// lockdown's debugserver (libimobiledevice up to iOS 16, none from iOS 17 on).
-    package func engine(for device: DeviceInfo) async -> EngineDecision {
-        if let routing = self as? any EngineRouting { return await routing.engineDecision(for: device) }
-        return EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
-    }
-}
-
 extension DeviceDriver {
     /// Uninstall, then install, one after the other.
     package func reinstall(_ app: AppBundle, on udid: String, timeout: Duration) async throws -> ReinstallTimings {

@@ -53,7 +53,7 @@ package enum EngineChoice {
                 return .use(
                     .pymobiledevice3,
                     reason: "\(ios): lockdown has no debugserver; pymobiledevice3 "
-                        + "forwards it over \(tunnelDescription(version)) (\(path))")
+                        + "forwards it over \(Pymobiledevice3Transport(for: device).reachDescription) (\(path))")
             }
             return .unavailable(advice: libimobiledeviceCannot(ios) + " " + modernAdvice(host))
         }
@@ -84,21 +84,5 @@ package enum EngineChoice {
         let found = host.xcodeVersion.map { "Xcode \($0) is selected" } ?? "no Xcode was found (xcodebuild -version)"
         return "devicectl's launch with --console needs Xcode 16 or later, and \(found). Install Xcode 16+ and "
             + "select it with `sudo xcode-select -s /Applications/Xcode.app`."
-    }
-
-    /// How pymobiledevice3 reaches the device's debugserver: `nil` through lockdown (iOS ≤ 16), else the
-    /// tunnel it uses (shown by `devices` next to the engine).
-    package static func transport(of engine: LaunchEngine, on device: DeviceInfo) -> String? {
-        guard engine == .pymobiledevice3, let version = device.version, !version.offersDebugserver else { return nil }
-        return version < OSVersion(17, 4) ? "tunneld" : "userspace tunnel"
-    }
-
-    /// iOS 17.4+ have the CoreDeviceProxy userspace tunnel; 17.0–17.3.1 need the root tunnel daemon.
-    private static func tunnelDescription(_ version: OSVersion?) -> String {
-        guard let version, version < OSVersion(17, 4) else {
-            return "its no-root userspace tunnel to CoreDeviceProxy"
-        }
-        return "the root tunnel daemon, which iOS 17.0–17.3.1 need: `sudo pymobiledevice3 remote tunneld` "
-            + "must be running"
     }
 }

@@ -5,17 +5,22 @@ import Foundation
 package struct BenchmarkRunner: Sendable {
     /// How devices are reached (libimobiledevice, an engine router, or a fake in tests).
     package let driver: any DeviceDriver
+    /// Which engine launches on each device: the same router the driver sends each device's calls by.
+    package let router: EngineRouter
     /// Who hears about progress (the terminal view, or nobody).
     package let reporter: any RunReporter
     /// Who arms kernel-trace sessions for the devices whose pre-main source is kdebug (`nil`: no engine
     /// can, and those devices say so).
     package let kdebug: (any KdebugTracing)?
 
-    /// A runner over `driver`, reporting to `reporter`, reading kdebug through `kdebug`.
+    /// A runner over `driver`, whose engines `router` decides, reporting to `reporter`, reading kdebug through
+    /// `kdebug`.
     package init(
-        driver: any DeviceDriver, reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil
+        driver: any DeviceDriver, router: EngineRouter = .libimobiledeviceOnly,
+        reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil
     ) {
         self.driver = driver
+        self.router = router
         self.reporter = reporter
         self.kdebug = kdebug
     }
@@ -26,6 +31,14 @@ package struct BenchmarkRunner: Sendable {
     /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones), `.noDevicesAttached`, or
     ///   `.noReadableDevice` when every device to measure was unreadable.
     package func selectDevices(for plan: RunPlan) async throws -> DeviceListing {
+        try await Self.selectDevices(for: plan, from: driver, reporter: reporter)
+    }
+
+    /// `selectDevices(for:)` before any engine is composed: the composition root selects the devices and
+    /// prepares the results folder first, then builds the engines (and the one runner) that write into it.
+    package static func selectDevices(
+        for plan: RunPlan, from driver: any DeviceDriver, reporter: any RunReporter
+    ) async throws -> DeviceListing {
         let named = plan.deviceUDIDs.reduce(into: [String]()) { names, udid in
             if !names.contains(where: { $0.caseInsensitiveCompare(udid) == .orderedSame }) { names.append(udid) }
         }
@@ -59,14 +72,40 @@ package struct BenchmarkRunner: Sendable {
         _ plan: RunPlan, devices: [DeviceInfo], store: ResultsStore, runID: String = UUID().uuidString.lowercased(),
         busy: [String: String] = [:]
     ) async throws -> RunResult {
-        var manifest = RunManifest(
+        var manifest = Self.startManifest(plan, devices: devices, runID: runID)
+        var outcomes = manifest.deviceOutcomes ?? []
+        let measured = advise(plan, devices: devices, outcomes: &outcomes, busy: busy)
+        manifest.deviceOutcomes = outcomes
+        try await store.writeManifest(manifest)
+        let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
+        let traces = await startTraces(for: measured.map { devices[$0] }, plan: plan)
+        let (counts, failure) = await measure(
+            plan, devices: devices, measured: measured, traces: traces, outcomes: &outcomes, runID: runID,
+            store: store, referenceStore: reference?.store)
+        manifest.endedAt = Date()
+        manifest.deviceOutcomes = outcomes
+        manifest.interrupted = Task.isCancelled || failure != nil || outcomes.contains { $0.outcome == .interrupted }
+        try await Self.finish(manifest, store: store, reference: reference, failure: failure)
+        if let failure { throw failure }
+        return RunResult(folder: store.folder, manifest: manifest, counts: counts)
+    }
+
+    /// run.json as the run starts: the app, the options, the devices, each device's outcome still to come.
+    static func startManifest(_ plan: RunPlan, devices: [DeviceInfo], runID: String) -> RunManifest {
+        RunManifest(
             runID: runID, startedAt: Date(), app: RunManifest.App(plan.app), options: Self.options(plan),
             devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) },
             interrupted: false)
-        var outcomes = manifest.deviceOutcomes ?? []
+    }
+
+    /// Records each device's engine, then skips the busy ones and the ones their advice skips, and reports
+    /// the notes of the others. Returns the indices in `devices` of those to measure.
+    private func advise(
+        _ plan: RunPlan, devices: [DeviceInfo], outcomes: inout [RunManifest.DeviceOutcome], busy: [String: String]
+    ) -> [Int] {
         var measured: [Int] = []
         for (index, device) in devices.enumerated() {
-            let engine = await driver.engine(for: device)
+            let engine = router.decision(for: device)
             outcomes[index].engine = engine.engine?.rawValue
             outcomes[index].engineReason = engine.engine == nil ? nil : engine.explanation
             if let reason = busy[device.udid] {
@@ -86,11 +125,15 @@ package struct BenchmarkRunner: Sendable {
                 measured.append(index)
             }
         }
-        manifest.deviceOutcomes = outcomes
-        try await store.writeManifest(manifest)
-        let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
+        return measured
+    }
 
-        let traces = await startTraces(for: measured.map { devices[$0] }, plan: plan)
+    /// Runs the measured devices in parallel, each with its trace, and merges each device's end into
+    /// `outcomes` as it comes. The first failure cancels the others and is returned.
+    private func measure(
+        _ plan: RunPlan, devices: [DeviceInfo], measured: [Int], traces: [DeviceTrace],
+        outcomes: inout [RunManifest.DeviceOutcome], runID: String, store: ResultsStore, referenceStore: ResultsStore?
+    ) async -> (LaunchCounts, (any Error)?) {
         var counts = LaunchCounts()
         var failure: (any Error)?
         await withTaskGroup(of: DeviceCompletion.self) { group in
@@ -99,45 +142,65 @@ package struct BenchmarkRunner: Sendable {
                 let trace = traces[position]
                 group.addTask { [driver, reporter] in
                     await DeviceCompletion(index: index) {
-                        var session = DeviceRun(
+                        let session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-                            referenceStore: reference?.store, kdebug: trace.recorder)
-                        do {
-                            var result = try await session.run()
-                            await trace.recorder?.stop()
-                            // Without kdebug, what the launches printed (if anything) was the source.
-                            result.premainSource = trace.source ?? (result.printedStatistics ? .dyldStatistics : nil)
-                            if let note = trace.note { result.notes.insert(note, at: 0) }
-                            if let note = await trace.recorder?.crossCheckSummary() {
-                                result.notes.append(note)
-                            }
-                            return result
-                        } catch {
-                            await trace.recorder?.stop()
-                            throw error
-                        }
+                            referenceStore: referenceStore, kdebug: trace.recorder)
+                        return try await Self.measure(session, trace: trace)
                     }
                 }
             }
             for await completion in group {
-                let index = completion.index
-                switch completion.result {
-                case .success(let deviceResult):
-                    outcomes[index].outcome = deviceResult.outcome
-                    outcomes[index].notes += deviceResult.notes
-                    if let note = deviceResult.note { outcomes[index].notes.append(note) }
-                    outcomes[index].premainSource = deviceResult.premainSource
-                    counts = counts + deviceResult.counts
-                case .failure(let error):
-                    outcomes[index].outcome = .interrupted
+                if let error = Self.merge(completion, into: &outcomes, counts: &counts) {
                     if failure == nil { failure = error }
                     group.cancelAll()
                 }
             }
         }
-        manifest.endedAt = Date()
-        manifest.deviceOutcomes = outcomes
-        manifest.interrupted = Task.isCancelled || failure != nil || outcomes.contains { $0.outcome == .interrupted }
+        return (counts, failure)
+    }
+
+    /// One device's run with its trace session: stopped at the end either way, its source and notes added.
+    private static func measure(_ session: DeviceRun, trace: DeviceTrace) async throws -> DeviceRun.Result {
+        var session = session
+        do {
+            var result = try await session.run()
+            await trace.recorder?.stop()
+            // Without kdebug, what the launches printed (if anything) was the source.
+            result.premainSource = trace.source ?? (result.printedStatistics ? .dyldStatistics : nil)
+            if let note = trace.note { result.notes.insert(note, at: 0) }
+            if let note = await trace.recorder?.crossCheckSummary() { result.notes.append(note) }
+            return result
+        } catch {
+            await trace.recorder?.stop()
+            throw error
+        }
+    }
+
+    /// A device's end into its outcome and the run's counts; the error when the device's run failed.
+    private static func merge(
+        _ completion: DeviceCompletion, into outcomes: inout [RunManifest.DeviceOutcome], counts: inout LaunchCounts
+    ) -> (any Error)? {
+        let index = completion.index
+        switch completion.result {
+        case .success(let deviceResult):
+            outcomes[index].outcome = deviceResult.outcome
+            outcomes[index].notes += deviceResult.notes
+            if let note = deviceResult.note { outcomes[index].notes.append(note) }
+            outcomes[index].premainSource = deviceResult.premainSource
+            counts = counts + deviceResult.counts
+            return nil
+        case .failure(let error):
+            outcomes[index].outcome = .interrupted
+            return error
+        }
+    }
+
+    /// Writes the final run.json (and the reference folder's), then closes the stores. When that fails, the
+    /// error to throw is the run's own `failure` if there was one, noting that run.json could not be updated.
+    private static func finish(
+        _ manifest: RunManifest, store: ResultsStore, reference: (store: ResultsStore, manifest: RunManifest)?,
+        failure: (any Error)?
+    ) async throws {
         do {
             try await store.writeManifest(manifest)
             await store.close()
@@ -156,8 +219,6 @@ package struct BenchmarkRunner: Sendable {
             guard let failure else { throw error }
             throw Self.adding(error, to: failure)
         }
-        if let failure { throw failure }
-        return RunResult(folder: store.folder, manifest: manifest, counts: counts)
     }
 
     /// `failure` with a note that run.json could not be updated either.
@@ -172,8 +233,6 @@ package struct BenchmarkRunner: Sendable {
                 + "be recorded either (\(detail))")
     }
 
-    /// With `--reference-app`: the results folder `DIR/reference/` for its launches (a results folder of
-    /// its own, so `launchbench report DIR/reference` works and DIR's exports hold the main app only).
     /// Arms every device's trace session, all at once, before the first launch anywhere: a helper starting
     /// up (pymobiledevice3's imports take ~1 s of CPU) must not compete with another device's launches.
     /// One per device, in the order of `devices`.
@@ -193,6 +252,8 @@ package struct BenchmarkRunner: Sendable {
         }
     }
 
+    /// With `--reference-app`: the results folder `DIR/reference/` for its launches (a results folder of
+    /// its own, so `launchbench report DIR/reference` works and DIR's exports hold the main app only).
     static func openReference(_ plan: RunPlan, manifest: RunManifest, folder: URL) async throws
         -> (store: ResultsStore, manifest: RunManifest)?
     {

@@ -6,28 +6,15 @@ import LaunchBench
 /// core decodes and measures them. Reaches the instruments service as the debugserver sidecar reaches
 /// debugserver: lockdown (with TLS) up to iOS 16, the userspace tunnel from 17.4, tunneld on 17.0–17.3.
 package struct Pymobiledevice3KdebugTracer: KdebugTracing {
-    /// The `pymobiledevice3` program; its Python runs the helper.
-    package var executable: String
-    /// Added to the helper's environment (`PYMOBILEDEVICE3_USBMUX` for an emulated lab).
-    package var environment: [String: String]
-    /// The root tunneld for iOS 17.0–17.3 (as `Pymobiledevice3Engine.Configuration.tunneld`).
-    package var tunneld: String?
-    /// Where each helper's stderr goes: `folder/<UDID>/kdebug-tap.log` (`kdebug-tap-2.log` for the next helper
-    /// of the device); by default the run's private folder (`PrivateFolder.run()`).
-    package var logFolder: URL
-    /// How long the session may take to start (a userspace tunnel takes seconds on a real phone).
-    package var startTimeout: Duration
+    private let setup: Pymobiledevice3Setup
+    /// The run's log folder: each helper's stderr goes to `<UDID>/kdebug-tap.log` in it (`kdebug-tap-2.log` for
+    /// the next helper of the device).
+    private let logs: URL
 
-    package init(
-        executable: String, environment: [String: String] = [:], tunneld: String? = nil,
-        logFolder: URL = PrivateFolder.runLocation.appendingPathComponent("logs"),
-        startTimeout: Duration = .seconds(60)
-    ) {
-        self.executable = executable
-        self.environment = environment
-        self.tunneld = tunneld
-        self.logFolder = logFolder
-        self.startTimeout = startTimeout
+    /// The helpers of `setup`, logging into `logs` (the results folder's `logs/`).
+    package init(_ setup: Pymobiledevice3Setup, logs: URL) {
+        self.setup = setup
+        self.logs = logs
     }
 
     /// A helper that dies during the run is restarted (`KdebugTapRestarts`), each with a log of its own.
@@ -38,29 +25,15 @@ package struct Pymobiledevice3KdebugTracer: KdebugTracing {
 
     /// One helper process and its session.
     func startHelper(on device: DeviceInfo) async throws -> KdebugFeed {
-        let python = try Self.python(for: executable)
+        let python = try Self.python(for: setup.executable)
         let script = try Self.scriptFile()
-        var arguments = [script.path, "--udid", device.udid]
-        if let version = device.version, version.major >= 17 {
-            if version >= OSVersion(17, 4) {
-                arguments += ["--transport", "userspace"]
-            } else {
-                arguments += ["--transport", "tunneld", "--tunneld", Self.tunneldAddress(tunneld)]
-            }
-        }
-        if let usbmux = environment["PYMOBILEDEVICE3_USBMUX"] { arguments += ["--usbmux", usbmux] }
-        let environment = try Pymobiledevice3ChecksumFix.environment(
-            adding: ProcessInfo.processInfo.environment.merging(environment) { $1 })
-        let log = try HelperLog.next(in: logFolder.appendingPathComponent(device.udid), named: "kdebug-tap")
+        var arguments = [script.path, "--udid", device.udid] + setup.helperArguments(for: device)
+        if let usbmux = setup.environment["PYMOBILEDEVICE3_USBMUX"] { arguments += ["--usbmux", usbmux] }
+        let environment = try setup.helperEnvironment()
+        let log = try HelperLog.next(in: logs.appendingPathComponent(device.udid), named: "kdebug-tap")
         let helper = try KdebugTapProcess.start(
             udid: device.udid, python: python, arguments: arguments, environment: environment, log: log)
-        return try await helper.feed(startTimeout: startTimeout)
-    }
-
-    /// tunneld's address as `host:port` (a bare port is on 127.0.0.1; pymobiledevice3's default 49151).
-    static func tunneldAddress(_ tunneld: String?) -> String {
-        guard let tunneld, !tunneld.isEmpty else { return "127.0.0.1:49151" }
-        return tunneld.contains(":") ? tunneld : "127.0.0.1:\(tunneld)"
+        return try await helper.feed(startTimeout: setup.startTimeout)
     }
 
     /// The Python that runs `pymobiledevice3`: `python3` beside it (a virtual environment or pipx), else

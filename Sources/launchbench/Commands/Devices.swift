@@ -23,15 +23,16 @@ struct Devices: AsyncParsableCommand {
     func run() async throws {
         let usbmuxd = connection.apply()
         let base = MobileDeviceDriver()
-        let driver = engines.makeDriver(base: base, usbmuxd: usbmuxd)
+        let setup = engines.setup(usbmuxd: usbmuxd)
         let listing = try await base.listDevices(reading: nil)
         let devices = listing.devices
         for device in listing.unreadable { Terminal.note(device.message) }
         var rows: [DeviceRow] = []
         for device in devices {
+            let decision = setup.router.decision(for: device)
             rows.append(
                 DeviceRow(
-                    device, engine: await driver.engineDecision(for: device),
+                    device, engine: decision, transport: setup.transport(for: device, decision: decision),
                     readiness: await base.developerReadiness(of: device)))
         }
         if json, devices.isEmpty {
@@ -95,7 +96,7 @@ struct Devices: AsyncParsableCommand {
                 transport, developerMode, diskImage
         }
 
-        init(_ device: DeviceInfo, engine decision: EngineDecision, readiness: DeveloperReadiness) {
+        init(_ device: DeviceInfo, engine decision: EngineDecision, transport: String?, readiness: DeveloperReadiness) {
             udid = device.udid
             name = device.name
             productType = device.productType
@@ -105,7 +106,7 @@ struct Devices: AsyncParsableCommand {
             connection = device.connection.rawValue
             engine = decision.engine?.rawValue ?? "none"
             engineReason = decision.explanation
-            transport = decision.engine.flatMap { EngineChoice.transport(of: $0, on: device) }
+            self.transport = transport
             developerMode = readiness.developerMode.rawValue
             diskImage = readiness.diskImage.rawValue
             advice = readiness.advice

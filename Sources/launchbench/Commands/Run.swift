@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LaunchBench
-import MobileDevice
 
 /// `launchbench run APP`: the benchmark itself.
 struct Run: AsyncParsableCommand {
@@ -150,17 +149,9 @@ struct Run: AsyncParsableCommand {
                 timeout: Self.duration(timeout),
                 grace: Self.duration(grace), settle: Self.duration(settle), premain: engines.premainSelection))
         let usbmuxd = connection.apply()
-        let driver = engines.makeDriver(base: MobileDeviceDriver(), usbmuxd: usbmuxd)
-        let code: ExitCode
-        do {
-            code = try await RunExecution.execute(
-                plan, driver: driver, kdebug: engines.makeKdebugTracer(usbmuxd: usbmuxd), usbmuxd: usbmuxd,
-                output: results.output, overwrite: results.overwrite, gate: runGate)
-        } catch {
-            await driver.shutdown()
-            throw error
-        }
-        await driver.shutdown()
+        let code = try await RunExecution.execute(
+            plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,
+            overwrite: results.overwrite, gate: runGate)
         if code != .success { throw code }
     }
 

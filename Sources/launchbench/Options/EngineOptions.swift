@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import LaunchBench
 import LaunchEngines
-import MobileDevice
 
 /// `--engine auto|libimobiledevice|pymobiledevice3|devicectl`: what launches apps on each device.
 struct EngineOptions: ParsableArguments {
@@ -67,41 +66,17 @@ struct EngineOptions: ParsableArguments {
         return true
     }
 
-    /// The kdebug reader for devices whose pre-main phases come from kdebug, when pymobiledevice3 is
-    /// installed; it reaches the same usbmuxd and tunneld as the launch sidecars.
-    func makeKdebugTracer(usbmuxd: USBMuxAddress?, host: EngineHost = .detect()) -> Pymobiledevice3KdebugTracer? {
-        guard let executable = host.pymobiledevice3 else { return nil }
-        var tracer = Pymobiledevice3KdebugTracer(
-            executable: executable, environment: (try? Pymobiledevice3USBMux.environment(for: usbmuxd)) ?? [:])
-        tracer.tunneld = tunneld
-        return tracer
-    }
-
-    /// The driver for a run or a listing: every device routed to its engine; `usbmuxd` is what
-    /// `ConnectionOptions.apply()` returned (the sidecars reach the same usbmuxd).
-    func makeDriver(
-        base: MobileDeviceDriver, usbmuxd: USBMuxAddress?, host: EngineHost = .detect()
-    ) -> EngineRoutingDriver {
-        var pymobiledevice3: Pymobiledevice3Engine?
-        if let executable = host.pymobiledevice3 {
-            // The sidecar gets the usbmuxd address in pymobiledevice3's own form (Pymobiledevice3USBMux).
-            var environment: [String: String] = [:]
-            do {
-                environment = try Pymobiledevice3USBMux.environment(for: usbmuxd)
-            } catch {
-                Terminal.note("note: \(error.description)")
-            }
-            var configuration = Pymobiledevice3Engine.Configuration(executable: executable, environment: environment)
-            configuration.tunneld = tunneld
-            if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(
-                Double.init)
-            {
-                configuration.startTimeout = .seconds(clamping: seconds)
-            }
-            pymobiledevice3 = Pymobiledevice3Engine(configuration)
+    /// The engines of `run` and `devices` on `host`: the command's one `EngineSetup` (its pymobiledevice3 reaches
+    /// the same usbmuxd, `ConnectionOptions.apply()`'s, and `--tunneld`). Says once when pymobiledevice3 cannot
+    /// reach that usbmuxd (its helpers then use the system one).
+    func setup(usbmuxd: USBMuxAddress?, host: EngineHost = .detect()) -> EngineSetup {
+        var startTimeout = Duration.seconds(60)
+        if let seconds = ProcessInfo.processInfo.environment["LAUNCHBENCH_ENGINE_START_TIMEOUT"].flatMap(Double.init) {
+            startTimeout = .seconds(clamping: seconds)
         }
-        return EngineRoutingDriver(
-            base: base, selection: selection, host: host, pymobiledevice3: pymobiledevice3,
-            devicectl: host.hasDevicectl ? DevicectlDriver() : nil)
+        let setup = EngineSetup(
+            selection: selection, host: host, usbmuxd: usbmuxd, tunneld: tunneld, startTimeout: startTimeout)
+        if let problem = setup.pymobiledevice3?.usbmuxProblem { Terminal.note("note: \(problem)") }
+        return setup
     }
 }

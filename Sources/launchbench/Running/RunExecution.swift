@@ -8,18 +8,20 @@ import MobileDevice
 /// What `run` and `demo` share: select devices, prepare the results folder, run with live progress,
 /// stop cleanly on Ctrl-C, then print the summary, write the exports and say where the results are.
 enum RunExecution {
-    /// Runs `plan` over `driver` and reports it; returns the exit code of the run's `RunVerdict`.
+    /// Runs `plan` with `engines` and reports it; returns the exit code of the run's `RunVerdict`. This is the
+    /// composition root of a run: the devices are selected and the results folder prepared first, then the
+    /// engines are composed once, their helpers logging into the folder (DIR/logs/<UDID>/pymobiledevice3.log,
+    /// kdebug-tap.log), and stopped before this returns.
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
-        _ plan: RunPlan, driver: EngineRoutingDriver, kdebug: Pymobiledevice3KdebugTracer?, usbmuxd: USBMuxAddress?,
-        output: String?, overwrite: Bool = false, gate: RunGate? = nil
+        _ plan: RunPlan, engines setup: EngineSetup, usbmuxd: USBMuxAddress?, output: String?,
+        overwrite: Bool = false, gate: RunGate? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
-        var tracer = kdebug
-        let runner = BenchmarkRunner(driver: driver, reporter: progress)
+        let base = MobileDeviceDriver()
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        let selection = try await runner.selectDevices(for: plan)
+        let selection = try await BenchmarkRunner.selectDevices(for: plan, from: base, reporter: progress)
         let devices = selection.devices
         let locks = try DeviceLocks.acquire(devices, usbmuxd: usbmuxd)
         defer { locks.release() }
@@ -27,13 +29,30 @@ enum RunExecution {
             output: output.map { URL(fileURLWithPath: $0) }, workingDirectory: workingDirectory, overwrite: overwrite,
             protected: gate?.baselineFolder.map { [$0] } ?? [])
         let store = try ResultsStore(folder: folder)
-        // Sidecar logs next to the launch logs: DIR/logs/<UDID>/pymobiledevice3.log (and kdebug-tap.log).
-        await driver.pymobiledevice3?.useLogFolder(folder.appendingPathComponent("logs"))
-        tracer?.logFolder = folder.appendingPathComponent("logs")
-        let measuring = BenchmarkRunner(driver: driver, reporter: progress, kdebug: tracer)
+        let engines = setup.engines(base: base, devices: devices, logs: folder.appendingPathComponent("logs"))
+        do {
+            let code = try await measure(
+                plan, runner: engines.runner(reporter: progress), progress: progress, devices: selection,
+                store: store, busy: locks.busy, gate: gate)
+            await engines.shutdown()
+            return code
+        } catch {
+            await engines.shutdown()
+            throw error
+        }
+    }
+
+    /// Runs with live progress, stops cleanly on Ctrl-C, then prints the summary, writes the exports and says
+    /// where the results are.
+    private static func measure(
+        _ plan: RunPlan, runner: BenchmarkRunner, progress: RunProgressView, devices selection: DeviceListing,
+        store: ResultsStore, busy: [String: String], gate: RunGate?
+    ) async throws -> ExitCode {
+        let devices = selection.devices
+        let folder = store.folder
         Terminal.note(introduction(plan, devices: devices, folder: folder))
 
-        let run = Task { try await measuring.run(plan, devices: devices, store: store, busy: locks.busy) }
+        let run = Task { try await runner.run(plan, devices: devices, store: store, busy: busy) }
         let interruption = Interruption { run.cancel() }
         let result: RunResult
         do {

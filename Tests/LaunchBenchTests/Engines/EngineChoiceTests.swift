@@ -27,7 +27,7 @@ import Testing
         #expect(linux.explanation.contains("/opt/venv/bin/pymobiledevice3"))
         #expect(!linux.explanation.contains("tunneld"))
         #expect(linux.explanation.contains("userspace tunnel"))
-        #expect(EngineChoice.transport(of: .pymobiledevice3, on: device) == "userspace tunnel")
+        #expect(Pymobiledevice3Transport(for: device).tunnelName == "userspace tunnel")
         // Xcode 15 has no devicectl console launch and no pymobiledevice3: nothing can launch.
         #expect(EngineChoice.decide(for: device, selection: .auto, host: Self.macXcode15).engine == nil)
     }
@@ -36,10 +36,11 @@ import Testing
         let decision = EngineChoice.decide(for: F.device(1, ios: "17.3.1"), selection: .auto, host: Self.linuxPMD3)
         #expect(decision.engine == .pymobiledevice3)
         #expect(decision.explanation.contains("sudo pymobiledevice3 remote tunneld"))
-        #expect(EngineChoice.transport(of: .pymobiledevice3, on: F.device(1, ios: "17.3.1")) == "tunneld")
-        // Through lockdown (iOS ≤ 16), or another engine: no tunnel to name.
-        #expect(EngineChoice.transport(of: .pymobiledevice3, on: F.device(1, ios: "16.7")) == nil)
-        #expect(EngineChoice.transport(of: .devicectl, on: F.device(1, ios: "17.5")) == nil)
+        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "17.3.1")) == .tunneld)
+        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "17.3.1")).tunnelName == "tunneld")
+        // Through lockdown (iOS ≤ 16): no tunnel to name.
+        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "16.7")) == .lockdown)
+        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "16.7")).tunnelName == nil)
     }
 
     @Test func noEngineOnIOS17NamesTheExactInstallCommand() {
@@ -102,42 +103,16 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EngineRecordingTests {
     typealias F = RunnerFixtures
 
-    /// A driver that says which engine it uses, like `EngineRoutingDriver` on a host with pymobiledevice3.
-    final class EngineAwareDriver: DeviceDriver, EngineRouting, Sendable {
-        let fake: FakeDeviceDriver
-        let host: EngineHost
-        init(_ fake: FakeDeviceDriver, host: EngineHost) {
-            self.fake = fake
-            self.host = host
-        }
-        func engineDecision(for device: DeviceInfo) async -> EngineDecision {
-            EngineChoice.decide(for: device, selection: .auto, host: host)
-        }
-        func listDevices(reading udids: [String]?) async throws -> DeviceListing {
-            try await fake.listDevices(reading: udids)
-        }
-        func uninstall(bundleID: String, on udid: String) async throws {
-            try await fake.uninstall(bundleID: bundleID, on: udid)
-        }
-        func install(_ app: AppBundle, on udid: String, timeout: Duration) async throws {
-            try await fake.install(app, on: udid, timeout: timeout)
-        }
-        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
-            -> LaunchTermination
-        {
-            try await fake.launch(request, on: udid, observer: observer)
-        }
-        func restart(_ udid: String, timeout: Duration) async throws { try await fake.restart(udid, timeout: timeout) }
-    }
+    /// The router of a host with pymobiledevice3, as the composition root hands it to the runner.
+    static func router(_ host: EngineHost) -> EngineRouter { EngineRouter(selection: .auto, host: host) }
 
     @Test func theEngineOfEachDeviceIsInRunJSONAndTheReports() async throws {
         let old = F.device(1, ios: "14.8")
         let modern = F.device(2, ios: "17.5")
-        let driver = EngineAwareDriver(
-            FakeDeviceDriver(devices: [old, modern], script: F.statisticsApp),
-            host: EngineHost(isMacOS: false, pymobiledevice3: "/venv/bin/pymobiledevice3"))
+        let driver = FakeDeviceDriver(devices: [old, modern], script: F.statisticsApp)
+        let router = Self.router(EngineHost(isMacOS: false, pymobiledevice3: "/venv/bin/pymobiledevice3"))
         let folder = F.temporaryFolder()
-        let result = try await BenchmarkRunner(driver: driver).run(
+        let result = try await BenchmarkRunner(driver: driver, router: router).run(
             F.plan(iterations: 1, warm: 0), into: folder)
         let manifest = try F.readManifest(in: folder)
         #expect(manifest.outcome(of: old.udid)?.engine == "libimobiledevice")
@@ -156,11 +131,12 @@ import Testing
 
     @Test func aDeviceWithNoEngineIsSkippedWithNoEngineRecorded() async throws {
         let modern = F.device(2, ios: "17.5")
-        let driver = EngineAwareDriver(
-            FakeDeviceDriver(devices: [modern], script: F.statisticsApp), host: EngineHost(isMacOS: false))
+        let driver = FakeDeviceDriver(devices: [modern], script: F.statisticsApp)
         let reporter = RecordingReporter()
         let folder = F.temporaryFolder()
-        _ = try await BenchmarkRunner(driver: driver, reporter: reporter).run(
+        _ = try await BenchmarkRunner(
+            driver: driver, router: Self.router(EngineHost(isMacOS: false)), reporter: reporter
+        ).run(
             F.plan(iterations: 1, warm: 0), into: folder)
         let outcome = try #require(try F.readManifest(in: folder).outcome(of: modern.udid))
         #expect(outcome.outcome == .skipped)

@@ -1,6 +1,8 @@
-/// A driver whose GDB-remote launch loop can also run over TCP to a debugserver that a sidecar engine
-/// (pymobiledevice3) forwards to 127.0.0.1; `MobileDeviceDriver` is one. The loop, parser and
-/// statistics stay launchbench's; only the transport changes.
+import LaunchBench
+
+/// What the routing driver needs from the lockdown driver: its GDB-remote launch loop, also over TCP to a
+/// debugserver that the pymobiledevice3 sidecar forwards to 127.0.0.1. `MobileDeviceDriver` implements it; the
+/// loop, parser and statistics stay launchbench's, only the transport changes.
 package protocol ForwardedDebugserverLaunching: DeviceDriver {
     /// Like `launch(_:on:observer:)`, through `127.0.0.1:port`; `forwarder` names the sidecar in errors.
     func launch(
