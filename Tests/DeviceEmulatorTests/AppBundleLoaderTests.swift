@@ -7,7 +7,7 @@ import Testing
 
 /// The emulated installd reads a bundle by the rules the run reads it by (one reader, `AppBundleContents`),
 /// and turns what that reader refuses into installd's errors.
-@Suite struct AppBundleLoaderTests {
+@Suite(.tags(.subprocess)) struct AppBundleLoaderTests {
     static func makeIPA(_ app: URL, named name: String) throws -> URL {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent(
             "loader-\(UUID().uuidString)-\(name)")

@@ -7,6 +7,7 @@ import Testing
 
 /// The real Debian clients (libimobiledevice 1.3.0 / libusbmuxd 2.0.2) against a private lab.
 @Suite(
+    .tags(.emulator, .subprocess),
     .enabled(if: ExternalTool.isInstalled("idevice_id"), "idevice_id missing: run Scripts/bootstrap"),
     .timeLimit(.minutes(5))
 )

@@ -11,7 +11,7 @@ import Testing
 /// `DebugServerHandler` on an `EmbeddedChannel` with a virtual clock: the emulated process's timers and
 /// the ack-grace timer (how long the exit packet waits for the client's `+` before the connection is
 /// closed anyway) run only when the test advances the clock.
-@Suite(.timeLimit(.minutes(5))) struct DebugServerHandlerTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct DebugServerHandlerTests {
     /// What debugserver gives a client to acknowledge the exit packet, written out here (not read from
     /// `DebugServerHandler.ackGraceSeconds`) so that changing it fails these tests.
     static let grace = TimeAmount.seconds(5)

@@ -9,7 +9,7 @@ import Testing
 
 /// debugserver over a real socket in no-ack mode, the way the team's own tool drives it
 /// (PROTOCOLS.md §7.5): launch, stream output, exit packet, connection closed.
-@Suite(.timeLimit(.minutes(5))) struct DebugServerSocketTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct DebugServerSocketTests {
     /// A GDB client speaking through a raw usbmuxd connection to the device's debugserver port.
     final class GDBClient {
         let mux: RawUSBMuxClient
@@ -147,7 +147,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct DeviceSwitchTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct DeviceSwitchTests {
     @Test func aWedgedDebugserverNeverAnswers() async throws {
         try await DebugServerSocketTests.withInstalledApp(ios: "14.8") { lab, device, app in
             device.services.isDebugserverWedged = true

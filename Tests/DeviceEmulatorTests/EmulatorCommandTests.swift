@@ -4,6 +4,7 @@ import Testing
 
 /// `launchbench emulator` as a user runs it: a foreground process, stopped with Ctrl-C.
 @Suite(
+    .tags(.emulator, .subprocess),
     .timeLimit(.minutes(5))
 )
 struct EmulatorCommandTests {

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DeviceEmulator
 
-@Suite struct InstallationProxyEngineTests {
+@Suite(.tags(.subprocess)) struct InstallationProxyEngineTests {
     static func stagedState(profile: String? = nil) throws -> DeviceServiceState {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("instproxy-\(UUID().uuidString)")
         let state = DeviceServiceState(mediaRoot: root)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct LabControlTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(2))) struct LabControlTests {
     @Test func linesParseIntoCommands() throws {
         #expect(try LabControl.parse("detach 0000-AB") == .detach(udid: "0000-AB"))
         #expect(try LabControl.parse("  ATTACH 0000-AB ") == .attach(udid: "0000-AB"))

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// lockdownd on port 62078 and the service extension point, with a raw socket client.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.tags(.emulator), .timeLimit(.minutes(5)))
 struct LockdownProtocolTests {
     static let specs = [
         EmulatedDeviceSpec(

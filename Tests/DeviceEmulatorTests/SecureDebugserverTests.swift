@@ -9,7 +9,7 @@ import Testing
 /// real device does (pymobiledevice3 asks for nothing else); the pair record carries real certificates.
 /// The handshake itself is judged by the real clients (libimobiledevice in the MobileDevice and
 /// end-to-end tests, pymobiledevice3 in Pymobiledevice3EndToEndTests).
-@Suite(.timeLimit(.minutes(1))) struct SecureDebugserverTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(1))) struct SecureDebugserverTests {
     static let specs = [
         EmulatedDeviceSpec(
             udid: "00008030-0000000000000B13", name: "Thirteen", productType: "iPhone12,1", osVersion: "13.7"),

@@ -7,7 +7,7 @@ import Testing
 
 /// The device services through the REAL Debian clients (ideviceinstaller, idevicedebug,
 /// idevicediagnostics, idevice_id) against a private lab; skipped when a tool is missing.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ServiceToolTests {
+@Suite(.tags(.emulator, .subprocess), .serialized, .timeLimit(.minutes(5))) struct ServiceToolTests {
     static let bundleID = "com.example.launchbench.sample"
 
     static func spec(_ index: Int, ios: String, model: String = "iPhone6,1") -> EmulatedDeviceSpec {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.tags(.emulator), .timeLimit(.minutes(5)))
 struct SharedTestLabTests {
     @Test func setsTheAddressOnceAndAddsUniqueDevices() async throws {
         let lab = try await SharedTestLab.lab()

@@ -10,7 +10,7 @@ import Testing
 
 /// The usbmuxd connection handler on an `EmbeddedChannel`: requests in, replies out, and the switch to a
 /// raw byte pipe after `Connect`. The lab only supplies the devices; its socket is not used.
-@Suite(.timeLimit(.minutes(5))) struct USBMuxConnectionHandlerTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct USBMuxConnectionHandlerTests {
     static let specs = EmulatedDeviceSpec.lab(count: 2, osVersion: "14.8")
 
     /// A usbmuxd client connection on an `EmbeddedChannel` whose only handler is `USBMuxConnectionHandler`.

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// usbmuxd at the byte level, with a raw socket client (no libimobiledevice).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5)))
 struct USBMuxProtocolTests {
     static let specs = EmulatedDeviceSpec.lab(count: 2, osVersion: "14.8")
 
@@ -166,7 +166,7 @@ struct USBMuxProtocolTests {
 }
 
 /// Simulated reboots, as diagnostics_relay's Restart will use them.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.tags(.emulator), .timeLimit(.minutes(5)))
 struct RebootTests {
     @Test func rebootDetachesThenAttachesAfterTheScaledBootTime() async throws {
         let specs = EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")

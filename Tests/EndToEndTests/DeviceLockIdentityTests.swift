@@ -7,7 +7,7 @@ import Testing
 
 /// One run per device holds however the usbmuxd address is spelled: the built `launchbench`, twice, against
 /// one private lab, the second through a symlink to the lab's socket.
-@Suite(.timeLimit(.minutes(5))) struct DeviceLockIdentityTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct DeviceLockIdentityTests {
     @Test func aSymlinkedSocketToTheSameUsbmuxdIsTheSameLock() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "12.5.7")) { lab in
             let app = try EndToEnd.makeApp("SameMux", profile: EndToEnd.profile())

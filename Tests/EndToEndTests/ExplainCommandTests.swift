@@ -7,7 +7,7 @@ import Testing
 /// with a slow initializer), `compare` naming it, and `trend` over both. Without pymobiledevice3: its Python
 /// beside every other suite was the suite's largest CPU cost, and the iOS 17+ and kdebug paths of the demo
 /// are `DemoCommandTests`' and `KdebugEndToEndTests`' subject.
-@Suite(.timeLimit(.minutes(5))) struct ExplainCommandTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct ExplainCommandTests {
     static func launchbench(_ arguments: [String]) async throws -> (status: Int32?, out: String, err: String) {
         let outcome = try await LaunchbenchCLI.run(
             arguments, environment: EndToEnd.withoutPymobiledevice3.merging(["NO_COLOR": "1"]) { $1 })

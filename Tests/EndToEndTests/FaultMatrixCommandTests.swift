@@ -7,7 +7,7 @@ import Testing
 
 /// The faults the fault matrix found, each through the built `launchbench` (the release binary when the suite
 /// runs in release) against a fresh private lab, through the real libimobiledevice.
-@Suite(.timeLimit(.minutes(10))) struct FaultMatrixCommandTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(10))) struct FaultMatrixCommandTests {
     private func start(
         _ arguments: [String], lab: EmulatedLab, lockFolder: URL, extra: [String: String] = [:]
     ) throws -> ChildProcess {

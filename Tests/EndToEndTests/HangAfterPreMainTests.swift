@@ -8,7 +8,7 @@ import Testing
 /// The run's first launch hangs right after dyld printed its statistics; later launches print LaunchProbe's
 /// markers. The first launch ended on the statistics alone (the run did not know yet that the app prints
 /// markers), so it must be re-judged once the run learns it — never left `ok` with exit 0.
-@Suite(.timeLimit(.minutes(5))) struct HangAfterPreMainTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct HangAfterPreMainTests {
     @Test func aHangAfterDyldOnTheFirstLaunchIsATimeoutOnDiskAndInTheExitCode() async throws {
         try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "14.8")) { lab in
             let app = try EndToEnd.makeApp(

@@ -12,7 +12,7 @@ extension RealPymobiledevice3Tests {
     /// pymobiledevice3's core profile session against the emulated phones' instruments service (lockdown with
     /// TLS on iOS 14–16, the userspace tunnel on 17.4+), and the core measures each launch from the raw
     /// records. CI installs pymobiledevice3 (`Scripts/test`), so these never skip there.
-    @Suite(.timeLimit(.minutes(5)), installed) struct KdebugEndToEndTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct KdebugEndToEndTests {
         @Test func phasesComeFromKdebugAndAgreeWithDyldsStatisticsOnIOS14() async throws {
             try await EndToEnd.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) {
                 devices in

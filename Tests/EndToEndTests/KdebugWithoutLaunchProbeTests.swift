@@ -10,7 +10,7 @@ import Testing
 extension RealPymobiledevice3Tests {
     /// The README's "no change to the app", end to end: an app without LaunchProbe prints nothing and stays
     /// alive until killed, as real apps do. kdebug alone ends each launch (its first frame) and measures it.
-    @Suite(.timeLimit(.minutes(5)), installed) struct KdebugWithoutLaunchProbeTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct KdebugWithoutLaunchProbeTests {
         @Test func anAppWithoutLaunchProbeGivesOkLaunchesOnIOS14To18() async throws {
             try await EndToEnd.withDevices([
                 ("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5"), ("iPhone17,3", "18.6"),

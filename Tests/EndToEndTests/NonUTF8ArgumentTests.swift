@@ -5,7 +5,7 @@ import Testing
 /// The built `launchbench` given paths whose names are not UTF-8 (passed as raw bytes through a shell): it
 /// says so and writes nothing, rather than "not found" for an app that exists or an `--output` folder under
 /// another name.
-@Suite(.timeLimit(.minutes(2))) struct NonUTF8ArgumentTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(2))) struct NonUTF8ArgumentTests {
     @Test func aLatin1AppPathAndOutputAreRefusedUnchanged() async throws {
         let folder = EndToEnd.temporaryFolder("latin1")
         // $1: the folder; the app and output names end in byte 0xE9 (é in Latin-1).

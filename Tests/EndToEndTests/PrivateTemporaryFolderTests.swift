@@ -9,7 +9,7 @@ extension RealPymobiledevice3Tests {
     /// What the built `launchbench` leaves in, and takes from, a shared temporary folder on a run whose kdebug
     /// helper runs (iOS 14, `--premain kdebug`): nothing left after the run, and a folder planted by another
     /// user is refused rather than run from.
-    @Suite(.timeLimit(.minutes(5)), installed) struct PrivateTemporaryFolderTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct PrivateTemporaryFolderTests {
         private func run(_ lab: EmulatedLab, temporary: URL, output: URL, iterations: Int = 1) throws -> ChildProcess {
             let app = try EndToEnd.makeApp("Private", profile: EndToEnd.profile())
             return try LaunchbenchCLI.start(

@@ -8,6 +8,7 @@ import Testing
 /// own resolver with the user's `USBMUXD_SOCKET_ADDRESS=UNIX:…` still in the inherited environment (issue 19:
 /// the userspace tunnel reads that variable itself and crashed on the prefix).
 @Suite(
+    .tags(.emulator, .pymobiledevice3, .subprocess),
     .timeLimit(.minutes(1)),
     .enabled(
         if: Pymobiledevice3Python.path != nil,

@@ -12,7 +12,7 @@ import Testing
 /// starved the other tests; in one lane, though, they were the whole suite's critical path (a kdebug test that
 /// takes 8 s alone took 80 s in the crowd). This lane: kdebug and the sidecar; `RealPymobiledevice3TunnelTests`:
 /// the iOS 17+ tunnel and the demo. CI installs pymobiledevice3 (`Scripts/test`), so none of them skips there.
-@Suite(.serialized) enum RealPymobiledevice3Tests {
+@Suite(.tags(.emulator, .subprocess), .serialized) enum RealPymobiledevice3Tests {
     /// On the suites that cannot run without it.
     static let installed = ConditionTrait.enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,
@@ -21,7 +21,7 @@ import Testing
 }
 
 /// The second lane of `RealPymobiledevice3Tests`: the suites that go through pymobiledevice3's iOS 17+ tunnel.
-@Suite(.serialized) enum RealPymobiledevice3TunnelTests {
+@Suite(.tags(.emulator, .subprocess), .serialized) enum RealPymobiledevice3TunnelTests {
     /// On the suites that cannot run without it.
     static let installed = RealPymobiledevice3Tests.installed
 }
@@ -31,7 +31,7 @@ extension RealPymobiledevice3Tests {
     /// sidecar, pointed at the emulated lab with PYMOBILEDEVICE3_USBMUX) forwards the emulated iOS 14–16
     /// devices' DVTSecureSocketProxy debugserver (TLS, as a real device) to 127.0.0.1, and our GDB loop
     /// launches through it. Skipped when pymobiledevice3 is not installed (`Scripts/bootstrap --with-pymobiledevice3`).
-    @Suite(.timeLimit(.minutes(5)), installed) struct Pymobiledevice3EndToEndTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct Pymobiledevice3EndToEndTests {
         @Test func samplesEqualTheRawLogsAndEnvironmentValuesArriveIntact() async throws {
             try await EndToEnd.withDevices([("iPhone12,1", "14.8"), ("iPhone14,5", "16.7")]) { devices in
                 let app = try EndToEnd.makeApp("Forwarded", profile: EndToEnd.profile())
@@ -134,6 +134,7 @@ extension RealPymobiledevice3Tests {
 
 /// The built `launchbench run --engine pymobiledevice3` against a private lab: Ctrl-C leaves no sidecar behind.
 @Suite(
+    .tags(.emulator, .pymobiledevice3, .subprocess),
     .timeLimit(.minutes(5)),
     .enabled(
         if: Pymobiledevice3EndToEnd.executable != nil,

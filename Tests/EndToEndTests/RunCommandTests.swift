@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The built `launchbench run` as a subprocess against a private emulated lab (the address goes to the child only).
-@Suite(.timeLimit(.minutes(5))) struct RunCommandTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct RunCommandTests {
     private func start(_ arguments: [String], lab: EmulatedLab) throws -> ChildProcess {
         try LaunchbenchCLI.start(
             arguments,
@@ -208,7 +208,7 @@ extension RealPymobiledevice3TunnelTests {
 
 /// `launchbench demo`'s noise seed, without pymobiledevice3 (its subject is the emulated figures, not the
 /// iOS 17+ path, which `DemoCommandTests` covers): it runs beside the other suites.
-@Suite(.timeLimit(.minutes(5))) struct DemoSeedTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct DemoSeedTests {
     /// The printed figures follow the noise seed: a seed repeats a run, another seed gives other numbers.
     @Test func theSeedRepeatsTheEmulatedFigures() async throws {
         func figures(seed: Int) async throws -> [String: Double] {

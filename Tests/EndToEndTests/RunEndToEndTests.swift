@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The runner through the real libimobiledevice against emulated iPhones.
-@Suite(.timeLimit(.minutes(5))) struct RunEndToEndTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct RunEndToEndTests {
     @Test func threeIterationsOnTwoDevicesGiveTwelveSamplesWithThePrintedValues() async throws {
         try await EndToEnd.withDevices([("iPhone6,1", "12.5.7"), ("iPhone5,2", "10.3.4")]) { devices in
             let app = try EndToEnd.makeApp("Twelve", profile: EndToEnd.profile())

@@ -7,7 +7,7 @@ import Testing
 
 /// The CI gate options of `launchbench run` (--baseline, --allowed-dylibs, --write-allowed-dylibs,
 /// --target-precision): the built binary as a subprocess against a private emulated lab.
-@Suite(.timeLimit(.minutes(5))) struct RunGateCommandTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct RunGateCommandTests {
     private func run(_ arguments: [String], lab: EmulatedLab) async throws -> LaunchbenchCLI.Outcome {
         try await LaunchbenchCLI.run(
             ["run"] + arguments + ["--timeout", "20", "--grace", "3", "--warm", "0"],

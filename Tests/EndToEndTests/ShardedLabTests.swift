@@ -7,7 +7,7 @@ import Testing
 
 /// A device lab sharded over hosts: two emulated labs on two sockets (one of them reached over TCP through
 /// `socat`, as a remote host's usbmuxd would be), one results folder each, merged and judged as one run.
-@Suite(.timeLimit(.minutes(5))) struct ShardedLabTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct ShardedLabTests {
     private func launchbench(_ arguments: [String], usbmuxd: String? = nil) async throws -> (Int32?, String, String) {
         let environment = ["NO_COLOR": "1"].merging(usbmuxd.map { ["USBMUXD_SOCKET_ADDRESS": $0] } ?? [:]) { $1 }
         let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(180))

@@ -7,7 +7,7 @@ import Testing
 
 /// launchbench's own environment holds libusbmuxd's `USBMUXD_SOCKET_ADDRESS=UNIX:/path`, which pymobiledevice3's
 /// iOS 17.4+ tunnel path reads itself and cannot parse: the sidecar must get the bare path, in both variables.
-@Suite(.timeLimit(.minutes(5))) struct SidecarEnvironmentTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct SidecarEnvironmentTests {
     @Test func theSidecarGetsTheBareSocketPathWhateverTheEnvironmentHolds() async throws {
         try await PrivateLab.with(devices: [.numbered(1, productType: "iPhone16,1", osVersion: "17.5")]) { lab in
             let socket = try #require(lab.socketPath)

@@ -5,7 +5,7 @@ import Testing
 #if os(Linux)  // util-linux's `script -qec`; BSD script takes other arguments
     /// The live progress display on a real pseudo-terminal (util-linux `script` gives the binary one): it redraws
     /// in place on an ordinary terminal, and writes plain lines with `TERM=dumb` or `CI=true`, as into a file.
-    @Suite(.timeLimit(.minutes(5))) struct TerminalOutputTests {
+    @Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct TerminalOutputTests {
         /// What `launchbench demo` wrote to the terminal with `environment` (`-u NAME` unsets a variable).
         private func demoOnATerminal(_ environment: [String]) async throws -> String {
             let script = try #require(

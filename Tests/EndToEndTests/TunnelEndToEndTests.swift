@@ -12,7 +12,7 @@ extension RealPymobiledevice3TunnelTests {
     /// the emulated phone's CoreDeviceProxy (TLS, CDTunnel, IPv6, the emulator's TCP server, RSD over
     /// HTTP/2 + XPC) and forwards debugproxy to the same debugserver emulation as on iOS ≤ 16. The real,
     /// pinned pymobiledevice3 is the judge; CI installs it (`Scripts/test`), so these never skip there.
-    @Suite(.timeLimit(.minutes(5)), installed) struct TunnelEndToEndTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunnelEndToEndTests {
         typealias E = EndToEnd
         typealias P = Pymobiledevice3EndToEnd
 
@@ -101,7 +101,7 @@ extension RealPymobiledevice3TunnelTests {
 extension RealPymobiledevice3TunnelTests {
     /// The faults of a modern phone's transport, each a recorded failure with pymobiledevice3's own words
     /// and the fix, within 60 s: never a hang.
-    @Suite(.timeLimit(.minutes(5)), installed) struct TunnelFaultTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunnelFaultTests {
         typealias E = EndToEnd
         typealias P = Pymobiledevice3EndToEnd
 
@@ -173,7 +173,7 @@ extension RealPymobiledevice3TunnelTests {
 extension RealPymobiledevice3TunnelTests {
     /// iOS 17.0–17.3.1 through a tunneld: the emulator's loopback stand-in for pymobiledevice3's root
     /// `remote tunneld`, on its own port (`--tunneld PORT`), so parallel runs never share 49151.
-    @Suite(.timeLimit(.minutes(5)), installed) struct TunneldEndToEndTests {
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunneldEndToEndTests {
         typealias E = EndToEnd
         typealias P = Pymobiledevice3EndToEnd
 

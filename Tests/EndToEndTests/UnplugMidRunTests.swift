@@ -6,7 +6,7 @@ import Testing
 
 /// `launchbench emulator` driven on its stdin while a run measures four phones: one is unplugged mid-run. The
 /// others finish every launch, the unplugged one's launch is `device-lost`, and nothing measured is lost.
-@Suite(.timeLimit(.minutes(5))) struct UnplugMidRunTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct UnplugMidRunTests {
     @Test func oneOfFourPhonesUnpluggedMidRunLosesOnlyItsOwnLaunches() async throws {
         let folder = EndToEnd.temporaryFolder("unplug")
         let socket = "/tmp/lb-unplug-\(UUID().uuidString.prefix(8)).sock"

@@ -7,7 +7,7 @@ import Testing
 
 /// The devicectl engine against the stand-in `xcrun` in Fixtures/devicectl (see its README): our argv
 /// and our parsing of devicectl's JSON, console lines and failures.
-@Suite(.timeLimit(.minutes(1))) struct DevicectlDriverTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(1))) struct DevicectlDriverTests {
     let argvLog = EngineFixtures.temporaryFolder().appendingPathComponent("argv.log")
 
     func driver(scenario: String = "ok") -> DevicectlDriver {
@@ -160,7 +160,7 @@ import Testing
 
 /// The routing driver sends a devicectl device's install, uninstall and launch to devicectl, and its
 /// listing to the lockdown driver; a cancelled devicectl launch ends devicectl and the app.
-@Suite(.timeLimit(.minutes(1))) struct DevicectlRoutingTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(1))) struct DevicectlRoutingTests {
     /// Fails every call: nothing may reach it but listing.
     final class ListingOnlyBase: ForwardedDebugserverLaunching, Sendable {
         let devices: [DeviceInfo]

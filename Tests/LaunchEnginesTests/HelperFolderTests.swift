@@ -7,7 +7,7 @@ import Testing
 
 /// What the pymobiledevice3 helpers search first (`PYTHONPATH`, the script's own folder) is this user's alone,
 /// and each helper started for a device gets a log of its own.
-@Suite(.timeLimit(.minutes(1))) struct HelperFolderTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(1))) struct HelperFolderTests {
     /// Owner and mode of `path`, and whether it is a real folder.
     private func privacy(of path: String) -> (owner: uid_t, mode: mode_t, isFolder: Bool) {
         var status = stat()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LaunchEngines
@@ -6,6 +7,7 @@ import Testing
 /// A helper started with the run folder's `sitecustomize.py` ends itself when the process that started it is
 /// killed with SIGKILL (no exit handler stops it then).
 @Suite(
+    .tags(.subprocess),
     .enabled(
         if: Pymobiledevice3Locator.onPath("python3", environment: ProcessInfo.processInfo.environment) != nil,
         "python3 is not on PATH")

@@ -7,7 +7,7 @@ import Testing
 
 /// A kdebug helper that dies during a run is restarted like the sidecar: the feed goes on with the new
 /// session's chunks, each helper keeps its own log, and one that keeps dying ends the feed saying so.
-@Suite(.timeLimit(.minutes(1))) struct KdebugTapRestartTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(1))) struct KdebugTapRestartTests {
     /// A stand-in helper: numbers its start, says so on stderr, reports ready, sends `session<N>` as a chunk,
     /// then SIGKILLs itself when `dies` holds for N, else runs until its stdin closes (as the real one).
     static func tracer(dies: String) throws -> (Pymobiledevice3KdebugTracer, URL) {

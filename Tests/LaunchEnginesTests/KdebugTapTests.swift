@@ -1,12 +1,13 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 @testable import LaunchEngines
 
 /// The kdebug tap helper as launchbench runs it, without a device: its script, the Python it picks, and what
 /// its failures say.
-@Suite struct KdebugTapTests {
+@Suite(.tags(.subprocess)) struct KdebugTapTests {
     /// A `pymobiledevice3` in a fresh folder with a `python3` beside it that runs `body` (a shell script).
     static func installation(python body: String) throws -> String {
         let folder = EngineFixtures.temporaryFolder()

@@ -8,6 +8,7 @@ import Testing
 /// own Python: a segment whose pmd_net_proto checksum is wrong (0xFFFF where 0xFFFE is right; a phone
 /// drops it and its retransmissions) gets the right one, in the module that assembles TCP segments too.
 @Suite(
+    .tags(.pymobiledevice3, .subprocess),
     .enabled(
         if: SidecarPython.path != nil, "pymobiledevice3 is not installed: run Scripts/bootstrap --with-pymobiledevice3")
 )

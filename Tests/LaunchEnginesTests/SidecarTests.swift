@@ -7,7 +7,7 @@ import Testing
 
 /// The sidecar's failure paths against a stand-in pymobiledevice3 (Fixtures/pymobiledevice3): every
 /// one is a clear error within the time allowed, and no process is left behind.
-@Suite(.timeLimit(.minutes(1))) struct SidecarTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(1))) struct SidecarTests {
     func engine(
         mode: String, executable: String = EngineFixtures.pymobiledevice3.path, startTimeout: Duration = .seconds(10)
     )

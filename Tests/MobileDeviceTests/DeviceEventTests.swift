@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// usbmuxd hot-plug events through libusbmuxd's listener, against the shared emulated lab.
-@Suite(.timeLimit(.minutes(5))) struct DeviceEventTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct DeviceEventTests {
     @Test func seesDetachAndAttach() async throws {
         try await SharedTestLab.withDevice { device in
             let lab = try await SharedTestLab.lab()

@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// Listing and lockdown values through the real libimobiledevice, against the shared emulated lab.
-@Suite(.timeLimit(.minutes(5))) struct DeviceListTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct DeviceListTests {
     @Test func listsThreeEmulatedDevicesWithTheirValues() async throws {
         let specs = [("iPhone12,1", "14.8"), ("iPhone10,3", "13.7"), ("iPhone14,5", "15.7")]
         var devices: [EmulatedDevice] = []

@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// The service connection we open ourselves for debugserver (real libimobiledevice, emulated lab).
-@Suite(.timeLimit(.minutes(2))) struct DeviceServiceConnectionTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(2))) struct DeviceServiceConnectionTests {
     /// Accepts the connection and never says a word: a device that hangs in the TLS handshake.
     struct SilentService: EmulatedService {
         static let name = "com.example.launchbench.silent"

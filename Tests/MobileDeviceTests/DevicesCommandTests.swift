@@ -7,7 +7,7 @@ import Testing
 
 /// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
 /// address goes to the child only; this process's environment is never changed).
-@Suite(.timeLimit(.minutes(5))) struct DevicesCommandTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct DevicesCommandTests {
     func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32?, String, String) {
         let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(60))
         return (outcome.status, outcome.stdout, outcome.stderr)

@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// Install and uninstall through AFC + installation_proxy, real libimobiledevice against the shared lab.
-@Suite(.timeLimit(.minutes(5))) struct InstallTests {
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct InstallTests {
     @Test func installsAnAppFolderWithItsSymlinks() async throws {
         let app = try TestApps.app(symlink: true)
         defer { TestApps.remove(app) }
@@ -87,7 +87,7 @@ import Testing
 }
 
 /// installd's asynchronous completion: waiting ends early on detach and at the time limit.
-@Suite(.timeLimit(.minutes(5))) struct InstallWaitTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct InstallWaitTests {
     /// An install that takes 10 real seconds in the shared lab (its time scale is 0.01).
     static let slowInstall = AppProfile(install: InstallBehaviour(delayMs: 1_000_000))
 

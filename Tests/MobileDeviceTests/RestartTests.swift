@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// Restart through diagnostics_relay and the wait for the device to come back.
-@Suite(.timeLimit(.minutes(5))) struct RestartTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct RestartTests {
     @Test func restartReturnsAfterTheDeviceLeftAndCameBack() async throws {
         try await SharedTestLab.withDevice { device in
             let driver = MobileDeviceDriver()

@@ -4,7 +4,7 @@ import Testing
 
 /// The cases in `Fixtures/cli/`, each a run of the built binary as a user types it: arguments in, exit status,
 /// stdout and stderr lines out (see that folder's README).
-@Suite(.timeLimit(.minutes(5))) struct CommandLineCaseTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct CommandLineCaseTests {
     static let folder = PackageRoot.at("Fixtures/cli")
     static let fixtures = PackageRoot.at("Fixtures").path
 

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The tunneld stand-in's listing: only attached iOS 17.0–17.3.x phones, each with a loopback RSD port.
-@Suite(.timeLimit(.minutes(1))) struct TunneldStandInTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(1))) struct TunneldStandInTests {
     static func listing(port: Int) async throws -> [String: [[String: Any]]] {
         let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

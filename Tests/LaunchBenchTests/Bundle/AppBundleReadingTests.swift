@@ -1,8 +1,9 @@
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
-@Suite struct AppBundleReadingTests {
+@Suite(.tags(.subprocess)) struct AppBundleReadingTests {
     private let root: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "launchbench-bundle-\(UUID().uuidString)")

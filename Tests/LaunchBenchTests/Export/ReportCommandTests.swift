@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `launchbench report` end to end: the built binary (`BuiltProducts`) on a fixture copy.
-@Suite(.timeLimit(.minutes(5))) struct ReportCommandTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct ReportCommandTests {
     static func run(_ arguments: [String]) async throws -> LaunchbenchCLI.Outcome {
         try await LaunchbenchCLI.run(arguments, environment: ["NO_COLOR": "1"])
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import LaunchBench
 
 /// `launchbench compare` end to end: the built binary on results folders written here; every exit code.
-@Suite(.timeLimit(.minutes(5))) struct CompareCommandTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct CompareCommandTests {
     /// Writes a results folder (run.json + samples.jsonl) and returns its URL.
     static func folder(_ samples: [Sample], frameworks: [String] = [], writeSamples: Bool = true) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")

@@ -8,7 +8,7 @@ import Testing
     import FoundationXML
 #endif
 
-@Suite struct GateReportTests {
+@Suite(.tags(.subprocess)) struct GateReportTests {
     /// Two devices: one regressed (cold), one with too few launches, a device name full of markup,
     /// and an unlisted dylib.
     static func sampleReport() -> GateReport {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `launchbench parse` as a user runs it: the built binary in a subprocess.
-@Suite(.timeLimit(.minutes(5))) struct ParseCommandTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct ParseCommandTests {
     func run(_ arguments: [String], stdin: String? = nil) async throws -> (status: Int32, out: String, err: String) {
         let result = try await LaunchbenchCLI.run(arguments, stdin: stdin)
         return (result.status ?? -1, result.stdout, result.stderr)
