@@ -12,7 +12,7 @@ package struct AppBundleContents: Sendable {
     /// The bundle's `Info.plist`, as stored.
     package var infoPlist: Data
     /// Where the `Info.plist` was read, for messages: the folder's file, or `APP.ipa (Payload/X.app/Info.plist)`.
-    package var infoPlistLocation: String
+    var infoPlistLocation: String
     /// The requested top-level files of the bundle that exist, by name.
     package var files: [String: Data]
     /// First-level entries of `Frameworks/`, sorted, hidden ones left out.

@@ -7,21 +7,21 @@ import ZIPFoundation
 ///
 /// An app's Info.plist is a few KB (large real ones are under 1 MB) and the emulator's profile smaller
 /// still, so 8 MiB an entry and 32 MiB in all leave room for any real bundle.
-package struct BoundedArchiveReader {
+struct BoundedArchiveReader {
     /// The most one entry may inflate to.
-    package var entryLimit: Int
+    var entryLimit: Int
     /// The most all entries read together may inflate to.
-    package var totalLimit: Int
+    var totalLimit: Int
     /// Bytes read so far.
-    package private(set) var total = 0
+    private(set) var total = 0
 
     /// The default caps: 8 MiB an entry, 32 MiB in all.
-    package static let defaultEntryLimit = 8 << 20
+    static let defaultEntryLimit = 8 << 20
     /// See ``defaultEntryLimit``.
-    package static let defaultTotalLimit = 32 << 20
+    static let defaultTotalLimit = 32 << 20
 
     /// A reader with these caps.
-    package init(entryLimit: Int = defaultEntryLimit, totalLimit: Int = defaultTotalLimit) {
+    init(entryLimit: Int = defaultEntryLimit, totalLimit: Int = defaultTotalLimit) {
         self.entryLimit = entryLimit
         self.totalLimit = totalLimit
     }
@@ -58,7 +58,7 @@ package struct BoundedArchiveReader {
 
     /// Inflates `entry` of `archive` into memory within the caps.
     /// - Throws: ``Refusal``.
-    package mutating func read(_ entry: Entry, from archive: Archive) throws(Refusal) -> Data {
+    mutating func read(_ entry: Entry, from archive: Archive) throws(Refusal) -> Data {
         let declared = entry.uncompressedSize
         let limit = min(entryLimit, totalLimit - total)
         guard declared <= UInt64(max(limit, 0)) else {

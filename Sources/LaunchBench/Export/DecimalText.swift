@@ -28,7 +28,7 @@ package enum DecimalText {
 
     /// The shortest text that reads back as the same `Double` (`412.5`, `0.1`, `3`); exponent
     /// form only for magnitudes of 10¹⁶ and more, which no duration reaches.
-    package static func shortest(_ value: Double) -> String {
+    static func shortest(_ value: Double) -> String {
         guard value.isFinite else { return "" }
         var text = value.description  // Swift's shortest round-trip form; locale-independent
         if text.contains("e") {

@@ -4,17 +4,17 @@
 /// (`DYLD_PRINT_LIBRARIES`) named the image; `launches_listed` those whose dyld initializer list named it.
 /// The initializer columns are over the listing launches only and empty when none listed it: dyld lists
 /// an image only above a threshold, so an absent line is "too small to list", never 0 ms.
-package enum ImagesCSV {
+enum ImagesCSV {
     /// The columns, in this order (a stable interface). `in_bundle` is `true` / `false`; `launches` counts the
     /// launches of the device and kind that did not fail; the initializer columns are in ms (up to 3 decimals).
-    package static let header = [
+    static let header = [
         "device_udid", "launch_kind", "image", "in_bundle", "launches", "launches_loaded", "launches_listed",
         "median_initializer_ms", "p90_initializer_ms",
     ]
 
     /// One row per device × launch kind × image: devices in report order, cold before warm, images as
     /// `ImageStatistics` orders them (longest initializer median first).
-    package static func csv(_ summary: RunSummary) -> CSVWriter {
+    static func csv(_ summary: RunSummary) -> CSVWriter {
         var writer = CSVWriter(header: header)
         for device in summary.devices {
             for kind in device.kinds {

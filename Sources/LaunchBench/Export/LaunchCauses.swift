@@ -1,26 +1,26 @@
 /// "What to look at" on one device: where a launch's time goes and which images cause it — the
 /// phases' shares, the embedded dylib count against Apple's advice, the slowest initializers. Shared by
 /// the HTML report, `report --format table` and the end-of-run terminal summary, so they say the same.
-package struct LaunchCauses: Sendable, Hashable {
+struct LaunchCauses: Sendable, Hashable {
     /// One phase of the `PhaseBreakdown` and its part of the bar.
-    package struct PhaseShare: Sendable, Hashable {
+    struct PhaseShare: Sendable, Hashable {
         /// The phase's label, one of `PhaseBreakdown.names`.
-        package var name: String
+        var name: String
         /// The phase's median length over the launches that measured it, in ms.
-        package var medianMs: Double
+        var medianMs: Double
         /// Share of the sum of the phase medians, in percent.
-        package var percent: Double
+        var percent: Double
     }
 
     /// The launch kind described: cold when the device had cold launches, else its first kind.
-    package var kind: LaunchKind
+    var kind: LaunchKind
     /// The measured phases in launch order; empty when none was measured.
-    package var phases: [PhaseShare]
+    var phases: [PhaseShare]
     /// Bundle images and initializer times of those launches.
-    package var images: ImageStatistics
+    var images: ImageStatistics
 
     /// Of the cold launches when there are any (the case launch-time work is about), else the first kind.
-    package init?(_ device: DeviceSummary) {
+    init?(_ device: DeviceSummary) {
         guard let kind = device.kind(.cold) ?? device.kinds.first else { return nil }
         self.kind = kind.kind
         images = kind.images
@@ -32,7 +32,7 @@ package struct LaunchCauses: Sendable, Hashable {
     }
 
     /// `dylib loading 75.1 ms (62 %) · rebase/binding 12 ms (10 %) · …`; `nil` when no phase was measured.
-    package var phaseLine: String? {
+    var phaseLine: String? {
         guard !phases.isEmpty else { return nil }
         return phases.map { phase in
             let share = DecimalText.fixed(phase.percent, maxFractionDigits: 0)
@@ -42,7 +42,7 @@ package struct LaunchCauses: Sendable, Hashable {
     }
 
     /// The embedded dylib count against the advice, with their names.
-    package var dylibLine: String {
+    var dylibLine: String {
         guard images.launchesWithLibraries > 0 else {
             return "Embedded dylibs: not captured (run with --allowed-dylibs, or --env DYLD_PRINT_LIBRARIES=1)."
         }
@@ -55,7 +55,7 @@ package struct LaunchCauses: Sendable, Hashable {
     }
 
     /// The slowest initializers by median, at most `limit`, with how many launches listed each.
-    package func initializerLine(limit: Int = 5) -> String {
+    func initializerLine(limit: Int = 5) -> String {
         guard images.launchesWithInitializerList > 0 else {
             if images.launchesWithInitializerPhase > 0 {
                 return "Initializers by image: not in these samples (written by an older launchbench) and no"

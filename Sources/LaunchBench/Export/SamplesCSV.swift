@@ -33,7 +33,7 @@ package enum SamplesCSV {
     /// `samples.csv` written row by row as the samples are read, into a hidden file beside the target that
     /// replaces it in one step when finished: memory stays flat however many launches there are, and a
     /// reader never sees half a file. The bytes are those of `csv(_:).data(byteOrderMark: true)`.
-    package final class FileWriter {
+    final class FileWriter {
         private let url: URL
         private let temporary: URL
         private let handle: FileHandle
@@ -42,7 +42,7 @@ package enum SamplesCSV {
 
         /// Starts writing `url` (its BOM and header).
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        package init(url: URL) throws {
+        init(url: URL) throws {
             self.url = url
             temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
@@ -65,14 +65,14 @@ package enum SamplesCSV {
 
         /// Appends `sample`'s row.
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        package func append(_ sample: Sample) throws {
+        func append(_ sample: Sample) throws {
             buffer.append(contentsOf: (fields(sample).map(CSVWriter.render).joined(separator: ",") + "\r\n").utf8)
             if buffer.count >= 1 << 20 { try flush() }
         }
 
         /// Writes what is left and puts the file in place.
         /// - Throws: `LaunchBenchError.cannotWrite`.
-        package func finish() throws {
+        func finish() throws {
             try flush()
             finished = true
             do {

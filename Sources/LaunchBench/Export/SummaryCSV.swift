@@ -1,13 +1,13 @@
 /// `summary.csv`: one row per device × launch kind × metric, the columns of ARCHITECTURE.md.
-package enum SummaryCSV {
+enum SummaryCSV {
     /// The exact header (the results folder's stable interface).
-    package static let header: [String] =
+    static let header: [String] =
         ["device_udid", "device_name", "product_type", "os_version", "launch_kind", "metric", "n", "failures"]
         + Statistic.allCases.map(\.rawValue)
 
     /// Statistics are rounded to 3 decimals (microseconds, finer than any clock here); empty
     /// cells where a statistic does not exist (n = 0, stddev for n < 2, the CI for n < 6).
-    package static func csv(_ summary: RunSummary) -> CSVWriter {
+    static func csv(_ summary: RunSummary) -> CSVWriter {
         var writer = CSVWriter(header: header)
         for entry in summary.entries {
             var fields: [CSVWriter.Field] = [

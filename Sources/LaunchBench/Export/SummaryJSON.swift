@@ -13,12 +13,12 @@ import Foundation
 /// launches_loaded, launches_listed, median_initializer_ms, p90_initializer_ms}]}}}]}`.
 package struct SummaryDocument: Sendable, Hashable, Codable {
     /// The `schema_version` this version of launchbench writes.
-    package static let currentSchemaVersion = 1
+    static let currentSchemaVersion = 1
 
     /// `schema_version`: the document's format version (`currentSchemaVersion` when written by this build).
     package var schemaVersion: Int
     /// The tool that computed this summary.
-    package var toolVersion: String
+    var toolVersion: String
     /// `run`: what the run was, from `run.json` and else the first launch; `null` when the folder has neither.
     package var run: RunInfo?
     /// `notes`: what the reader could not read or had to assume (missing `run.json`, unreadable lines…).
@@ -121,14 +121,14 @@ package struct SummaryDocument: Sendable, Hashable, Codable {
     /// `images`: what the launches loaded and initialised (see `ImageStatistics`).
     package struct Images: Sendable, Hashable, Codable {
         /// `launches_with_initializer_list`: launches that did not fail and for which dyld printed an initializer list.
-        package var launchesWithInitializerList: Int
+        var launchesWithInitializerList: Int
         /// `launches_with_libraries`: launches that did not fail and whose library list was captured
         /// (`DYLD_PRINT_LIBRARIES`); 0 means `bundle_dylibs` is unknown, not empty.
-        package var launchesWithLibraries: Int
+        var launchesWithLibraries: Int
         /// Embedded dylibs loaded at launch (bundle images but the executable), and Apple's advice.
-        package var bundleDylibs: [String]
+        var bundleDylibs: [String]
         /// `advised_maximum_bundle_dylibs`: Apple's advice on embedded dylibs (at most about 6).
-        package var advisedMaximumBundleDylibs: Int
+        var advisedMaximumBundleDylibs: Int
         /// `note`: why an unlisted initializer is not 0 ms (`ImageStatistics.thresholdNote`), the same text always.
         package var note: String
         /// `images`: one entry per image, slowest initializer median first (the order of `images.csv`).
@@ -159,13 +159,13 @@ package struct SummaryDocument: Sendable, Hashable, Codable {
         /// `in_bundle`: `true` when the image was loaded from inside the `.app` folder.
         package var inBundle: Bool
         /// `launches_loaded`: launches whose library list named the image.
-        package var launchesLoaded: Int
+        var launchesLoaded: Int
         /// `launches_listed`: launches whose initializer list named the image.
-        package var launchesListed: Int
+        var launchesListed: Int
         /// `median_initializer_ms`: median initializer time over the launches that listed the image, in ms.
-        package var medianInitializerMs: Double?
+        var medianInitializerMs: Double?
         /// `p90_initializer_ms`: 90th percentile of those initializer times, in ms.
-        package var p90InitializerMs: Double?
+        var p90InitializerMs: Double?
 
         enum CodingKeys: String, CodingKey {
             case image
@@ -304,7 +304,7 @@ package struct SummaryDocument: Sendable, Hashable, Codable {
     }
 
     /// Pretty, sorted-key JSON (`JSONCoding`), ending with a newline.
-    package func jsonData() throws -> Data {
+    func jsonData() throws -> Data {
         try JSONCoding.encoder(pretty: true).encode(self) + Data("\n".utf8)
     }
 }

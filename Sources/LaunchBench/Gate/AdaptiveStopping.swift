@@ -9,7 +9,7 @@ package struct AdaptiveStopping: Sendable, Hashable, Codable {
     /// The interval's half width to reach, in % of the median (`--target-precision`).
     package var targetPrecisionPercent: Double
     /// Iterations made before the interval is looked at.
-    package var minimumIterations: Int
+    var minimumIterations: Int
     /// Iterations after which the device stops anyway (`--max-iterations`).
     package var maxIterations: Int
 
@@ -45,7 +45,7 @@ package struct AdaptiveStopping: Sendable, Hashable, Codable {
 
     /// The values the rule watches: the cold launches' gate metric (`total_premain_ms` where
     /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
-    package static func coldValues(_ samples: [Sample]) -> [Double] {
+    static func coldValues(_ samples: [Sample]) -> [Double] {
         coldValues(points: samples.filter { $0.kind == .cold }.map(LaunchPoint.init))
     }
 
@@ -60,7 +60,7 @@ package struct AdaptiveStopping: Sendable, Hashable, Codable {
 
     /// The larger distance from the median to an end of its 95 % interval, in % of the median;
     /// `nil` when there is no interval (fewer than 6 values) or the median is not positive.
-    package static func halfWidthPercent(_ values: [Double]) -> Double? {
+    static func halfWidthPercent(_ values: [Double]) -> Double? {
         let sorted = values.sorted()
         guard !sorted.isEmpty, let interval = MedianConfidenceInterval(sorted: sorted) else { return nil }
         let median = Percentile.of(sorted: sorted, fraction: 0.5)

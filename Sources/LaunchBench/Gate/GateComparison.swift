@@ -7,16 +7,16 @@ package struct GateComparison: Sendable, Hashable {
     /// Matched devices first (current run order), then kind (cold, warm), then metric.
     package var entries: [GateEntry]
     /// Devices of the baseline that no current device matched.
-    package var unmatchedBaseline: [DeviceIdentity]
+    var unmatchedBaseline: [DeviceIdentity]
     /// Devices of the current run that no baseline device matched.
-    package var unmatchedCurrent: [DeviceIdentity]
+    var unmatchedCurrent: [DeviceIdentity]
     /// What the reader or the matching had to say (device swaps, skipped lines…).
     package var notes: [String]
 
     /// The entries judged slower: a real change beyond the threshold.
     package var regressions: [GateEntry] { entries.filter { $0.verdict == .regression } }
     /// The entries judged faster beyond the threshold.
-    package var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
+    var improvements: [GateEntry] { entries.filter { $0.verdict == .improvement } }
     /// The entries with too few launches on a side to judge.
     package var undecided: [GateEntry] {
         entries.filter { $0.verdict == .insufficientData || $0.verdict == .notComparable }

@@ -51,9 +51,9 @@ package struct GateInput: Sendable {
     /// The launches of that app.
     package var launches: GateLaunches
     /// The launches of other apps in the same run (`--reference-app`).
-    package var referenceLaunches: GateLaunches
+    var referenceLaunches: GateLaunches
     /// Why DIR/reference/ held launches that could not be read (the gaps are then missing, not zero).
-    package var referenceProblem: String? = nil
+    var referenceProblem: String? = nil
 
     /// Reads a side. `summary.json` holds statistics only, so the launches come from the
     /// `samples.jsonl` next to it (a results folder is the unit to keep as a baseline).

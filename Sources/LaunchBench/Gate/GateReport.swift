@@ -10,9 +10,9 @@ package struct GateReport: Sendable, Hashable {
     /// `nil` when the dylib guard is off; empty when it passed.
     package var dylibViolations: [DylibGuard.Violation]?
     /// The app against `--reference-app` per device × kind × metric; empty without one.
-    package var referenceGaps: [ReferenceGap]
+    var referenceGaps: [ReferenceGap]
     /// Per device, how many iterations `--target-precision` took (one sentence each).
-    package var sampleSizes: [String]
+    var sampleSizes: [String]
     /// What the reading, matching or guard had to say, for people.
     package var notes: [String]
 
@@ -57,7 +57,7 @@ package struct GateReport: Sendable, Hashable {
 
     /// Whether a run ends with the gate's exit status: when it compared with a baseline or the guard found an
     /// image. A passed guard, reference gaps and sample sizes only inform; the launches decide.
-    package var decidesTheRun: Bool {
+    var decidesTheRun: Bool {
         comparison != nil || dylibViolations?.isEmpty == false
     }
 

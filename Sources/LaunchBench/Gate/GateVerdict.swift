@@ -42,7 +42,7 @@ package struct GateSettings: Sendable, Hashable, Codable {
 
 /// The default metric of a comparison: `total_premain_ms` where both sides measured it (dyld's
 /// own figure, iOS ≤ 14), else `first_frame_ms` (the app's marker), else `wall_ms`.
-package enum GateMetricChoice {
+enum GateMetricChoice {
     /// The metrics tried in order; the first both sides measured is compared.
-    package static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
+    static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
 }

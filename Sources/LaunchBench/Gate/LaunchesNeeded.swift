@@ -8,14 +8,14 @@ import Foundation
 /// threshold), `n = (π/3) · 2σ² (z₁₋α/₂ + z₀.₈)² / (2T)²` per side, where `σ` is the launch-to-launch
 /// spread (pooled, from the median absolute deviation × 1.4826, robust to slow outliers) and `T`
 /// the threshold in ms. Never fewer than the gate's minimum.
-package enum LaunchesNeeded {
+enum LaunchesNeeded {
     /// - Parameters:
     ///   - baseline, current: the measured values of each side.
     ///   - thresholdPercent: the gate's threshold.
     ///   - alpha: the test's level.
     ///   - minimum: the gate's minimum launches per side.
     /// - Returns: launches per side, or `nil` when the spread cannot be estimated (fewer than 2 values on both sides).
-    package static func estimate(
+    static func estimate(
         baseline: [Double], current: [Double], thresholdPercent: Double, alpha: Double, minimum: Int
     ) -> Int? {
         let spreads = [baseline, current].filter { $0.count >= 2 }.map { (robustSD($0), $0.count) }

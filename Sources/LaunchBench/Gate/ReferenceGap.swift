@@ -56,5 +56,5 @@ package struct ReferenceGap: Sendable, Hashable {
 
 extension RunManifest {
     /// The subfolder of a results folder that holds the reference app's launches (`--reference-app`).
-    package static let referenceFolderName = "reference"
+    static let referenceFolderName = "reference"
 }

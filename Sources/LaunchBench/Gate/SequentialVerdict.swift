@@ -73,7 +73,7 @@ package struct SequentialVerdict: Sendable, Hashable, Codable {
     }
 
     /// The information fractions of the looks `minimumLaunches…maxLaunches` against `baselineCount` launches.
-    package func informationFractions(baselineCount n: Int) -> [Double] {
+    func informationFractions(baselineCount n: Int) -> [Double] {
         func information(_ k: Int) -> Double { Double(n * k) / Double(n + k + 1) }
         let total = information(maxLaunches)
         return (minimumLaunches...maxLaunches).map { information($0) / total }

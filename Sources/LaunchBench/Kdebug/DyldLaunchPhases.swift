@@ -39,7 +39,7 @@ package struct DyldLaunchPhases: Sendable {
     /// STATIC_INITIALIZER + OBJC_INIT time by image path (or `0x…` mach header when the path is unknown).
     package var initializersByImage: [String: Double]
     /// `BOOTSTRAP_START`'s timestamp (ticks).
-    package var bootstrapTimestamp: UInt64?
+    var bootstrapTimestamp: UInt64?
     /// `LAUNCH_EXECUTABLE` END's timestamp (ticks): main.
     package var mainTimestamp: UInt64?
     /// `BOOTSTRAP_START` in ms from the origin.
@@ -50,7 +50,7 @@ package struct DyldLaunchPhases: Sendable {
     /// frame, in ms from the exec; nil without an exec or when the trace does not carry it.
     package var firstFrameMs: Double?
     /// Its timestamp (ticks).
-    package var firstFrameTimestamp: UInt64?
+    var firstFrameTimestamp: UInt64?
     /// LAUNCH_EXECUTABLE END's arg4: 3 for a dyld3 launch, 2 for dyld2 (iOS 13–14), 4 or 0 for dyld4; nil
     /// without that END.
     package var dyldLaunchMode: UInt64?

@@ -53,7 +53,7 @@ package struct KdebugHeader: Hashable, Sendable {
     /// The magic at the start of a RAW_VERSION2 chunk.
     package static let rawVersion2Magic: [UInt8] = [0x00, 0x02, 0xAA, 0x55]
     /// The bytes before the thread map: magic (4) and `kd_header_v2` (284).
-    package static let fixedSize = 4 + 284
+    static let fixedSize = 4 + 284
 
     /// Wall-clock seconds when tracing started.
     package var seconds: UInt64

@@ -4,11 +4,11 @@
 /// so the blocks are decoded into one buffer.
 package enum LZ4Block {
     /// The magic of a compressed block.
-    package static let compressedMagic: [UInt8] = Array("bv41".utf8)
+    static let compressedMagic: [UInt8] = Array("bv41".utf8)
     /// The magic of a stored (uncompressed) block.
-    package static let storedMagic: [UInt8] = Array("bv4-".utf8)
+    static let storedMagic: [UInt8] = Array("bv4-".utf8)
     /// The magic that ends the stream.
-    package static let endMagic: [UInt8] = Array("bv4$".utf8)
+    static let endMagic: [UInt8] = Array("bv4$".utf8)
 
     /// Whether `bytes` starts with a compressed or stored block.
     /// - Parameter bytes: a payload.

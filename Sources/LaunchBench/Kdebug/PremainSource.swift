@@ -16,7 +16,7 @@ package enum PremainSelection: String, Sendable, Hashable, Codable, CaseIterable
 
     /// Whether `auto` also reads kdebug where dyld prints its statistics and the instruments service is
     /// reachable (iOS 14 with an override variable), to check the two sources of each launch against each other.
-    package func crossChecks(_ version: OSVersion?, setsDyldOverride: Bool) -> Bool {
+    func crossChecks(_ version: OSVersion?, setsDyldOverride: Bool) -> Bool {
         self == .auto && version?.major == 14 && setsDyldOverride
     }
 

@@ -9,7 +9,7 @@ package enum DeviceModels {
     package static func isKnown(_ productType: String) -> Bool { names[productType] != nil }
 
     /// Every identifier in the catalog, oldest first.
-    package static var allProductTypes: [String] { catalog.map(\.0) }
+    static var allProductTypes: [String] { catalog.map(\.0) }
 
     private static let names: [String: String] = Dictionary(uniqueKeysWithValues: catalog)
 

@@ -26,7 +26,7 @@ package enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     package static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
 
     /// The app marker name that feeds this metric, if any.
-    package var markerName: String? {
+    var markerName: String? {
         switch self {
         case .mainMs: return "main"
         case .didFinishLaunchingMs: return "didFinishLaunching"

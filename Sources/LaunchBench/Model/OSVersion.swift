@@ -3,7 +3,7 @@ package struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The major version (14 in 14.8.1).
     package var major: Int
     /// The minor version (8 in 14.8.1).
-    package var minor: Int
+    var minor: Int
     /// The patch version (1 in 14.8.1), 0 when absent.
     package var patch: Int
 

@@ -161,10 +161,10 @@ package struct Sample: Sendable, Hashable, Codable {
     }
 
     /// The `userInfo` key of the largest launch time (ms) a reader accepts: what the run's `--timeout` allows.
-    package static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
+    static let valueLimitKey = CodingUserInfoKey(rawValue: "launchbench.sampleValueLimitMs")!
     /// Without a known timeout: the longest `--timeout` a run accepts (`OptionCeilings.timeoutSeconds`) and a
     /// minute, as with a known one: no run can have measured more.
-    package static let defaultValueLimitMs = (OptionCeilings.timeoutSeconds + 60) * 1000
+    static let defaultValueLimitMs = (OptionCeilings.timeoutSeconds + 60) * 1000
 
     /// Why `value` cannot be a launch time in ms (negative, not finite, or beyond `limitMs`), or `nil`.
     static func impossibility(_ value: Double, limitMs: Double) -> String? {

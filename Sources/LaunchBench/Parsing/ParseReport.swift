@@ -15,7 +15,7 @@ package struct ParsedLog: Sendable, Hashable {
 /// The output formats of `launchbench parse`. Absent values are JSON `null` and empty CSV cells, never 0.
 package enum ParseReport {
     /// The metric columns of `samples.csv` a log can give.
-    package static let csvMetrics: [Metric] = Metric.preMain + Metric.markers
+    static let csvMetrics: [Metric] = Metric.preMain + Metric.markers
 
     /// A JSON array, one object per launch: `file`, the five pre-main values, `slowestInitializers`,
     /// `details` (object or null), `loadedLibraries`, `markers`, `warnings`. Ends with a newline.

@@ -3,10 +3,10 @@ import Foundation
 /// Chooses and prepares the folder a run writes into.
 package enum OutputFolder {
     /// The folder default runs go under, relative to the current directory.
-    package static let defaultParent = "launchbench-results"
+    static let defaultParent = "launchbench-results"
 
     /// What launchbench writes into a results folder: the only entries `--overwrite` removes.
-    package static let writtenEntries =
+    static let writtenEntries =
         [
             ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
             ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,

@@ -28,7 +28,7 @@ package struct ResultsFolder: Sendable {
         /// The summary and images as one JSON document (what a baseline reads).
         package static let summaryJSON = "summary.json"
         /// The self-contained HTML report.
-        package static let reportHTML = "report.html"
+        static let reportHTML = "report.html"
     }
 
     /// The folder read; `Sample.logPath` and the `FileName`s are relative to it.
@@ -40,9 +40,9 @@ package struct ResultsFolder: Sendable {
     /// The statistics of the samples, devices in `run.json`'s order, with its device outcome notes as remarks.
     package private(set) var summary: RunSummary
     /// The first sample in file order (the app and run when `run.json` does not say); `nil` when there is none.
-    package private(set) var firstSample: Sample?
+    private(set) var firstSample: Sample?
     /// When the earliest launch started; `nil` without samples.
-    package private(set) var earliestStart: Date?
+    private(set) var earliestStart: Date?
 
     /// A folder's contents as read (or made by hand in tests).
     package init(url: URL, manifest: RunManifest?, samples: [Sample], notes: [String] = []) {
@@ -86,7 +86,7 @@ package struct ResultsFolder: Sendable {
     }
 
     /// Where a device's launch timelines are, relative to the results folder.
-    package static func tracesFolder(_ udid: String) -> String {
+    static func tracesFolder(_ udid: String) -> String {
         let log = ResultsStore.logPath(udid: udid, iteration: 1, kind: .cold, launchIndex: 0)
         return "traces/" + log.dropFirst("logs/".count).prefix { $0 != "/" } + "/"
     }

@@ -3,7 +3,7 @@ import Foundation
 extension ResultsMerge {
     /// The per-device folders of a results folder that samples and reports point into: raw launch logs
     /// (`Sample.logPath`), kdebug timelines (the HTML report links `traces/UDID/`) and raw kdebug files.
-    package static let deviceFolders = ["logs", "traces", "kdebug"]
+    static let deviceFolders = ["logs", "traces", "kdebug"]
 
     /// Copies each shard's `logs/UDID/`, `traces/UDID/` and `kdebug/UDID/` (those present) into `destination`,
     /// so every path the merged samples and reports name exists there. UDIDs are unique across shards (see

@@ -14,7 +14,7 @@ package actor ResultsStore {
     private let reserve: URL
 
     /// The reserve's file name (see `OutputFolder.writtenEntries`) and size.
-    package static let reserveFileName = ".launchbench-reserve"
+    static let reserveFileName = ".launchbench-reserve"
     static let reserveBytes = 256 * 1024
 
     /// Opens (creating) `samples.jsonl` in `folder`, which must exist (see `OutputFolder.prepare`).
@@ -144,7 +144,7 @@ package actor ResultsStore {
 
     /// Writes one launch's timeline (Chrome trace-event JSON) as `traces/UDID/0001-cold.json`, beside its log.
     /// - Returns: the path relative to the results folder.
-    package nonisolated func writeTrace(
+    nonisolated func writeTrace(
         _ data: Data, udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
     ) throws -> String {
         let relative = Self.tracePath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
@@ -167,7 +167,7 @@ package actor ResultsStore {
 
     /// Writes one launch's raw kdebug (RAW_VERSION2) as `kdebug/UDID/0001-cold.kdebug`, beside its log.
     /// - Returns: the path relative to the results folder.
-    package nonisolated func writeRawKdebug(
+    nonisolated func writeRawKdebug(
         _ bytes: [UInt8], udid: String, iteration: Int, kind: LaunchKind, launchIndex: Int
     ) throws -> String {
         let log = Self.logPath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)

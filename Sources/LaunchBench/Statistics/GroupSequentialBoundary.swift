@@ -17,13 +17,13 @@ import Foundation
 /// motion in `t` (the canonical distribution; J&T §3.1, §19.2): the density of `S` on the continuation
 /// region is carried from look to look by numerical integration (Simpson's rule on a grid), and each
 /// `c_k` is found by bisection.
-package struct GroupSequentialBoundary: Sendable, Hashable {
+struct GroupSequentialBoundary: Sendable, Hashable {
     /// The information fractions of the looks, increasing, the last one 1.
-    package let informationFractions: [Double]
+    let informationFractions: [Double]
     /// `c_k` per look, on the z scale; `.infinity` where the look spends no alpha.
-    package let criticalValues: [Double]
+    let criticalValues: [Double]
     /// The two-sided type I error of the whole design.
-    package let alpha: Double
+    let alpha: Double
 
     /// Grid points per unit of `S` (and at least `minimumGridPoints` per look): the boundaries are
     /// accurate to about 1e-3, far below what launch data can tell apart.
@@ -33,7 +33,7 @@ package struct GroupSequentialBoundary: Sendable, Hashable {
     /// - Parameters:
     ///   - informationFractions: increasing values in (0, 1]; the last is taken as 1.
     ///   - alpha: the two-sided error to spend (0.05).
-    package init(informationFractions: [Double], alpha: Double) {
+    init(informationFractions: [Double], alpha: Double) {
         precondition(!informationFractions.isEmpty, "a design needs at least one look")
         precondition(alpha > 0 && alpha < 1, "alpha \(alpha)")
         var fractions = informationFractions.map { min(max($0, 1e-9), 1) }
@@ -44,7 +44,7 @@ package struct GroupSequentialBoundary: Sendable, Hashable {
     }
 
     /// The two-sided alpha spent up to information fraction `t` (both sides together).
-    package static func spent(_ t: Double, alpha: Double) -> Double {
+    static func spent(_ t: Double, alpha: Double) -> Double {
         guard t > 0 else { return 0 }
         let oneSided =
             2 - 2 * NormalDistribution.cdf(NormalDistribution.quantile(1 - alpha / 4) / min(t, 1).squareRoot())
@@ -53,7 +53,7 @@ package struct GroupSequentialBoundary: Sendable, Hashable {
 
     /// The confidence level of the repeated confidence interval at look `index` (`2Φ(c_k) − 1`): the
     /// intervals of all looks together cover the true shift with probability at least `1 − alpha`.
-    package func level(atLook index: Int) -> Double {
+    func level(atLook index: Int) -> Double {
         let c = criticalValues[index]
         return c.isFinite ? 2 * NormalDistribution.cdf(c) - 1 : 1
     }

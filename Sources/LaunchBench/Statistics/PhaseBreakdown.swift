@@ -58,14 +58,14 @@ package struct PhaseBreakdown: Sendable, Hashable {
     }
 
     /// Process start → `main` minus dyld's total, when dyld itemised pre-main.
-    package static let otherPreMain = "other pre-main (not itemised)"
+    static let otherPreMain = "other pre-main (not itemised)"
     /// Process start → `main`, when dyld printed no phases (iOS 15+).
-    package static let wholePreMain = "pre-main (start → main)"
+    static let wholePreMain = "pre-main (start → main)"
 
     /// exec → dyld's first instruction (kdebug only).
-    package static let processCreation = "process creation"
+    static let processCreation = "process creation"
     /// dyld building the launch closure, on the first launch after an install (kdebug only).
-    package static let closureBuild = "launch closure build"
+    static let closureBuild = "launch closure build"
 
     /// Every phase name in launch order (for legends).
     package static let names = [

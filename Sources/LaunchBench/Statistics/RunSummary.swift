@@ -28,23 +28,23 @@ package struct RunSummary: Sendable, Hashable {
 
     /// A summary built one launch at a time, as a results folder is read: it keeps a `LaunchPoint` per
     /// launch and counts, never the samples, so its memory does not grow with their text.
-    package struct Accumulator: Sendable {
+    struct Accumulator: Sendable {
         private var order: [String] = []
         private var byDevice: [String: DeviceLaunches] = [:]
         private var measured: Set<Metric> = []
 
         /// An empty accumulator.
-        package init() {}
+        init() {}
 
         /// Adds one launch, in the order measured.
-        package mutating func add(_ sample: Sample) {
+        mutating func add(_ sample: Sample) {
             if !sample.status.isFailure { measured.formUnion(sample.metrics.keys) }
             if byDevice[sample.deviceUDID] == nil { order.append(sample.deviceUDID) }
             byDevice[sample.deviceUDID, default: DeviceLaunches()].add(sample)
         }
 
         /// The statistics of the launches added so far (see `RunSummary.init(samples:deviceOrder:remarks:)`).
-        package func summary(deviceOrder: [String] = [], remarks: [String: [String]] = [:]) -> RunSummary {
+        func summary(deviceOrder: [String] = [], remarks: [String: [String]] = [:]) -> RunSummary {
             let found = Metric.allCases.filter(measured.contains)
             let metrics = found.isEmpty ? Metric.allCases : found
             let listed = deviceOrder.filter { byDevice[$0] != nil }
@@ -72,7 +72,7 @@ package struct RunSummary: Sendable, Hashable {
     /// All launches and all failed launches across devices.
     package var launchCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.launches } } }
     /// Launches whose status is a failure (`SampleStatus.isFailure`), across all devices and kinds.
-    package var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
+    var failureCount: Int { devices.reduce(0) { $0 + $1.kinds.reduce(0) { $0 + $1.failures } } }
 }
 
 /// Who a device is, as the samples name it.
@@ -235,7 +235,7 @@ package struct SummaryEntry: Sendable, Hashable {
 
 extension Metric {
     /// Metrics in the order they best describe a whole launch (see `DeviceSummary.headlineMetric`).
-    package static let headlineOrder: [Metric] = [
+    static let headlineOrder: [Metric] = [
         .firstFrameMs, .totalPremainMs, .didFinishLaunchingMs, .mainMs, .wallMs,
     ]
 

@@ -39,7 +39,7 @@ package enum PrivateFolder {
     /// `$TMPDIR/launchbench-<uid>` (or `/tmp/…`), created 0700 and checked: the parent of every per-user file.
     /// The `run-<pid>` folders of runs that died (`kill -9`) are removed from it here, so a run that keeps its
     /// device locks here (no `XDG_RUNTIME_DIR`) cleans them too, not only the next one that starts a helper.
-    package static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
         let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -72,7 +72,7 @@ package enum PrivateFolder {
     }
 
     /// Removes this process's run folder now (also done at exit).
-    package static func removeRunFolder() {
+    static func removeRunFolder() {
         guard let url = runFolder.current else { return }
         try? FileManager.default.removeItem(at: url)
     }

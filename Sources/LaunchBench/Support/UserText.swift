@@ -24,7 +24,7 @@ package enum UserText {
 
     /// A cell of a plain-text table (`devices`, the gate's and the report's tables): one line, as
     /// `logLine`, so a cell can neither start a row of its own nor redraw the terminal.
-    package static func tableCell(_ text: String) -> String { logLine(text) }
+    static func tableCell(_ text: String) -> String { logLine(text) }
 
     /// Text inside Markdown, GFM table cells included: one line, as `logLine`, then Markdown punctuation
     /// backslash-escaped (so `|` cannot split a cell, `<` cannot open HTML, `#` cannot start a heading).
@@ -39,7 +39,7 @@ package enum UserText {
 
     /// Text inside a Markdown code span: one line, as `logLine`; backticks cannot be escaped there, so they
     /// become `'`.
-    package static func markdownCode(_ text: String) -> String {
+    static func markdownCode(_ text: String) -> String {
         String(logLine(text).map { $0 == "`" ? "'" : $0 })
     }
 

@@ -42,12 +42,12 @@ package struct Trend: Sendable {
         /// Lower end of the median's distribution-free 95 % interval, in ms; `nil` when n < 6.
         package var ci95Low: Double?
         /// Upper end of the median's 95 % interval, in ms; `nil` when n < 6.
-        package var ci95High: Double?
+        var ci95High: Double?
         /// The gate's comparison with the previous point of the series; `nil` for the first point.
         package var change: GateEntry?
 
         /// A real step: the gate would call it a regression or an improvement.
-        package var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
+        var isStep: Bool { change?.verdict == .regression || change?.verdict == .improvement }
     }
 
     /// One app on one device model and iOS version × kind × metric across the runs: launch times of another app,
@@ -193,7 +193,7 @@ package struct Trend: Sendable {
 
     /// The series worth a chart: the metrics that say how long a launch took (total pre-main, first
     /// frame; else `wall_ms`, else every series), unless metrics were chosen.
-    package var keySeries: [Series] {
+    var keySeries: [Series] {
         guard settings.metrics.isEmpty else { return series }
         let preferred: [Metric] = [.totalPremainMs, .firstFrameMs]
         let key = series.filter { preferred.contains($0.metric) }

@@ -25,7 +25,7 @@ package enum TrendReport {
     /// `ci95_high` in ms; `step` `regression` / `improvement` or empty; `shift_percent` the Hodges–Lehmann
     /// shift from the previous point in % of its median; `p_value` the Mann–Whitney p-value of that change.
     /// An empty cell means none (first point, no interval for n < 6).
-    package static let csvHeader = [
+    static let csvHeader = [
         "run", "path", "started_at", "app_version", "device_udid", "device_name", "product_type", "os_version",
         "series_device_udid", "launch_kind", "metric", "n", "failures", "median", "ci95_low", "ci95_high", "step",
         "shift_percent", "p_value",
