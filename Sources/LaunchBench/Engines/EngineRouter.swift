@@ -7,15 +7,15 @@ package struct EngineRouter: Sendable, Hashable {
     /// What this computer offers.
     package var host: EngineHost
 
+    /// Lockdown's debugserver only: libimobiledevice up to iOS 16, none from iOS 17 on (a runner over a driver
+    /// that routes nowhere else, as in most tests).
+    package static let libimobiledeviceOnly = EngineRouter(selection: .auto, host: .libimobiledeviceOnly)
+
     /// Decides by `selection` on `host`.
     package init(selection: EngineSelection, host: EngineHost) {
         self.selection = selection
         self.host = host
     }
-
-    /// Lockdown's debugserver only: libimobiledevice up to iOS 16, none from iOS 17 on (a runner over a driver
-    /// that routes nowhere else, as in most tests).
-    package static let libimobiledeviceOnly = EngineRouter(selection: .auto, host: .libimobiledeviceOnly)
 
     /// The engine for `device`, or why none can launch on it.
     package func decision(for device: DeviceInfo) -> EngineDecision {
