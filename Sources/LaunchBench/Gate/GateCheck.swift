@@ -67,16 +67,22 @@ package struct GateCheck: Sendable {
     }
 
     /// Per device, how many iterations the adaptive rule recorded in run.json took, in words; empty when the run
-    /// had no `--target-precision`.
+    /// had no `--target-precision`. The device's recorded stop decision says it; a run.json of an older tool,
+    /// which has none, gets the rule worked out again from the device's cold launches.
     static func sampleSizes(_ current: GateInput) -> [String] {
-        guard let options = current.folder.manifest?.options, let target = options.targetPrecisionPercent else {
-            return []
-        }
+        guard let manifest = current.folder.manifest, let options = manifest.options,
+            let target = options.targetPrecisionPercent
+        else { return [] }
         let rule = AdaptiveStopping(targetPrecisionPercent: target, maxIterations: options.maxIterations ?? 50)
         return current.launches.devices.map { device in
             let cold = current.launches.launches(device.udid, .cold)?.points ?? []
             let iterations = Set(cold.map(\.iteration)).count
-            let decision = rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(points: cold))
+            let decision =
+                if let stop = manifest.outcome(of: device.udid)?.stop {
+                    stop.precisionDecision ?? .continue
+                } else {
+                    rule.decide(iterations: iterations, coldValues: AdaptiveStopping.coldValues(points: cold))
+                }
             let text: String
             if case .continue = decision {
                 text = "\(iterations) iterations (stopped early: the device was lost, stopped or the run interrupted)"

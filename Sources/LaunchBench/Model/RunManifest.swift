@@ -76,6 +76,8 @@ package struct RunManifest: Sendable, Hashable, Codable {
         package var engineReason: String?
         /// Where the device's pre-main phases came from (`premain_source` in run.json; `nil` when none).
         package var premainSource: PremainSource?
+        /// Why its launches ended, as the run decided it (`nil` in older files and for devices not launched on).
+        package var stop: StopDecision?
 
         /// An outcome, `running` until the device's loop ends.
         package init(
@@ -288,6 +290,21 @@ extension RunManifest.App {
         version = try? c.decodeIfPresent(String.self, forKey: .version)
         build = try? c.decodeIfPresent(String.self, forKey: .build)
         frameworks = try? c.decodeIfPresent([String].self, forKey: .frameworks)
+    }
+}
+
+extension RunManifest.DeviceOutcome {
+    /// Reads the outcome as the synthesized decoder did, except `stop`: an unreadable stop decision (a newer
+    /// tool's rule) costs that decision only, and the gate then works from the samples.
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        udid = try c.decode(String.self, forKey: .udid)
+        outcome = try c.decode(Outcome.self, forKey: .outcome)
+        notes = try c.decode([String].self, forKey: .notes)
+        engine = try c.decodeIfPresent(String.self, forKey: .engine)
+        engineReason = try c.decodeIfPresent(String.self, forKey: .engineReason)
+        premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
+        stop = try? c.decodeIfPresent(StopDecision.self, forKey: .stop)
     }
 }
 
