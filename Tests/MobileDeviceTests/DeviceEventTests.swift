@@ -69,12 +69,18 @@ import Testing
 /// devices share the lab, so unrelated events are expected and skipped).
 final class EventRecorder: Sendable {
     private let events = Locked<[DeviceEvent]>([])
+    /// Rung at each event: what `waitFor` wakes on.
+    private let changes = ChangeSignal()
     private let task: Task<Void, Never>
 
     init(_ stream: AsyncStream<DeviceEvent>) {
         let events = self.events
+        let changes = self.changes
         task = Task {
-            for await event in stream { events.withLock { $0.append(event) } }
+            for await event in stream {
+                events.withLock { $0.append(event) }
+                changes.notify()
+            }
         }
     }
 
@@ -84,13 +90,14 @@ final class EventRecorder: Sendable {
 
     /// The index of the first `event` after index `after`; throws after a generous timeout.
     func waitFor(_ event: DeviceEvent, after: Int = -1, timeout: Duration = .seconds(30)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        var found: Int?
+        try? await changes.wait(until: "\(event)", timeout: timeout) {
             let seen = all
-            if let index = seen.indices.first(where: { $0 > after && seen[$0] == event }) { return index }
-            try await Task.sleep(for: .milliseconds(20))
+            found = seen.indices.first { $0 > after && seen[$0] == event }
+            return found != nil
         }
-        throw EventTimeout(event: event, seen: all)
+        guard let found else { throw EventTimeout(event: event, seen: all) }
+        return found
     }
 }
 

@@ -1,18 +1,20 @@
 import Dispatch
 import Foundation
 import LaunchBench
+import TestSupport
 import Testing
 
 @testable import MobileDevice
 
 /// The hub's fan-out without libusbmuxd: each test feeds its own hub with `deliver`, as libusbmuxd's
-/// callback feeds the shared one. The hub's calls run on a thread of their own and the test waits a bounded
-/// time for them, so a deadlock fails the test instead of hanging the run.
+/// callback feeds the shared one. The hub's calls run on a thread of their own and the test waits, bounded, for
+/// what they heard (each event heard wakes it), so a deadlock fails the test instead of hanging the run.
 @Suite(.timeLimit(.minutes(1))) struct USBMuxEventHubTests {
     @Test func aSubscriberMayUnsubscribeAndSubscribeFromInsideItsHandler() async throws {
         let hub = USBMuxEventHub(start: {})
-        let first = HeardEvents()
-        let second = HeardEvents()
+        let changes = ChangeSignal()
+        let first = HeardEvents(changes)
+        let second = HeardEvents(changes)
         let firstToken = Locked<UInt64?>(nil)
         let secondSubscribed = DispatchSemaphore(value: 0)
         let finished = Locked(false)
@@ -32,9 +34,11 @@ import Testing
             hub.deliver(.attached(udid: "B"))
             hub.deliver(.detached(udid: "B"))
             finished.withLock { $0 = true }
+            changes.notify()
         }
-        let done = await eventually { finished.current && second.all.count == 2 }
-        #expect(done, "the hub did not get through a handler that calls back into it (deadlock?)")
+        try await changes.wait(until: "the hub got through a handler that calls back into it", timeout: .seconds(10)) {
+            finished.current && second.all.count == 2
+        }
         #expect(first.all == [.attached(udid: "A"), .detached(udid: "A")])
         #expect(second.all == [.attached(udid: "B"), .detached(udid: "B")])
     }
@@ -43,8 +47,9 @@ import Testing
         let hub = USBMuxEventHub(start: {})
         let gate = DispatchSemaphore(value: 0)
         let blocked = Locked(false)
-        let heard = HeardEvents()
-        let later = HeardEvents()
+        let changes = ChangeSignal()
+        let heard = HeardEvents(changes)
+        let later = HeardEvents(changes)
         let token = Locked<UInt64?>(nil)
         let finished = Locked(false)
         Thread.detachNewThread {
@@ -67,9 +72,11 @@ import Testing
             gate.signal()
             _ = try? hub.subscribe { later.append($0) }  // queued last: once it heard Y, the queue is through
             finished.withLock { $0 = true }
+            changes.notify()
         }
-        let done = await eventually { finished.current && later.all == [.attached(udid: "Y")] }
-        #expect(done, "the hub did not get through a handler that calls back into it (deadlock?)")
+        try await changes.wait(until: "the hub got through a handler that calls back into it", timeout: .seconds(10)) {
+            finished.current && later.all == [.attached(udid: "Y")]
+        }
         #expect(heard.all == [.attached(udid: "X")])
     }
 
@@ -77,33 +84,32 @@ import Testing
         let hub = USBMuxEventHub(start: {})
         for udid in ["A", "B", "C"] { hub.deliver(.attached(udid: udid)) }
         hub.deliver(.detached(udid: "B"))
-        let heard = HeardEvents()
+        let changes = ChangeSignal()
+        let heard = HeardEvents(changes)
         _ = try hub.subscribe { heard.append($0) }
         let events: [DeviceEvent] = (0..<200).map {
             $0 % 2 == 0 ? .attached(udid: "D\($0)") : .detached(udid: "D\($0 - 1)")
         }
         for event in events { hub.deliver(event) }
         let expected = [DeviceEvent.attached(udid: "A"), .attached(udid: "C")] + events
-        #expect(await eventually { heard.all.count == expected.count })
+        try await changes.wait(until: "\(expected.count) events heard", timeout: .seconds(10)) {
+            heard.all.count == expected.count
+        }
         #expect(heard.all == expected)
     }
 }
 
-/// What one subscriber heard, oldest first.
+/// What one subscriber heard, oldest first; each event rings `changes`.
 private final class HeardEvents: Sendable {
     private let events = Locked<[DeviceEvent]>([])
+    private let changes: ChangeSignal
 
-    func append(_ event: DeviceEvent) { events.withLock { $0.append(event) } }
+    init(_ changes: ChangeSignal) { self.changes = changes }
+
+    func append(_ event: DeviceEvent) {
+        events.withLock { $0.append(event) }
+        changes.notify()
+    }
 
     var all: [DeviceEvent] { events.current }
-}
-
-/// Polls `condition` every 10 ms for at most `timeout`; `false` if it never held.
-private func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }

@@ -11,6 +11,8 @@ package final class RecordingObserver: LaunchObserver, Sendable {
     }
 
     private let state = Locked(State())
+    /// Rung at the launch and at each chunk of output: what `waitForOutput` wakes on.
+    private let changes = ChangeSignal()
     private let decide: @Sendable (String, ContinuousClock.Instant, ContinuousClock.Instant) -> HarnessStop?
 
     /// - Parameter decide: given the output so far, the launch instant and now: `nil` to keep running.
@@ -29,10 +31,12 @@ package final class RecordingObserver: LaunchObserver, Sendable {
 
     package func launched(at instant: ContinuousClock.Instant) {
         state.withLock { $0.launchedAt = instant }
+        changes.notify()
     }
 
     package func output(_ chunk: [UInt8]) {
         state.withLock { $0.bytes += chunk }
+        changes.notify()
     }
 
     package func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? {
@@ -41,6 +45,14 @@ package final class RecordingObserver: LaunchObserver, Sendable {
             return (String(decoding: state.bytes, as: UTF8.self), state.launchedAt)
         }
         return decide(text, launched ?? instant, instant)
+    }
+
+    /// Returns once the output so far satisfies `condition`, checked at each chunk.
+    /// - Throws: `PollingTimeout` after `timeout`, naming `what` was awaited.
+    package func waitForOutput(
+        _ what: String, timeout: Duration = .seconds(30), _ condition: (String) -> Bool
+    ) async throws {
+        try await changes.wait(until: what, timeout: timeout) { condition(text) }
     }
 
     /// Everything the launch printed so far.
