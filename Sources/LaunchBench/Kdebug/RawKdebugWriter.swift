@@ -13,22 +13,31 @@ package enum RawKdebugWriter {
         let frequency = 1_000_000_000 * UInt64(timebase.denom) / UInt64(timebase.numer)
         let header =
             header ?? KdebugHeader(seconds: 0, microseconds: 0, flags: 1, tickFrequency: frequency, threads: [])
-        var out = KdebugHeader.rawVersion2Magic
-        out.append(littleEndian: UInt64(header.threads.count), bytes: 4)
-        out.append(littleEndian: header.seconds, bytes: 8)
-        out.append(littleEndian: UInt64(header.microseconds), bytes: 4)
-        out.append(littleEndian: UInt64(header.flags | 1), bytes: 4)  // the records are LP64
-        out.append(littleEndian: header.tickFrequency, bytes: 8)
+        var out = header.rawVersion2Chunk
+        out.reserveCapacity(out.count + records.count * KdebugRecord.size)
+        for record in records { out += record.bytes }
+        return out
+    }
+}
+
+extension KdebugHeader {
+    /// The header as a session's first chunk and a file's start: the magic, `kd_header_v2` (flagged LP64),
+    /// the thread map (names cut to 19 bytes), then zeros to the 4 KiB boundary.
+    package var rawVersion2Chunk: [UInt8] {
+        var out = Self.rawVersion2Magic
+        out.append(littleEndian: UInt64(threads.count), bytes: 4)
+        out.append(littleEndian: seconds, bytes: 8)
+        out.append(littleEndian: UInt64(microseconds), bytes: 4)
+        out.append(littleEndian: UInt64(flags | 1), bytes: 4)  // the records are LP64
+        out.append(littleEndian: tickFrequency, bytes: 8)
         out += [UInt8](repeating: 0, count: 256)
-        for thread in header.threads {
+        for thread in threads {
             out.append(littleEndian: thread.threadID, bytes: 8)
             out.append(littleEndian: UInt64(UInt32(truncatingIfNeeded: thread.pid)), bytes: 4)
             let name = Array(thread.processName.utf8.prefix(19))
             out += name + [UInt8](repeating: 0, count: 20 - name.count)
         }
         out += [UInt8](repeating: 0, count: (0x1000 - out.count % 0x1000) % 0x1000)
-        out.reserveCapacity(out.count + records.count * KdebugRecord.size)
-        for record in records { out += record.bytes }
         return out
     }
 }

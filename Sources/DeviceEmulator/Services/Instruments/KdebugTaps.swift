@@ -91,22 +91,10 @@ enum MachClock {
 /// padding to 4 KiB.
 enum KdebugHeaderChunk {
     static func bytes(threads: [KdebugThread], date: Date = Date()) -> [UInt8] {
-        var out = ByteBuffer(bytes: KdebugHeader.rawVersion2Magic)
-        out.writeInteger(UInt32(threads.count), endianness: .little)
         let seconds = date.timeIntervalSince1970
-        out.writeInteger(UInt64(seconds), endianness: .little)
-        out.writeInteger(UInt32((seconds - seconds.rounded(.down)) * 1_000_000), endianness: .little)
-        out.writeInteger(UInt32(1), endianness: .little)  // KDBG_LP64
-        out.writeInteger(KdebugLaunchEvents.ticksPerMicrosecond * 1_000_000, endianness: .little)
-        out.writeRepeatingByte(0, count: 256)
-        for thread in threads {
-            out.writeInteger(thread.threadID, endianness: .little)
-            out.writeInteger(UInt32(thread.pid), endianness: .little)
-            let name = Array(thread.processName.utf8.prefix(19))
-            out.writeBytes(name)
-            out.writeRepeatingByte(0, count: 20 - name.count)
-        }
-        out.writeRepeatingByte(0, count: (4096 - out.readableBytes % 4096) % 4096)
-        return Array(out.readableBytesView)
+        return KdebugHeader(
+            seconds: UInt64(seconds), microseconds: UInt32((seconds - seconds.rounded(.down)) * 1_000_000), flags: 1,
+            tickFrequency: KdebugLaunchEvents.ticksPerMicrosecond * 1_000_000, threads: threads
+        ).rawVersion2Chunk
     }
 }
