@@ -12,11 +12,8 @@ package struct GateLaunches: Sendable {
 
     /// What the gate asks of the launches beyond their summary, counted one launch at a time.
     package struct Counts: Sendable {
-        /// UDIDs in the order the launches first name them.
-        package private(set) var deviceOrder: [String] = []
-        private var seenDevices: Set<String> = []
-        /// Per UDID, how many measured launches each pre-main source gave.
-        private var premainSources: [String: [PremainSource: Int]] = [:]
+        /// The devices in the order the launches first name them, with their pre-main sources.
+        private(set) var devices = LaunchDevices()
         /// Each device's bundle images at the first launch that loaded them, in reading order: what the dylib
         /// guard reports (`DylibGuard.check(launches:)`).
         package private(set) var firstLoads: [DylibGuard.Violation] = []
@@ -27,10 +24,7 @@ package struct GateLaunches: Sendable {
 
         /// Counts `sample`, in file order.
         package mutating func add(_ sample: Sample) {
-            if seenDevices.insert(sample.deviceUDID).inserted { deviceOrder.append(sample.deviceUDID) }
-            if !sample.status.isFailure, let source = sample.premainSource {
-                premainSources[sample.deviceUDID, default: [:]][source, default: 0] += 1
-            }
+            devices.add(sample)
             for image in sample.bundleImages where loaded.insert([sample.deviceUDID, image]).inserted {
                 firstLoads.append(
                     DylibGuard.Violation(
@@ -40,9 +34,7 @@ package struct GateLaunches: Sendable {
         }
 
         /// The device's majority pre-main source among its measured launches (`GateComparison.premainSource`).
-        func premainSource(of udid: String) -> PremainSource? {
-            GateComparison.premainSource(counts: premainSources[udid] ?? [:])
-        }
+        func premainSource(of udid: String) -> PremainSource? { devices.premainSource(of: udid) }
     }
 
     /// The launches of `samples` (one app's, in the order measured).
@@ -60,8 +52,7 @@ package struct GateLaunches: Sendable {
     /// the launches first name them.
     package init(summary: RunSummary, counts: Counts) {
         var summary = summary
-        let byUDID = Dictionary(summary.devices.map { ($0.device.udid, $0) }, uniquingKeysWith: { a, _ in a })
-        summary.devices = counts.deviceOrder.compactMap { byUDID[$0] }
+        summary.devices = counts.devices.devices(of: summary)
         self.summary = summary
         self.counts = counts
     }

@@ -25,7 +25,7 @@ struct TrendSeriesBuilder {
         notes += folder.notes.map { "\(path): \($0)" }
         let app = folder.manifest?.app?.bundleID ?? GateInput.mostFrequentApp(counts: launches.appCounts)
         // Devices in the order the launches first name them, as the gate lists them.
-        let deviceSummaries = launches.devices(of: folder.summary)
+        let deviceSummaries = launches.devices.devices(of: folder.summary)
         let seriesOf = anchors(of: deviceSummaries.map(\.device))
         let metrics = settings.metrics.isEmpty ? folder.summary.metrics : settings.metrics
         for deviceSummary in deviceSummaries {
@@ -33,7 +33,7 @@ struct TrendSeriesBuilder {
             let current = deviceSummary.device
             // Another pre-main source reads the same launch differently (kdebug counts process creation);
             // a run that does not say (an older file) continues the series it follows.
-            let source = launches.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
+            let source = launches.devices.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
             let seriesKey = [
                 app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
             ]
