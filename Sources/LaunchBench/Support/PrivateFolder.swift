@@ -42,18 +42,21 @@ package enum PrivateFolder {
     static func userTemporary(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
-        let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let folder = try ensure(
-            URL(fileURLWithPath: temporary, isDirectory: true).appendingPathComponent("launchbench-\(geteuid())"))
+        let folder = try ensure(userTemporaryLocation(environment: environment))
         removeStaleRuns(in: folder)
         return folder
     }
 
+    /// Where ``userTemporary(environment:)`` is, without creating it.
+    private static func userTemporaryLocation(environment: [String: String]) -> URL {
+        let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return URL(fileURLWithPath: temporary, isDirectory: true).appendingPathComponent("launchbench-\(geteuid())")
+    }
+
     /// Where ``run()`` is, without creating it (for a default that is used only after `run()` was called).
     package static var runLocation: URL {
-        let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return URL(fileURLWithPath: temporary, isDirectory: true).appendingPathComponent(
-            "launchbench-\(geteuid())/run-\(getpid())")
+        userTemporaryLocation(environment: ProcessInfo.processInfo.environment).appendingPathComponent(
+            "run-\(getpid())")
     }
 
     /// This process's own folder, ``runLocation``: created fresh on first use, removed when the process exits.
