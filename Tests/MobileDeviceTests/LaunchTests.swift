@@ -8,7 +8,7 @@ import Testing
 @testable import MobileDevice
 
 /// Launches over debugserver, real libimobiledevice against the shared emulated lab.
-@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct LaunchTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(5))) struct LaunchTests {
     /// Installs `app` on a fresh device of the shared lab and runs `body`.
     func withInstalled(
         _ app: AppBundle, osVersion: String = "12.5.7", productType: String = "iPhone10,3",

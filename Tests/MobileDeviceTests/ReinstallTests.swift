@@ -9,7 +9,7 @@ import Testing
 
 /// The lean reinstall (one lockdown session, the upload while installd uninstalls) and the emulated
 /// device's own account of its busy time, real libimobiledevice against the shared lab.
-@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(2))) struct ReinstallTests {
+@Suite(.tags(.emulator), .timeLimit(.minutes(2))) struct ReinstallTests {
     /// The emulated delays at the lab's time scale (§5.3 sequences: 13 install messages, 3 uninstall
     /// messages, 50 emulated ms each).
     static let installSeconds = 13 * 0.05 * SharedTestLab.timeScale

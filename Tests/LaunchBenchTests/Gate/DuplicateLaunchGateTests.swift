@@ -6,7 +6,7 @@ import Testing
 
 /// `launchbench compare` counts each launch once: copies of one launch line cannot turn an unchanged build
 /// into a regression.
-@Suite(.timeLimit(.minutes(5))) struct DuplicateLaunchGateTests {
+@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct DuplicateLaunchGateTests {
     @Test func thirtyCopiesOfTheSlowestLaunchDoNotMakeARegression() async throws {
         let model = CompareCommandTests.model
         // An unchanged build with one slow launch (a hiccup): rank-based, the gate passes it once.

@@ -84,7 +84,7 @@ import Testing
         #expect(trend.folderNotes.contains { $0.contains("15.0") })
     }
 
-    @Test func trendsStderrNotesKeepTheNameOnOneLine() async throws {
+    @Test(.tags(.subprocess)) func trendsStderrNotesKeepTheNameOnOneLine() async throws {
         let name = "Lab\r\n\(Self.fake)"
         let folders = try (1...2).map { run in
             try CompareCommandTests.folder(
