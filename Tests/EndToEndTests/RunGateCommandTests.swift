@@ -183,6 +183,9 @@ import Testing
             let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
             #expect(manifest.options?.targetPrecisionPercent == 3)
             #expect(manifest.options?.maxIterations == 25)
+            // The decision the gate reported is the one the run recorded.
+            let stop = try #require(manifest.deviceOutcomes?.first?.stop)
+            #expect(stop.rule == .targetPrecision && stop.iterations == cold.count && stop.targetPercent == 3)
         }
     }
 

@@ -129,8 +129,13 @@ package actor KdebugLaunchRecorder {
     private var skipped: [String] = []
     private var nothingComparable = 0
 
-    /// Ends the session.
+    private var stopped = false
+
+    /// Ends the session; a second call does nothing (the device's kdebug enricher stops it after its last launch,
+    /// and the runner that armed it stops it again once the device's run is over).
     package func stop() async {
+        guard !stopped else { return }
+        stopped = true
         await stopFeed()
     }
 

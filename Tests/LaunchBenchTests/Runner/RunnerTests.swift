@@ -141,6 +141,7 @@ import Testing
         #expect(samples.map(\.status) == [.ok, .ok, .installFailed, .installFailed, .installFailed])
         #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
         #expect(result.manifest.deviceOutcomes?[0].notes.last?.contains("3 failed installs in a row") == true)
+        #expect(result.manifest.deviceOutcomes?[0].stop?.rule == .failedInstalls)
     }
 
     @Test func lostDeviceStopsOnlyThatDevice() async throws {
@@ -162,6 +163,8 @@ import Testing
         #expect(samples.filter { $0.deviceUDID == staying.udid }.count == 6)
         #expect(result.manifest.deviceOutcomes?.map(\.outcome) == [.lost, .measured])
         #expect(driver.launchRequests(on: leaving.udid).count == 3)
+        #expect(result.manifest.deviceOutcomes?.map { $0.stop?.rule } == [.deviceLost, .iterations])
+        #expect(result.manifest.deviceOutcomes?.map { $0.stop?.iterations } == [2, 3])
     }
 
     @Test func hangingAppTimesOutAndTheNextLaunchWorks() async throws {
@@ -287,6 +290,10 @@ import Testing
         #expect(samples.map(\.status) == [.launchRefused, .launchRefused, .launchRefused])
         #expect(samples[0].message?.contains("signed for development") == true)
         #expect(result.manifest.deviceOutcomes?[0].outcome == .stopped)
+        #expect(
+            result.manifest.deviceOutcomes?[0].stop
+                == StopDecision(
+                    rule: .refusedLaunches, iterations: 2, reason: result.manifest.deviceOutcomes?[0].notes.last))
     }
 
     @Test func unknownDeviceIsRefusedWithTheAttachedList() async throws {

@@ -1,0 +1,53 @@
+/// The device's kernel-trace session, as a step of each launch: marks the trace before the launch, follows it
+/// while the launch runs (without LaunchProbe the trace ends the launch, see `LaunchWatcher`), captures the
+/// launch's events after it, then either puts kdebug's phases in the sample or, when the phases come from
+/// dyld's printed statistics, checks those against it; the session stops after the device's last launch.
+/// The session itself is armed before the run's first launch (`DeviceTrace`), for every device at once.
+struct KdebugEnricher: SampleEnricher {
+    let recorder: KdebugLaunchRecorder
+    /// The app's main executable, as the trace names its process.
+    let executable: String
+    /// Whether dyld's printed statistics are checked against the trace rather than replaced by it.
+    let crossChecks: Bool
+    /// Where the raw trace and the timeline of each launch are written.
+    let store: ResultsStore
+
+    /// How long after a launch ends its kdebug events may still arrive (a phone flushes every 100 ms;
+    /// delivery bottoms out near 200 ms).
+    static let grace: Duration = .seconds(3)
+
+    func willLaunch(_ attempt: LaunchAttempt) async {
+        await recorder.mark()
+    }
+
+    /// Tells `watcher` what the trace shows of the running launch, every 50 ms, until the first frame.
+    func watch(_ attempt: LaunchAttempt, watcher: LaunchWatcher) -> Task<Void, Never>? {
+        Task { [recorder, executable] in
+            let clock = ContinuousClock()
+            while !Task.isCancelled {
+                let seen = await recorder.progress(of: executable)
+                watcher.kdebugProgress(
+                    KdebugLaunchProgress(reachedMain: seen.reachedMain, firstFrame: seen.firstFrame), at: clock.now)
+                if seen.firstFrame { return }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    func enrich(_ sample: inout Sample, of attempt: LaunchAttempt) async -> Bool {
+        let capture = await recorder.capture(executable: executable, timeout: Self.grace)
+        KdebugSampling.keepRaw(capture, of: &sample, store: store)
+        if sample.premainSource == .dyldStatistics && crossChecks {
+            let difference = KdebugSampling.crossCheck(capture, of: &sample)
+            let skipped = KdebugSampling.untimed(capture, sample).map(\.title)
+            await recorder.tally(difference, skipped: skipped)
+            return false
+        }
+        KdebugSampling.apply(capture, to: &sample, store: store)
+        return capture.phases?.mainMs != nil
+    }
+
+    func finish() async {
+        await recorder.stop()
+    }
+}

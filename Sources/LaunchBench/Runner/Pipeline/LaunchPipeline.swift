@@ -1,0 +1,109 @@
+import Foundation
+
+/// The steps of one app's launches on one device: prepare (make the next launch cold), launch, enrich, verdict,
+/// record. A value: it learns, launch by launch, whether the app prints its end markers (see `LaunchWatcher`).
+/// `DeviceRun` drives it for the main app and `ReferenceRun` for the reference app.
+struct LaunchPipeline: Sendable {
+    let driver: any DeviceDriver
+    let device: DeviceInfo
+    let plan: RunPlan
+    let runID: String
+    let store: ResultsStore
+    let reporter: any RunReporter
+    /// The launch step.
+    let launcher: any AppLauncher
+    /// What each launch's sample gets beside the app's own output, in order.
+    let enrichers: [any SampleEnricher]
+    /// Whether this app printed its end markers on this device before.
+    var appPrintsEndMarkers = false
+
+    init(
+        driver: any DeviceDriver, device: DeviceInfo, plan: RunPlan, runID: String, store: ResultsStore,
+        reporter: any RunReporter, launcher: any AppLauncher, enrichers: [any SampleEnricher]
+    ) {
+        self.driver = driver
+        self.device = device
+        self.plan = plan
+        self.runID = runID
+        self.store = store
+        self.reporter = reporter
+        self.launcher = launcher
+        self.enrichers = enrichers
+    }
+
+    /// Makes iteration `iteration`'s launch cold the plan's way, reporting the step.
+    func prepare(iteration: Int) async throws -> Preparation {
+        switch plan.coldMode {
+        case .none:
+            return .ready(PhaseTimings())
+        case .reinstall:
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "reinstalling"))
+            return try await reinstall(iteration: iteration)
+        case .reboot:
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "restarting"))
+            let startedAt = Date()
+            do {
+                try await driver.restart(device.udid, timeout: plan.restartTimeout)
+            } catch {
+                if Task.isCancelled { return .cancelled }
+                let message = "The device did not come back after a restart: \(DeviceRun.describe(error))"
+                return .failed(
+                    try await record(failure: .deviceLost, message: message, iteration: iteration, startedAt: startedAt)
+                )
+            }
+            reporter.report(.preparing(udid: device.udid, iteration: iteration, step: "settling"))
+            do { try await Task.sleep(for: plan.settle) } catch { return .cancelled }
+            return .ready(PhaseTimings())
+        }
+    }
+
+    /// Uninstalls and installs the app; a failure is recorded as the iteration's cold sample.
+    func reinstall(iteration: Int) async throws -> Preparation {
+        let startedAt = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let timings = try await driver.reinstall(plan.app, on: device.udid, timeout: plan.installTimeout)
+            return .ready(
+                PhaseTimings(
+                    reinstallMs: LaunchVerdict.milliseconds(clock.now - start),
+                    uninstallMs: LaunchVerdict.milliseconds(timings.uninstall),
+                    uploadMs: timings.upload.map(LaunchVerdict.milliseconds),
+                    installMs: LaunchVerdict.milliseconds(timings.install)))
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            let lost = (error as? any DriverError)?.failureKind == .deviceLost
+            let message =
+                lost ? DeviceRun.describe(error) : "The app could not be installed: \(DeviceRun.describe(error))"
+            return .failed(
+                try await record(
+                    failure: lost ? .deviceLost : .installFailed, message: message, iteration: iteration,
+                    startedAt: startedAt))
+        }
+    }
+
+    /// Lets every enricher end what it holds (after the device's last launch).
+    func finish() async {
+        for enricher in enrichers { await enricher.finish() }
+    }
+
+    /// Records a launch that could not be made as the iteration's cold sample.
+    private func record(failure status: SampleStatus, message: String, iteration: Int, startedAt: Date) async throws
+        -> Sample
+    {
+        var sample = makeSample(
+            LaunchAttempt(iteration: iteration, index: 0, phases: PhaseTimings()), status: status, startedAt: startedAt)
+        sample.message = message
+        try await store.append(sample)
+        reporter.report(.launchFinished(sample))
+        return sample
+    }
+
+    func makeSample(_ attempt: LaunchAttempt, status: SampleStatus, startedAt: Date) -> Sample {
+        Sample(
+            runID: runID, deviceUDID: device.udid, deviceName: device.name, productType: device.productType,
+            osVersion: device.osVersion, appBundleID: plan.app.bundleID, appVersion: plan.app.versionDescription,
+            iteration: attempt.iteration, kind: attempt.kind, launchIndex: attempt.index, status: status,
+            startedAt: startedAt)
+    }
+}
