@@ -107,3 +107,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The unit lane (Scripts/test --unit, LAUNCHBENCH_UNIT=1, in a scratch folder of its own): the core, its tests and
+// the test support without the emulator, nothing else, so that neither DeviceEmulator nor NIO and BoringSSL are
+// built. The dependencies stay declared, so the packages resolve (and Scripts/check-pins checks) as in full.
+if Context.environment["LAUNCHBENCH_UNIT"] == "1" {
+    let unit: Set = ["LaunchBench", "TestSupport", "LaunchBenchTests", "LaunchProbeTests"]
+    package.targets.removeAll { !unit.contains($0.name) }
+    package.products = []
+}
