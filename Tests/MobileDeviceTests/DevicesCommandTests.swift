@@ -6,27 +6,12 @@ import TestSupport
 import Testing
 
 /// `launchbench devices` as a user runs it: the built binary in a subprocess, with its own lab (the
-/// address goes to the child only; this process's environment is never changed).
+/// address goes to the child only; this process's environment is never changed). An address that is wrong or
+/// unreachable needs no lab: those are `Fixtures/cli` cases (devices-bad-usbmuxd-address, devices-unreachable-usbmuxd).
 @Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(5))) struct DevicesCommandTests {
     func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32?, String, String) {
         let outcome = try await LaunchbenchCLI.run(arguments, environment: environment, timeout: .seconds(60))
         return (outcome.status, outcome.stdout, outcome.stderr)
-    }
-
-    @Test func unreachableSocketExitsOneWithTheReasonAndTheFix() async throws {
-        let (status, output, errors) = try await run(["devices", "--usbmuxd", "UNIX:/nonexistent/sock"])
-        #expect(status == 1)
-        #expect(output.isEmpty)
-        #expect(errors.contains("Cannot reach usbmuxd at UNIX:/nonexistent/sock"))
-        #expect(errors.contains("launchbench emulator"))
-        #expect(!errors.contains("Fatal error"))
-    }
-
-    @Test func badAddressIsAUsageError() async throws {
-        let (status, _, errors) = try await run(["devices", "--usbmuxd", "no-port-here"])
-        #expect(status == 64)
-        #expect(errors.contains("no-port-here"))
-        #expect(errors.contains("UNIX:/path/to/socket"))
     }
 
     @Test func jsonListsThePrivateLabsDevicesWithExactlyTheDocumentedKeys() async throws {
