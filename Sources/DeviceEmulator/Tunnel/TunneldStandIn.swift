@@ -83,39 +83,22 @@ package final class TunneldStandIn: Sendable {
         }
         let lab = lab
         let seed = seed
-        let group = MultiThreadedEventLoopGroup.singleton
-        let debugProxy = try await ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
-                    try channel.pipeline.syncOperations.addHandler(
-                        DebugServerHandler(device: device, lab: lab, labSeed: seed))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let debugProxy = try await Self.listen(for: device) { channel in
+            try channel.pipeline.syncOperations.addHandler(DebugServerHandler(device: device, lab: lab, labSeed: seed))
+        }
         let debugProxyPort = UInt16(debugProxy.localAddress?.port ?? 0)
-        let instruments = try await ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
-                    try InstrumentsService.serve(channel, device: device, lab: lab, seed: seed)
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let instruments = try await Self.listen(for: device) { channel in
+            try InstrumentsService.serve(channel, device: device, lab: lab, seed: seed)
+        }
         let instrumentsPort = UInt16(instruments.localAddress?.port ?? 0)
-        let discovery = try await ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
-                    try channel.pipeline.syncOperations.addHandlers(
-                        ByteToMessageHandler(HTTP2FrameDecoder()),
-                        RemoteServiceDiscoveryHandler {
-                            RemoteServiceDiscoveryInfo(
-                                device: device, debugProxyPort: debugProxyPort, instrumentsPort: instrumentsPort)
-                        })
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let discovery = try await Self.listen(for: device) { channel in
+            try channel.pipeline.syncOperations.addHandlers(
+                ByteToMessageHandler(HTTP2FrameDecoder()),
+                RemoteServiceDiscoveryHandler {
+                    RemoteServiceDiscoveryInfo(
+                        device: device, debugProxyPort: debugProxyPort, instrumentsPort: instrumentsPort)
+                })
+        }
         // Two requests may have raced to start them: the first to register wins, the other closes its own.
         let kept = endpoints.withLock { state -> Endpoints in
             if let existing = state[device.udid], existing.discovery.isActive { return existing }
@@ -128,6 +111,21 @@ package final class TunneldStandIn: Sendable {
             instruments.close(promise: nil)
         }
         return kept.discovery.localAddress?.port ?? 0
+    }
+
+    /// A listener on a free loopback port whose connections belong to `device` (they close when it detaches)
+    /// and are set up by `serve`.
+    private static func listen(
+        for device: EmulatedDevice, serve: @escaping @Sendable (any Channel) throws -> Void
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard device.track(channel) else { throw ChannelError.ioOnClosedChannel }
+                    try serve(channel)
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
     }
 }
 
