@@ -22,12 +22,13 @@ package enum DyldLaunchSelection: Sendable, Equatable {
 
 /// Threads, pids and process names as the kernel's class-7 events and the header's thread map tell them.
 struct ProcessMap {
-    var pids: [UInt64: Int] = [:]
-    var names: [Int: String] = [:]
-    var execs: [KdebugRecord] = []
-    /// The name each exec ran under (TRACE_STRING_EXEC after it on its thread), by the exec's index in `execs`.
-    var execNames: [Int: String] = [:]
-    private var lastExecOnThread: [UInt64: Int] = [:]
+    /// The execs and the thread → pid map.
+    private var kernel: KdebugExecs
+    /// Process names by pid: the thread map's, then each `TRACE_STRING_EXEC`'s.
+    private(set) var names: [Int: String] = [:]
+
+    var pids: [UInt64: Int] { kernel.pids }
+    var execs: [KdebugRecord] { kernel.execs }
 
     struct Selected {
         var pid: Int?
@@ -37,29 +38,13 @@ struct ProcessMap {
     }
 
     init(threads: [KdebugThread]) {
-        for thread in threads {
-            pids[thread.threadID] = thread.pid
-            if !thread.processName.isEmpty { names[thread.pid] = thread.processName }
-        }
+        kernel = KdebugExecs(threads: threads)
+        for thread in threads where !thread.processName.isEmpty { names[thread.pid] = thread.processName }
     }
 
     mutating func consume(_ record: KdebugRecord) {
-        switch record.debugID.eventID {
-        case .traceDataNewThread:
-            pids[record.arg1] = Int(truncatingIfNeeded: record.arg2)
-        case .traceDataExec:
-            pids[record.threadID] = Int(truncatingIfNeeded: record.arg1)
-            lastExecOnThread[record.threadID] = execs.count
-            execs.append(record)
-        case .traceStringExec:
-            let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
-            if let pid = pids[record.threadID], !name.isEmpty { names[pid] = name }
-            if let index = lastExecOnThread.removeValue(forKey: record.threadID), !name.isEmpty {
-                execNames[index] = name
-            }
-        default:
-            break
-        }
+        kernel.consume(record)
+        if let name = KdebugExecs.name(in: record), let pid = kernel.pids[record.threadID] { names[pid] = name }
     }
 
     func select(_ selection: DyldLaunchSelection, records: [KdebugRecord]) -> Selected? {
@@ -76,7 +61,7 @@ struct ProcessMap {
         case .executable(let executable):
             guard
                 let index = execs.indices.first(where: {
-                    execNames[$0].map { DyldLaunchSelection.execName($0, matches: executable) } ?? false
+                    kernel.names[$0].map { DyldLaunchSelection.execName($0, matches: executable) } ?? false
                 })
             else { return nil }
             let exec = execs[index]

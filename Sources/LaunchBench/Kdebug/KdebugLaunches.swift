@@ -19,20 +19,28 @@ package struct KdebugLaunch: Sendable {
     }
 
     /// The `samples.jsonl` columns this launch fills, in that file's order; nil where the trace cannot tell.
-    package var metrics: [(Metric, Double?)] {
-        [
-            (.totalPremainMs, phases.totalPremainMs), (.processCreationMs, phases.processCreationMs),
-            (.dylibLoadingMs, phases.dylibLoadingMs), (.rebaseBindingMs, phases.rebaseBindingMs),
-            (.objcSetupMs, phases.objcSetupMs), (.initializerMs, phases.initializerMs),
-            (.closureBuildMs, phases.closureBuildMs), (.firstFrameMs, phases.firstFrameMs),
-        ]
-    }
+    package var metrics: [(Metric, Double?)] { Self.columns.map { ($0, Self.value($0, of: phases)) } }
 
     /// The metric columns ``metrics`` gives, for headers.
     package static let columns: [Metric] = [
         .totalPremainMs, .processCreationMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
         .closureBuildMs, .firstFrameMs,
     ]
+
+    /// The value of one of ``columns`` in `phases`; nil for a metric kdebug does not give.
+    package static func value(_ metric: Metric, of phases: DyldLaunchPhases) -> Double? {
+        switch metric {
+        case .totalPremainMs: return phases.totalPremainMs
+        case .processCreationMs: return phases.processCreationMs
+        case .dylibLoadingMs: return phases.dylibLoadingMs
+        case .rebaseBindingMs: return phases.rebaseBindingMs
+        case .objcSetupMs: return phases.objcSetupMs
+        case .initializerMs: return phases.initializerMs
+        case .closureBuildMs: return phases.closureBuildMs
+        case .firstFrameMs: return phases.firstFrameMs
+        default: return nil
+        }
+    }
 
     /// Whether the launch's executable is `name`: exec names are cut (to 16 bytes in the thread map, 31 in
     /// `TRACE_STRING_EXEC`), so a name of 15 bytes or more that starts `name` matches too.
@@ -60,71 +68,60 @@ package enum KdebugLaunches {
         let sorted = trace.records.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
         }.map(\.element)
-        var pids: [UInt64: Int] = [:]
-        var names: [Int: String] = [:]
-        for thread in threads {
-            pids[thread.threadID] = thread.pid
-            if !thread.processName.isEmpty { names[thread.pid] = thread.processName }
-        }
-        // Each exec: where it sits in `sorted`, its pid, and the name TRACE_STRING_EXEC gives it next.
-        var execs: [(index: Int, pid: Int, name: String?, dyld: Bool)] = []
-        var latestExec: [UInt64: Int] = [:]  // thread → its newest exec in `execs`
+        var kernel = KdebugExecs(threads: threads)
+        var names: [Int: String] = [:]  // the thread map's, for a launch whose exec goes unnamed
+        for thread in threads where !thread.processName.isEmpty { names[thread.pid] = thread.processName }
+        var execAt: [Int] = []  // each exec's place in `sorted`
+        var execsWithDyld: Set<Int> = []  // execs whose thread then emits dyld timing events
         var launchStarters: [UInt64] = []
         var byProcess: [Int: [Int]] = [:]  // pid → indices in `sorted` of its threads' records
         var lost: [Int] = []
         for (index, record) in sorted.enumerated() {
-            defer {
-                if record.debugID.eventID == .traceLostEvents {
-                    lost.append(index)
-                } else if let pid = pids[record.threadID] {
-                    byProcess[pid, default: []].append(index)
-                }
+            kernel.consume(record)
+            if record.debugID.eventID == .traceLostEvents {
+                lost.append(index)
+            } else if let pid = kernel.pids[record.threadID] {
+                byProcess[pid, default: []].append(index)
             }
             switch record.debugID.eventID {
             case .traceDataNewThread:
                 // Sent by the parent: the child's process needs it too, to know the thread.
                 let child = Int(truncatingIfNeeded: record.arg2)
-                pids[record.arg1] = child
-                if pids[record.threadID] != child { byProcess[child, default: []].append(index) }
+                if kernel.pids[record.threadID] != child { byProcess[child, default: []].append(index) }
             case .traceDataExec:
-                let pid = Int(truncatingIfNeeded: record.arg1)
-                pids[record.threadID] = pid
-                latestExec[record.threadID] = execs.count
-                execs.append((index, pid, nil, false))
+                execAt.append(index)
             case .traceStringExec:
-                let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
-                if let exec = latestExec[record.threadID], execs[exec].name == nil, !name.isEmpty {
-                    execs[exec].name = name
-                }
+                break
             default:
                 let id = record.debugID
                 guard id.eventClass == 31, id.subclass == 7 else { break }
-                if let exec = latestExec[record.threadID] { execs[exec].dyld = true }
+                if let exec = kernel.latestExec[record.threadID] { execsWithDyld.insert(exec) }
                 let starts =
                     id.eventID == .dyldBootstrapStart
                     || (id.eventID == .dyldLaunchExecutable && id.function == .start)
                 if starts, !launchStarters.contains(record.threadID) { launchStarters.append(record.threadID) }
             }
         }
-        let launched = execs.filter(\.dyld)
-        guard !launched.isEmpty else {
+        guard !execsWithDyld.isEmpty else {
             return launchStarters.compactMap { thread in
                 guard
                     let phases = DyldLaunchPhases(
                         records: sorted, timebase: timebase, selection: .mainThread(thread), threads: threads)
                 else { return nil }
-                let pid = pids[thread]
+                let pid = kernel.pids[thread]
                 return KdebugLaunch(executable: pid.flatMap { names[$0] }, pid: pid, phases: phases)
             }
         }
-        return launched.compactMap { exec in
-            let own = (byProcess[exec.pid] ?? []).filter { $0 >= exec.index }
-            let merged = (own + lost.filter { $0 >= exec.index }).sorted().map { sorted[$0] }
+        return execsWithDyld.sorted().compactMap { exec in
+            let start = execAt[exec]
+            let pid = Int(truncatingIfNeeded: kernel.execs[exec].arg1)
+            let own = (byProcess[pid] ?? []).filter { $0 >= start }
+            let merged = (own + lost.filter { $0 >= start }).sorted().map { sorted[$0] }
             guard
                 let phases = DyldLaunchPhases(
-                    records: merged, timebase: timebase, selection: .pid(exec.pid), threads: threads)
+                    records: merged, timebase: timebase, selection: .pid(pid), threads: threads)
             else { return nil }
-            return KdebugLaunch(executable: exec.name ?? names[exec.pid], pid: exec.pid, phases: phases)
+            return KdebugLaunch(executable: kernel.names[exec] ?? names[pid], pid: pid, phases: phases)
         }
     }
 }
