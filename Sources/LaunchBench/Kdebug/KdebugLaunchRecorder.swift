@@ -131,8 +131,7 @@ package actor KdebugLaunchRecorder {
 
     private var stopped = false
 
-    /// Ends the session; a second call does nothing (the device's kdebug enricher stops it after its last launch,
-    /// and the runner that armed it stops it again once the device's run is over).
+    /// Ends the session (the device's kdebug enricher, after its last launch); a second call does nothing.
     package func stop() async {
         guard !stopped else { return }
         stopped = true

@@ -142,10 +142,10 @@ package struct BenchmarkRunner: Sendable {
                 let trace = traces[position]
                 group.addTask { [driver, reporter] in
                     await DeviceCompletion(index: index) {
-                        let session = DeviceRun(
+                        var session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-                            referenceStore: referenceStore, kdebug: trace.recorder)
-                        return try await Self.measure(session, trace: trace)
+                            referenceStore: referenceStore, trace: trace)
+                        return try await session.run()
                     }
                 }
             }
@@ -157,23 +157,6 @@ package struct BenchmarkRunner: Sendable {
             }
         }
         return (counts, failure)
-    }
-
-    /// One device's run with its trace session: stopped at the end either way, its source and notes added.
-    private static func measure(_ session: DeviceRun, trace: DeviceTrace) async throws -> DeviceRun.Result {
-        var session = session
-        do {
-            var result = try await session.run()
-            await trace.recorder?.stop()
-            // Without kdebug, what the launches printed (if anything) was the source.
-            result.premainSource = trace.source ?? (result.printedStatistics ? .dyldStatistics : nil)
-            if let note = trace.note { result.notes.insert(note, at: 0) }
-            if let note = await trace.recorder?.crossCheckSummary() { result.notes.append(note) }
-            return result
-        } catch {
-            await trace.recorder?.stop()
-            throw error
-        }
     }
 
     /// A device's end into its outcome and the run's counts; the error when the device's run failed.

@@ -15,8 +15,9 @@ struct DeviceRun: Sendable {
     let reporter: any RunReporter
     /// Where the reference app's launches are recorded (`--reference-app`), `nil` without one.
     var referenceStore: ResultsStore? = nil
-    /// The device's kernel-trace session when its pre-main phases come from kdebug (or are checked against it).
-    var kdebug: KdebugLaunchRecorder? = nil
+    /// The device's kernel-trace session, armed before the run's first launch, and where its pre-main phases
+    /// come from; the device's kdebug enricher uses it and stops it after the last launch.
+    var trace = DeviceTrace()
     /// The launch step; `nil`: through `driver`.
     var launcher: (any AppLauncher)? = nil
     /// Enrichers after kdebug's, in order.
@@ -27,9 +28,8 @@ struct DeviceRun: Sendable {
         var note: String?
         /// How its launches ended (the samples are in the results folder only).
         var counts: LaunchCounts
-        /// Whether a launch printed dyld's statistics.
-        var printedStatistics: Bool
-        /// Notes from before the device's loop (where its pre-main phases come from).
+        /// Where its pre-main phases come from when that is not the plain story, then what the enrichers said
+        /// after its last launch (how kdebug and dyld's statistics compared).
         var notes: [String] = []
         /// Where its pre-main phases came from.
         var premainSource: PremainSource?
@@ -45,14 +45,16 @@ struct DeviceRun: Sendable {
         do {
             stop = try await launches(&pipeline, &tally)
         } catch {
-            await pipeline.finish()
+            _ = await pipeline.finish()
             throw error
         }
         reporter.report(.deviceFinished(udid: device.udid, outcome: stop.outcome, message: stop.note))
-        await pipeline.finish()
+        let notes = await pipeline.finish()
         return Result(
-            outcome: stop.outcome, note: stop.note, counts: tally.counts, printedStatistics: tally.printedStatistics,
-            stop: stop.decision)
+            outcome: stop.outcome, note: stop.note, counts: tally.counts,
+            notes: (trace.note.map { [$0] } ?? []) + notes,
+            // Without kdebug, what the launches printed (if anything) was the source.
+            premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision)
     }
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until
@@ -120,7 +122,7 @@ struct DeviceRun: Sendable {
 
     /// kdebug's enricher first (its verdict evidence and phases are what the others see), then the others.
     private var allEnrichers: [any SampleEnricher] {
-        let traced = kdebug.map {
+        let traced = trace.recorder.map {
             KdebugEnricher(
                 recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
                 store: store)

@@ -35,7 +35,10 @@ import Testing
             return false
         }
 
-        func finish() async { calls.withLock { $0.append("finish") } }
+        func finish() async -> [String] {
+            calls.withLock { $0.append("finish") }
+            return ["tagged every launch"]
+        }
     }
 
     private func run(
@@ -68,6 +71,7 @@ import Testing
             ])
         #expect(samples.count == 4 && samples.allSatisfy { $0.warnings.contains("tagged") && $0.status == .ok })
         #expect(result.stop == StopDecision(rule: .iterations, iterations: 2))
+        #expect(result.notes == ["tagged every launch"])
     }
 
     @Test func repeatedRefusalsAreRecordedAsTheRuleThatStoppedTheDevice() async throws {

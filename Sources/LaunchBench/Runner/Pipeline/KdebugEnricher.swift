@@ -1,8 +1,9 @@
 /// The device's kernel-trace session, as a step of each launch: marks the trace before the launch, follows it
 /// while the launch runs (without LaunchProbe the trace ends the launch, see `LaunchWatcher`), captures the
 /// launch's events after it, then either puts kdebug's phases in the sample or, when the phases come from
-/// dyld's printed statistics, checks those against it; the session stops after the device's last launch.
-/// The session itself is armed before the run's first launch (`DeviceTrace`), for every device at once.
+/// dyld's printed statistics, checks those against it; it stops the session after the device's last launch.
+/// The session itself is armed before the run's first launch (`DeviceTrace`), for every device at once, so
+/// that a helper starting up does not compete with another device's launches.
 struct KdebugEnricher: SampleEnricher {
     let recorder: KdebugLaunchRecorder
     /// The app's main executable, as the trace names its process.
@@ -47,7 +48,9 @@ struct KdebugEnricher: SampleEnricher {
         return capture.phases?.mainMs != nil
     }
 
-    func finish() async {
+    /// Stops the session; the note says how dyld's statistics compared with kdebug, when they were checked.
+    func finish() async -> [String] {
         await recorder.stop()
+        return await recorder.crossCheckSummary().map { [$0] } ?? []
     }
 }

@@ -82,9 +82,11 @@ struct LaunchPipeline: Sendable {
         }
     }
 
-    /// Lets every enricher end what it holds (after the device's last launch).
-    func finish() async {
-        for enricher in enrichers { await enricher.finish() }
+    /// Lets every enricher end what it holds (after the device's last launch); returns their notes, in order.
+    func finish() async -> [String] {
+        var notes: [String] = []
+        for enricher in enrichers { notes += await enricher.finish() }
+        return notes
     }
 
     /// Records a launch that could not be made as the iteration's cold sample.

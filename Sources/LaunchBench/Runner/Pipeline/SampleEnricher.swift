@@ -13,12 +13,13 @@ protocol SampleEnricher: Sendable {
     /// Returns whether the enricher measured the launch itself, which makes it a launch with or without output.
     func enrich(_ sample: inout Sample, of attempt: LaunchAttempt) async -> Bool
 
-    /// After the device's last launch (or when its run fails): ends whatever the enricher holds.
-    func finish() async
+    /// After the device's last launch (or when its run fails): ends whatever the enricher holds, and returns
+    /// what the device's notes in run.json should say of its launches as a whole.
+    func finish() async -> [String]
 }
 
 extension SampleEnricher {
     func willLaunch(_ attempt: LaunchAttempt) async {}
     func watch(_ attempt: LaunchAttempt, watcher: LaunchWatcher) -> Task<Void, Never>? { nil }
-    func finish() async {}
+    func finish() async -> [String] { [] }
 }

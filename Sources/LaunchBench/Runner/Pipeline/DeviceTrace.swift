@@ -2,6 +2,7 @@ import Foundation
 
 /// A device's kernel-trace session for one run, started before its first launch (armed once, not per
 /// launch), and the note that says where its pre-main phases come from when that is not the plain story.
+/// The device's run hands the session to its `KdebugEnricher`, which uses it launch by launch and stops it.
 struct DeviceTrace: Sendable {
     var recorder: KdebugLaunchRecorder? = nil
     /// The source the device's launches use (`nil`: none gives phases there).
