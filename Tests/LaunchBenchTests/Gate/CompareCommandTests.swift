@@ -22,7 +22,7 @@ import Testing
     }
 
     static func run(_ arguments: [String]) async throws -> LaunchbenchCLI.Outcome {
-        try await ReportCommandTests.run(["compare"] + arguments)
+        try await LaunchbenchCLI.run(["compare"] + arguments, environment: ["NO_COLOR": "1"])
     }
 
     static let model = EmulatedTimingModel()

@@ -95,7 +95,7 @@ import Testing
                 })
         }
         defer { for url in folders { try? FileManager.default.removeItem(at: url) } }
-        let result = try await ReportCommandTests.run(["trend"] + folders.map(\.path))
+        let result = try await LaunchbenchCLI.run(["trend"] + folders.map(\.path), environment: ["NO_COLOR": "1"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("trend: note: Lab\\u{d}\\u{a}\(Self.fake)"), "\(result.stderr)")
         Self.expectNoFakeLine(result.stderr, "stderr")
