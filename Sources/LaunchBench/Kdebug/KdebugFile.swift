@@ -98,8 +98,7 @@ package enum KdebugFile {
         guard bytes.count >= KdebugHeader.fixedSize else {
             throw KdebugFileError.cutOff(offset: bytes.count, needed: KdebugHeader.fixedSize, part: "the header")
         }
-        let threads = (0..<4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[4 + $1]) }
-        let mapEnd = KdebugHeader.fixedSize + Int(threads) * 32
+        let (threads, mapEnd) = KdebugHeader.threadMap(bytes)
         guard mapEnd <= bytes.count else {
             throw KdebugFileError.threadCountBeyondFile(threads: threads, mapEnd: mapEnd, size: bytes.count)
         }

@@ -88,6 +88,13 @@ package struct KdebugHeader: Hashable, Sendable {
         bytes.starts(with: rawVersion2Magic)
     }
 
+    /// The thread count at offset 4 of a header of at least ``fixedSize`` bytes, and where its thread map ends
+    /// (32 bytes a thread after the fixed part).
+    static func threadMap(_ bytes: [UInt8]) -> (threads: UInt32, end: Int) {
+        let threads = (0..<4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[4 + $1]) }
+        return (threads, fixedSize + Int(threads) * 32)
+    }
+
     /// Decodes a header chunk.
     ///
     /// Records start after the zero padding to the 4 KiB boundary, as xnu writes it and pymobiledevice3's tap
@@ -108,14 +115,13 @@ package struct KdebugHeader: Hashable, Sendable {
         func u32(_ offset: Int) -> UInt32 {
             (0..<4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[offset + $1]) }
         }
-        let threadCount = Int(u32(4))
-        let mapEnd = fixedSize + threadCount * 32
+        let (threadCount, mapEnd) = threadMap(bytes)
         guard bytes.count >= mapEnd else {
             throw KdebugFormatError.truncatedHeader(needed: mapEnd, count: bytes.count)
         }
         let flags = u32(20)
         guard flags & 1 == 1 else { throw KdebugFormatError.not64Bit(flags: flags) }
-        let threads = (0..<threadCount).map { index -> KdebugThread in
+        let threads = (0..<Int(threadCount)).map { index -> KdebugThread in
             let entry = fixedSize + index * 32
             let name = bytes[(entry + 12)..<(entry + 32)].prefix { $0 != 0 }
             return KdebugThread(
