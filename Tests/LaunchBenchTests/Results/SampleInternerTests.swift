@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LaunchBench
@@ -21,7 +22,7 @@ import Testing
                 metrics: [.totalPremainMs: 400 + Double(iteration)], bundleImages: images,
                 logPath: "logs/UDID-A/\(iteration)-cold.log")
         }
-        let folder = try CompareCommandTests.folder(samples)
+        let folder = try GateSamples.resultsFolder(samples)
         defer { try? FileManager.default.removeItem(at: folder) }
         let read = try ResultsFolder.loadSamples(folder).samples
         #expect(read == samples)

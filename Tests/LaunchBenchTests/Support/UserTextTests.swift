@@ -75,7 +75,7 @@ import Testing
                     metrics: [.totalPremainMs: 400 + Double(index)])
             }
         }
-        let folders = try samples.map { try CompareCommandTests.folder($0) }
+        let folders = try samples.map { try GateSamples.resultsFolder($0) }
         defer { for url in folders { try? FileManager.default.removeItem(at: url) } }
         let trend = Trend(paths: folders.map(\.path))
         #expect(trend.series.count == 2)
@@ -87,7 +87,7 @@ import Testing
     @Test(.tags(.subprocess)) func trendsStderrNotesKeepTheNameOnOneLine() async throws {
         let name = "Lab\r\n\(Self.fake)"
         let folders = try (1...2).map { run in
-            try CompareCommandTests.folder(
+            try GateSamples.resultsFolder(
                 (1...8).map { index in
                     GateSamples.make(
                         udid: "UDID-A", name: name, os: run == 1 ? "14.8" : "15.0", iteration: index,

@@ -1,12 +1,11 @@
 import Foundation
+import LaunchBench
 
-@testable import LaunchBench
+/// Builds samples and results folders for gate tests (the core's, and the compare command's).
+package enum GateSamples {
+    package static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-/// Builds samples for gate tests.
-enum GateSamples {
-    static let start = Date(timeIntervalSince1970: 1_800_000_000)
-
-    static func make(
+    package static func make(
         udid: String = "UDID-A", name: String = "Lab iPhone", productType: String = "iPhone12,1", os: String = "14.8",
         app: String = "com.example.app", kind: LaunchKind = .cold, iteration: Int = 1, status: SampleStatus = .ok,
         metrics: [Metric: Double] = [:], bundleImages: [String] = [], logPath: String? = nil
@@ -17,8 +16,26 @@ enum GateSamples {
             startedAt: start.addingTimeInterval(Double(iteration)), bundleImages: bundleImages, logPath: logPath)
     }
 
+    /// Writes a results folder (run.json, and samples.jsonl unless `writeSamples` is false) in the temporary
+    /// folder; the caller removes it.
+    package static func resultsFolder(_ samples: [Sample], frameworks: [String] = [], writeSamples: Bool = true)
+        throws -> URL
+    {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let manifest = RunManifest(
+            runID: "run", app: RunManifest.App(bundleID: "com.example.app", name: "Sample.app", frameworks: frameworks))
+        try manifest.write(to: url.appendingPathComponent("run.json"))
+        if writeSamples {
+            let encoder = JSONCoding.encoder()
+            let lines = try samples.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+            try lines.write(to: url.appendingPathComponent("samples.jsonl"), atomically: true, encoding: .utf8)
+        }
+        return url
+    }
+
     /// Cold samples with `total_premain_ms` values.
-    static func cold(
+    package static func cold(
         _ values: [Double], udid: String = "UDID-A", productType: String = "iPhone12,1", os: String = "14.8"
     )
         -> [Sample]
@@ -33,18 +50,23 @@ enum GateSamples {
 /// multiplied by `max(0.2, 1 + noise·N(0,1))` independently, summed, and printed by dyld to 0.01 ms.
 /// Simulated here in-process (the LaunchBench test target does not link DeviceEmulator) with the
 /// same SplitMix64 generator and Box–Muller normals, so thousands of runs take milliseconds.
-struct EmulatedTimingModel {
+package struct EmulatedTimingModel {
     /// Nominal phases (dylib loading, rebase/binding, ObjC setup, initializers), ms.
-    var phases: [Double] = [180, 60, 40, 120]
-    var noise: Double = 0.05
+    package var phases: [Double]
+    package var noise: Double
 
-    func slower(by fraction: Double) -> EmulatedTimingModel {
+    package init(phases: [Double] = [180, 60, 40, 120], noise: Double = 0.05) {
+        self.phases = phases
+        self.noise = noise
+    }
+
+    package func slower(by fraction: Double) -> EmulatedTimingModel {
         var copy = self
         copy.phases = phases.map { $0 * (1 + fraction) }
         return copy
     }
 
-    func totals(count: Int, seed: UInt64) -> [Double] {
+    package func totals(count: Int, seed: UInt64) -> [Double] {
         var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let total = phases.reduce(0) { $0 + $1 * max(0.2, 1 + noise * random.gaussian()) }
@@ -53,11 +75,11 @@ struct EmulatedTimingModel {
     }
 }
 
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+package struct SplitMix64 {
+    package var state: UInt64
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state = state &+ 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -65,9 +87,9 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
 
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    package mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
-    mutating func gaussian() -> Double {
+    package mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-12)
         let u2 = unit()
         return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)

@@ -1,28 +1,29 @@
 import Foundation
+import LaunchBench
 import TestSupport
 import Testing
 
-@testable import LaunchBench
-
-/// `launchbench compare` end to end: the built binary on results folders written here; every exit code.
-@Suite(.tags(.subprocess), .timeLimit(.minutes(5))) struct CompareCommandTests {
-    /// Writes a results folder (run.json + samples.jsonl) and returns its URL.
+/// `launchbench compare` in-process on results folders written here, its report to a file: every exit code.
+@Suite struct CompareCommandTests {
     static func folder(_ samples: [Sample], frameworks: [String] = [], writeSamples: Bool = true) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let manifest = RunManifest(
-            runID: "run", app: RunManifest.App(bundleID: "com.example.app", name: "Sample.app", frameworks: frameworks))
-        try manifest.write(to: url.appendingPathComponent("run.json"))
-        if writeSamples {
-            let encoder = JSONCoding.encoder()
-            let lines = try samples.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
-            try lines.write(to: url.appendingPathComponent("samples.jsonl"), atomically: true, encoding: .utf8)
-        }
-        return url
+        try GateSamples.resultsFolder(samples, frameworks: frameworks, writeSamples: writeSamples)
     }
 
-    static func run(_ arguments: [String]) async throws -> LaunchbenchCLI.Outcome {
-        try await LaunchbenchCLI.run(["compare"] + arguments, environment: ["NO_COLOR": "1"])
+    /// How `compare arguments` ended, and its report (written to a file, as `--output` does).
+    struct Outcome {
+        var status: Int32
+        /// The message printed after `Error: `, when it failed.
+        var message: String?
+        var stdout: String
+    }
+
+    /// Runs `compare arguments` in-process, the report to a temporary file unless the arguments name one.
+    static func run(_ arguments: [String]) async throws -> Outcome {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("compare-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let ending = await InProcessCommand.run(["compare"] + arguments + ["--output", report.path])
+        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
+        return Outcome(status: ending.status, message: ending.message, stdout: text)
     }
 
     static let model = EmulatedTimingModel()
@@ -33,12 +34,12 @@ import Testing
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path])
         let out = result.stdout
-        #expect(result.status == 0, "\(out)\(result.stderr)")
+        #expect(result.status == 0, "\(out)\(result.message ?? "")")
         #expect(out.contains("Gate: PASSED — 1 unchanged"))
         // summary.json stands for its folder (the launches come from the samples.jsonl next to it).
         try Data("{}".utf8).write(to: a.appendingPathComponent("summary.json"))
         let viaSummary = try await Self.run([a.appendingPathComponent("summary.json").path, b.path])
-        #expect(viaSummary.status == 0, "\(viaSummary.stderr)")
+        #expect(viaSummary.status == 0, "\(viaSummary.message ?? "")")
     }
 
     @Test func regressionExitsTwoAndWritesJUnitAndMarkdown() async throws {
@@ -49,7 +50,7 @@ import Testing
         defer { for url in [a, b] { try? FileManager.default.removeItem(at: url) } }
         let result = try await Self.run([a.path, b.path, "--junit", junit.path, "--markdown", markdown.path])
         let out = result.stdout
-        #expect(result.status == 2, "\(out)\(result.stderr)")
+        #expect(result.status == 2, "\(out)\(result.message ?? "")")
         #expect(out.contains("REGRESSION"))
         #expect(try String(contentsOf: junit, encoding: .utf8).contains("<failure message=\"Slower by +"))
         #expect(try String(contentsOf: markdown, encoding: .utf8).hasPrefix("## launchbench gate: FAILED"))
@@ -57,7 +58,7 @@ import Testing
         #expect(try await Self.run([a.path, b.path, "--threshold", "20"]).status == 0)
         let json = try await Self.run([a.path, b.path, "--format", "json"])
         #expect(json.status == 2)
-        let root = try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any]
+        let root = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(root?["exit_code"] as? Int == 2)
     }
 
@@ -67,13 +68,13 @@ import Testing
         let missing = "/nonexistent/launchbench-baseline"
         let result = try await Self.run([missing, b.path])
         #expect(result.status == 5)
-        #expect(result.stderr.contains("Baseline not found at \(missing)"))
+        #expect(result.message?.contains("Baseline not found at \(missing)") == true, "\(result.message ?? "")")
         // A baseline folder without launches is no baseline either; a current one is a failed run (3).
         let empty = try Self.folder([], writeSamples: false)
         defer { try? FileManager.default.removeItem(at: empty) }
         let noSamples = try await Self.run([empty.path, b.path])
         #expect(noSamples.status == 5)
-        #expect(noSamples.stderr.contains("samples.jsonl is missing"))
+        #expect(noSamples.message?.contains("samples.jsonl is missing") == true, "\(noSamples.message ?? "")")
         #expect(try await Self.run([b.path, empty.path]).status == 3)
     }
 
@@ -93,7 +94,7 @@ import Testing
         #expect(try await Self.run(["a", "b", "--threshold", "-1"]).status == 64)
         let metric = try await Self.run(["a", "b", "--metric", "launch_ms"])
         #expect(metric.status == 64)
-        #expect(metric.stderr.contains("total_premain_ms"))
+        #expect(metric.message?.contains("total_premain_ms") == true, "\(metric.message ?? "")")
         #expect(try await Self.run(["only-one"]).status == 64)
         #expect(try await Self.run(["a", "b", "--format", "xml"]).status == 64)
     }
