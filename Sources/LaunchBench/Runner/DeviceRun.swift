@@ -7,21 +7,13 @@ import Foundation
 /// installs, a stopping rule of the plan or cancellation end it early. Only a results-store failure is thrown
 /// (the run cannot keep results).
 struct DeviceRun: Sendable {
-    let driver: any DeviceDriver
-    let device: DeviceInfo
-    let plan: RunPlan
-    let runID: String
-    let store: ResultsStore
-    let reporter: any RunReporter
-    /// Where the reference app's launches are recorded (`--reference-app`), `nil` without one.
-    var referenceStore: ResultsStore? = nil
+    /// The main app's launches.
+    private var pipeline: LaunchPipeline
+    /// The reference app's launches (`--reference-app`), interleaved with the main app's; `nil` without one.
+    private var reference: ReferenceRun?
     /// The device's kernel-trace session, armed before the run's first launch, and where its pre-main phases
     /// come from; the device's kdebug enricher uses it and stops it after the last launch.
-    var trace = DeviceTrace()
-    /// The launch step; `nil`: through `driver`.
-    var launcher: (any AppLauncher)? = nil
-    /// Enrichers after kdebug's, in order.
-    var enrichers: [any SampleEnricher] = []
+    private let trace: DeviceTrace
 
     struct Result: Sendable {
         var outcome: RunManifest.DeviceOutcome.Outcome
@@ -37,13 +29,43 @@ struct DeviceRun: Sendable {
         var stop: StopDecision? = nil
     }
 
+    /// The run of `plan` on `device`, recorded in `store` (and the reference app's in `referenceStore`).
+    /// - Parameters:
+    ///   - launcher: the launch step; `nil`: through `driver`.
+    ///   - enrichers: what each launch's sample gets after kdebug's, in order.
+    init(
+        driver: any DeviceDriver, device: DeviceInfo, plan: RunPlan, runID: String, store: ResultsStore,
+        reporter: any RunReporter, referenceStore: ResultsStore? = nil, trace: DeviceTrace = DeviceTrace(),
+        launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = []
+    ) {
+        let launcher = launcher ?? DriverLauncher(driver: driver)
+        let traced = trace.recorder.map {
+            KdebugEnricher(
+                recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
+                store: store)
+        }
+        pipeline = LaunchPipeline(
+            driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
+            launcher: launcher, enrichers: (traced.map { [$0] } ?? []) + enrichers)
+        if let referenceStore, let referencePlan = plan.referencePlan {
+            reference = ReferenceRun(
+                pipeline: LaunchPipeline(
+                    driver: driver, device: device, plan: referencePlan, runID: runID, store: referenceStore,
+                    reporter: SilentRunReporter(), launcher: launcher, enrichers: []))
+        }
+        self.trace = trace
+    }
+
+    private var device: DeviceInfo { pipeline.device }
+    private var plan: RunPlan { pipeline.plan }
+    private var reporter: any RunReporter { pipeline.reporter }
+
     mutating func run() async throws -> Result {
         reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
-        var pipeline = makePipeline(plan: plan, store: store, reporter: reporter, enrichers: allEnrichers)
         var tally = LaunchTally(keepsValues: StoppingRules.readValues(plan))
         let stop: DeviceStop
         do {
-            stop = try await launches(&pipeline, &tally)
+            stop = try await launches(&tally)
         } catch {
             _ = await pipeline.finish()
             throw error
@@ -59,7 +81,7 @@ struct DeviceRun: Sendable {
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until
     /// a stopping rule ends it or the plan's iterations are made.
-    private func launches(_ pipeline: inout LaunchPipeline, _ tally: inout LaunchTally) async throws -> DeviceStop {
+    private mutating func launches(_ tally: inout LaunchTally) async throws -> DeviceStop {
         if plan.coldMode != .reinstall {
             reporter.report(.preparing(udid: device.udid, iteration: 1, step: "installing"))
             switch try await pipeline.reinstall(iteration: 1) {
@@ -74,7 +96,6 @@ struct DeviceRun: Sendable {
             }
         }
         var rules = StoppingRules(plan)
-        var reference = referenceRun()
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return .interrupted(tally) }
             let phases: PhaseTimings
@@ -88,7 +109,7 @@ struct DeviceRun: Sendable {
                 phases = timings
                 _ = rules.decide(after: .prepared(failure: nil), tally: tally)
             }
-            if let stop = try await launches(of: iteration, phases: phases, &pipeline, &tally, &rules) { return stop }
+            if let stop = try await launches(of: iteration, phases: phases, &tally, &rules) { return stop }
             if reference != nil {
                 guard let lost = try await reference?.iteration(iteration) else { return .interrupted(tally) }
                 if lost { return .lost("The device disappeared during the reference app's launches.", tally) }
@@ -99,9 +120,8 @@ struct DeviceRun: Sendable {
     }
 
     /// The main app's cold launch and warm launches of one iteration; a stop when one ends the device's run.
-    private func launches(
-        of iteration: Int, phases: PhaseTimings, _ pipeline: inout LaunchPipeline, _ tally: inout LaunchTally,
-        _ rules: inout StoppingRules
+    private mutating func launches(
+        of iteration: Int, phases: PhaseTimings, _ tally: inout LaunchTally, _ rules: inout StoppingRules
     ) async throws -> DeviceStop? {
         for index in 0...max(0, plan.warmLaunches) {
             if Task.isCancelled { return .interrupted(tally) }
@@ -118,32 +138,6 @@ struct DeviceRun: Sendable {
             if let stop = rules.decide(after: .launched(sample), tally: tally) { return stop }
         }
         return nil
-    }
-
-    /// kdebug's enricher first (its verdict evidence and phases are what the others see), then the others.
-    private var allEnrichers: [any SampleEnricher] {
-        let traced = trace.recorder.map {
-            KdebugEnricher(
-                recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
-                store: store)
-        }
-        return (traced.map { [$0] } ?? []) + enrichers
-    }
-
-    private func makePipeline(
-        plan: RunPlan, store: ResultsStore, reporter: any RunReporter, enrichers: [any SampleEnricher]
-    ) -> LaunchPipeline {
-        LaunchPipeline(
-            driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-            launcher: launcher ?? DriverLauncher(driver: driver), enrichers: enrichers)
-    }
-
-    /// `--reference-app`: the reference app's own launches on this device (`nil` without one).
-    private func referenceRun() -> ReferenceRun? {
-        guard let referenceStore, let referencePlan = plan.referencePlan else { return nil }
-        return ReferenceRun(
-            pipeline: makePipeline(
-                plan: referencePlan, store: referenceStore, reporter: SilentRunReporter(), enrichers: []))
     }
 
     /// The error's user-facing text.
