@@ -10,7 +10,7 @@ package struct RunManifest: Sendable, Hashable, Codable {
     /// Same as `Sample.runID` of the run's samples.
     package var runID: String?
     /// `LaunchBenchVersion.current` of the tool that measured.
-    package var toolVersion: String?
+    var toolVersion: String?
     /// When the run started, UTC.
     package var startedAt: Date?
     /// `nil` while the run is going on (or when the process was killed before it could finish).
@@ -102,7 +102,7 @@ package struct RunManifest: Sendable, Hashable, Codable {
         /// The host name.
         package var name: String?
         /// e.g. `Linux 6.1.0` or `macOS 14.5`.
-        package var operatingSystem: String?
+        var operatingSystem: String?
         /// The CPU architecture, e.g. `x86_64` or `arm64`.
         package var architecture: String?
 
@@ -205,7 +205,7 @@ package struct RunManifest: Sendable, Hashable, Codable {
         }
 
         /// `name=value` pairs of the options that were recorded, for reports.
-        package var descriptions: [(name: String, value: String)] {
+        var descriptions: [(name: String, value: String)] {
             var result: [(String, String)] = []
             func add(_ name: String, _ value: (some CustomStringConvertible)?) {
                 if let value { result.append((name, value.description)) }
