@@ -19,6 +19,8 @@ import Foundation
 ///     "default": { "cold": { "...": "..." } }
 ///   },
 ///   "noise": 0.05, "seed": 7, "exitAfterDone": true, "developmentSigned": true,
+///   "variation": { "launch": 0.05, "runOffset": 0.2, "drift": 0.1, "driftLaunches": 20,
+///                  "outlierProbability": 0.02, "outlierSize": 0.3 },
 ///   "bundleImages": ["Frameworks/SampleKit.framework/SampleKit"],
 ///   "faults": { "crash": { "launches": [2], "signal": 11 } },
 ///   "install": { "delayMs": 0 },
@@ -35,6 +37,9 @@ package struct AppProfile: Codable, Sendable, Hashable {
     package var models: [String: ModelTimings]?
     /// Relative standard deviation applied to every phase and after-main gap (default 0.05; 0 = none).
     package var noise: Double?
+    /// A phone's wandering beyond `noise` (launch noise, run offset, drift, background work); each field
+    /// absent here is the emulator's option (`launchbench emulator --run-offset …`), else none.
+    package var variation: PhoneVariation?
     /// Random seed of this app's noise and faults; the lab's seed when absent.
     package var seed: UInt64?
     /// Exit with status 0 right after `[launchbench] done`, as LaunchProbe does when launched by the
@@ -62,9 +67,10 @@ package struct AppProfile: Codable, Sendable, Hashable {
         schemaVersion: Int? = 1, models: [String: ModelTimings]? = nil, noise: Double? = nil, seed: UInt64? = nil,
         exitAfterDone: Bool? = nil, developmentSigned: Bool? = nil, markers: [String]? = nil, printsDone: Bool? = nil,
         bundleImages: [String]? = nil, systemImages: [String]? = nil, faults: Faults? = nil,
-        install: InstallBehaviour? = nil, changes: [ProfileChange]? = nil
+        install: InstallBehaviour? = nil, changes: [ProfileChange]? = nil, variation: PhoneVariation? = nil
     ) {
         self.changes = changes
+        self.variation = variation
         self.schemaVersion = schemaVersion
         self.models = models
         self.noise = noise
@@ -117,6 +123,7 @@ package struct AppProfile: Codable, Sendable, Hashable {
             throw AppProfileError(
                 "\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
         }
+        try variation?.validate(prefix: "\(Self.fileName): variation")
         for (index, change) in (changes ?? []).enumerated() { try change.validate(index: index) }
         for (key, model) in models ?? [:] {
             for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {

@@ -56,8 +56,11 @@ package struct LaunchPlanner: Sendable {
     package var productType: String
     package var osVersion: OSVersion
     package var udid: String
-    /// The lab's seed; the profile's own `seed` wins.
+    /// The lab's seed; the profile's own `seed` wins (the device's run offset and drift always use this one).
     package var labSeed: UInt64
+    /// Where the launch stands on its device (start, launches since), for the run offset and the drift of
+    /// `PhoneVariation`; without it only the launch's own variation applies.
+    package var device: DeviceMoment?
 
     package init(productType: String, osVersion: OSVersion, udid: String, labSeed: UInt64) {
         self.productType = productType
@@ -87,7 +90,7 @@ package struct LaunchPlanner: Sendable {
         let changes = profile.activeChanges(launchNumber: launchNumber, build: app.version)
         let nominal = changes.reduce(profile.timings(productType: productType, kind: kind).withDerivedMarkers()) {
             $1.apply(to: $0)
-        }
+        }.scaled(by: variationFactor(profile: profile, draws: draws))
         let bundleImages = app.bundleImages + changes.flatMap { $0.addBundleImages ?? [] }
         let faults = profile.faults ?? Faults()
         // One noise sequence for pre-main and after-main, drawn in that order.
@@ -128,6 +131,20 @@ package struct LaunchPlanner: Sendable {
             counters: preMain.counters, phases: preMain.phases, images: images,
             appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame,
             takesDyld2Path: DyldOutput(osVersion: osVersion, environment: environment).usesDyld2Path)
+    }
+
+    /// The factor `PhoneVariation` puts on this launch's nominal figures (1 when the profile and the
+    /// emulator set none): the device's offset and drift at this moment times the launch's own.
+    private func variationFactor(profile: AppProfile, draws: Draws) -> Double {
+        let variation = (profile.variation ?? PhoneVariation()).over(device?.variation)
+        guard !variation.isNone else { return 1 }
+        var log = variation.launchLog(noise: draws.random("launch-noise"), background: draws.random("background"))
+        if let device {
+            log +=
+                variation.deviceLogs(seed: labSeed, udid: udid, start: device.start, count: max(1, device.launch))
+                .last ?? 0
+        }
+        return exp(log)
     }
 
     /// The seeded draws of one launch: each purpose has a sequence of its own, so a fault's draw never

@@ -21,6 +21,9 @@ package final class DeviceServiceState: Sendable {
         var coreDeviceProxyRefusal: String?
         var launches: [EmulatedLaunch] = []
         var activities: [DeviceActivity] = []
+        var start = 1
+        var launchesSinceStart = 0
+        var variation: PhoneVariation?
     }
 
     private let state = Locked(State())
@@ -52,6 +55,13 @@ package final class DeviceServiceState: Sendable {
     package var seed: UInt64? {
         get { state.withLock { $0.seed } }
         set { state.withLock { $0.seed = newValue } }
+    }
+
+    /// The phone's run offset, drift and the like (`launchbench emulator --run-offset …`); an app profile's
+    /// `variation` fields win. `nil` (default): none.
+    package var variation: PhoneVariation? {
+        get { state.withLock { $0.variation } }
+        set { state.withLock { $0.variation = newValue } }
     }
 
     /// Refuse every install on this device with this failure (e.g. to test install-failed handling
@@ -127,11 +137,21 @@ package final class DeviceServiceState: Sendable {
 
     /// Registers a launch: its 1-based number and whether it is cold (first since install or restart).
     func beginLaunch(_ bundleID: String) -> (number: Int, kind: LaunchKindName) {
+        let begun = beginMomentLaunch(bundleID)
+        return (begun.number, begun.kind)
+    }
+
+    /// `beginLaunch`, also placing the launch on the device (its start and launches since), for the
+    /// run offset and drift of `PhoneVariation`.
+    func beginMomentLaunch(_ bundleID: String) -> (number: Int, kind: LaunchKindName, moment: DeviceMoment) {
         state.withLock { state in
             state.launchCounts[bundleID, default: 0] += 1
+            state.launchesSinceStart += 1
             let kind: LaunchKindName = state.warmApps.contains(bundleID) ? .warm : .cold
             state.warmApps.insert(bundleID)
-            return (state.launchCounts[bundleID]!, kind)
+            let moment = DeviceMoment(
+                start: state.start, launch: state.launchesSinceStart, variation: state.variation)
+            return (state.launchCounts[bundleID]!, kind, moment)
         }
     }
 
@@ -174,8 +194,12 @@ package final class DeviceServiceState: Sendable {
         state.withLock { $0.activities.append(activity) }
     }
 
-    /// A restart: every app's next launch is cold.
+    /// A restart: every app's next launch is cold, and the phone starts a new run offset and drift.
     func didRestart() {
-        state.withLock { $0.warmApps.removeAll() }
+        state.withLock { state in
+            state.warmApps.removeAll()
+            state.start += 1
+            state.launchesSinceStart = 0
+        }
     }
 }

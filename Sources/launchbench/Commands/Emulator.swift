@@ -22,6 +22,11 @@ struct Emulator: AsyncParsableCommand {
             after SECONDS emulated seconds, default 5), `list`, `help`. Rehearse an unplugged phone in your pipeline: \
             `launchbench run` records that device's launch as device-lost and goes on with the others.
 
+            A real phone's launches wander more than the apps' per-phase noise: --launch-noise, --run-offset \
+            (drawn once per device start), --drift (slow, within a start) and --outliers (background work) give \
+            every device that variation (an app profile's `variation` wins field by field); --seed makes another \
+            start draw other offsets. Documentation/NoiseModel.md says where the figures come from.
+
             iOS 17.4+ devices serve the CoreDeviceProxy tunnel that pymobiledevice3's --userspace path uses \
             (launchbench picks it for them). iOS 17.0–17.3.x devices need a tunneld: --tunneld PORT starts a \
             loopback stand-in for `sudo pymobiledevice3 remote tunneld`; pass the same --tunneld PORT to \
@@ -75,7 +80,50 @@ struct Emulator: AsyncParsableCommand {
             valueName: "port"))
     var tunneld: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seed of the devices' noise, run offsets and faults where an app's profile sets none (default 0).",
+            valueName: "n"))
+    var seed: UInt64 = 0
+
+    @Option(help: ArgumentHelp("Launch-to-launch noise, the log's standard deviation (0.05 ≈ 5 %).", valueName: "sd"))
+    var launchNoise: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Offset of every launch of a device start, drawn once per start (sd of the log, 0.2 ≈ 20 %).",
+            valueName: "sd"))
+    var runOffset: Double?
+
+    @Option(help: ArgumentHelp("Slow drift within a device start (sd of the log).", valueName: "sd"))
+    var drift: Double?
+
+    @Option(help: ArgumentHelp("The drift's correlation length in launches (default 20).", valueName: "n"))
+    var driftLaunches: Double?
+
+    @Option(help: ArgumentHelp("Chance per launch of background work that slows it (0…1).", valueName: "p"))
+    var outliers: Double?
+
+    @Option(help: ArgumentHelp("Mean extra fraction background work adds (default 0.3).", valueName: "fraction"))
+    var outlierSize: Double?
+
+    /// The variation the options ask for, `nil` when none was given.
+    var variation: PhoneVariation? {
+        let variation = PhoneVariation(
+            launch: launchNoise, runOffset: runOffset, drift: drift, driftLaunches: driftLaunches,
+            outlierProbability: outliers, outlierSize: outlierSize)
+        return variation == PhoneVariation() ? nil : variation
+    }
+
     func validate() throws {
+        do {
+            try variation?.validate(prefix: "variation")
+        } catch let error as AppProfileError {
+            let option = Self.variationOptions.first { error.message.hasPrefix("variation.\($0.field) ") }
+            throw ValidationError(
+                error.message.replacingOccurrences(
+                    of: "variation.\(option?.field ?? "")", with: option.map { "--\($0.option)" } ?? "variation"))
+        }
         guard (1...16).contains(devices) else {
             throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
         }
@@ -116,6 +164,13 @@ struct Emulator: AsyncParsableCommand {
         }
     }
 
+    /// Each `PhoneVariation` field and the option that sets it, for messages.
+    private static let variationOptions = [
+        (field: "launch", option: "launch-noise"), (field: "runOffset", option: "run-offset"),
+        (field: "driftLaunches", option: "drift-launches"), (field: "drift", option: "drift"),
+        (field: "outlierProbability", option: "outliers"), (field: "outlierSize", option: "outlier-size"),
+    ]
+
     /// `--listen`'s TCP address; port 0 picks a free one (a unix socket is `--socket`).
     private static func listenAddress(_ text: String) -> USBMuxAddress? {
         guard let address = USBMuxAddress(text, anyPort: true), case .tcp = address else { return nil }
@@ -143,7 +198,9 @@ struct Emulator: AsyncParsableCommand {
         var specs = EmulatedDeviceSpec.lab(count: devices, osVersion: ios, productType: model)
         let names = deviceNames + (hostileNames ? EmulatedDeviceSpec.hostileNames : [])
         for (index, name) in names.prefix(specs.count).enumerated() { specs[index] = specs[index].named(name) }
-        let lab = try await EmulatedLab.start(on: addresses, devices: specs, timeScale: timeScale)
+        let lab = try await EmulatedLab.start(
+            on: addresses, devices: specs, services: BuiltInServices.all(seed: seed), timeScale: timeScale)
+        for device in lab.devices { device.services.variation = variation }
         var standIn: TunneldStandIn?
         do {
             if let tunneld { standIn = try await TunneldStandIn.start(lab: lab, port: tunneld) }

@@ -139,7 +139,7 @@ final class DebugServerHandler: ChannelInboundHandler {
     private func startProcess(context: ChannelHandlerContext) {
         guard let app = launchedApp, let version = device.osVersion else { return }
         let services = device.services
-        let (number, kind) = services.beginLaunch(app.bundleID)
+        let (number, kind, moment) = services.beginMomentLaunch(app.bundleID)
         activity = ActivityTimer(kind: .launch, name: kind.rawValue, bundleID: app.bundleID)
         services.recordLaunch(
             EmulatedLaunch(
@@ -147,9 +147,10 @@ final class DebugServerHandler: ChannelInboundHandler {
                 environment: session.request.environment.map { EnvironmentVariable(name: $0.name, value: $0.value) }))
         var environment: [String: String] = [:]
         for (name, value) in session.request.environment { environment[name] = value }
-        let planner = LaunchPlanner(
+        var planner = LaunchPlanner(
             productType: device.spec.productType, osVersion: version, udid: device.udid,
             labSeed: services.seed ?? labSeed)
+        planner.device = moment
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
         KdebugTaps.publishLaunch(
             plan: plan, device: device, lab: lab, buildsClosure: kind == .cold, eventLoop: context.eventLoop)
