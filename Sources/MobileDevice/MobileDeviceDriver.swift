@@ -27,20 +27,6 @@ package final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         try await usbmux.listing(reading: udids)
     }
 
-    /// One device's values (for the tests: a run lists all devices at once).
-    /// - Throws: `DeviceError.deviceNotFound` (listing the attached UDIDs) and the other `DeviceError`s.
-    func deviceInfo(udid: String) async throws -> DeviceInfo {
-        try await usbmux.device(udid: udid)
-    }
-
-    /// Attach and detach events until the consumer stops iterating. The stream begins with an
-    /// `attached` event for each device present (usbmuxd's Listen semantics), then reports changes. For the
-    /// tests of the shared listener; a run follows its devices through the session's `DeviceEventLog`.
-    /// - Throws: `DeviceError.usbmuxdUnreachable` when usbmuxd cannot be reached.
-    func deviceEvents() async throws -> AsyncStream<DeviceEvent> {
-        try await usbmux.events()
-    }
-
     package func uninstall(bundleID: String, on udid: String) async throws {
         let session = session(for: udid)
         try await cancellable { flag in
@@ -158,17 +144,9 @@ actor USBMuxSession {
         return error.localizedDescription
     }
 
-    func device(udid: String) throws -> DeviceInfo {
-        let entries = try USBMuxDeviceList.entries()
-        guard let entry = entries.first(where: { $0.udid == udid }) else {
-            throw DeviceError.deviceNotFound(udid: udid, attached: entries.map(\.udid))
-        }
-        return try Self.info(udid: udid, connection: entry.connection)
-    }
-
     /// Name, model and iOS version from lockdown, without a session: works on devices that do not
     /// trust this computer yet.
-    private static func info(udid: String, connection: DeviceInfo.Connection) throws -> DeviceInfo {
+    static func info(udid: String, connection: DeviceInfo.Connection) throws -> DeviceInfo {
         do {
             let device = try DeviceHandle(udid: udid)
             let lockdown = try LockdownClient(device: device, handshake: false)
@@ -183,10 +161,5 @@ actor USBMuxSession {
             else { throw error }
             throw DeviceError.deviceLost(udid: udid, operation: "reading device values")
         }
-    }
-
-    func events() throws -> AsyncStream<DeviceEvent> {
-        _ = try USBMuxDeviceList.entries()  // usbmuxd must be there: a listener alone would wait silently
-        return try USBMuxEventSubscription.stream()
     }
 }
