@@ -231,16 +231,6 @@ extension GateComparison {
         return ["pre-main source \(old.rawValue) → \(new.rawValue)"]
     }
 
-    /// The fixed-sample verdict of two sets of measured values (no failures), as `compare` would give it.
-    package static func judgeValues(baseline: [Double], current: [Double], settings: GateSettings) -> GateVerdict {
-        let device = DeviceIdentity(udid: "", name: "", productType: "", osVersion: "")
-        let entry = entry(
-            pair: DeviceMatching.Pair(baseline: device, current: device, basis: .udid), kind: .cold,
-            metric: .totalPremainMs, baseline: GateSide(launches: baseline.count, failures: 0, values: baseline),
-            current: GateSide(launches: current.count, failures: 0, values: current), settings: settings)
-        return entry.verdict
-    }
-
     /// Why a side has too many failed launches to judge, or `nil`.
     static func failureReason(_ entry: GateEntry) -> String? {
         for (name, side) in [("baseline", entry.baseline), ("current run", entry.current)]
