@@ -1,7 +1,7 @@
 /// Which engine launches on which device: libimobiledevice up to iOS 16 (lockdown offers debugserver);
 /// from iOS 17 on devicectl on macOS with Xcode 16+, else pymobiledevice3 when installed, else none.
 package enum EngineChoice {
-    /// The pinned pymobiledevice3 (its CLI changes between majors; README "iOS 17 and later").
+    /// The pinned pymobiledevice3 (its CLI changes between majors; Documentation/Engines.md).
     package static let pymobiledevice3Version = "11.45.0"
     /// What installs it, in a clone of launchbench, and anywhere else.
     package static let pymobiledevice3Install =

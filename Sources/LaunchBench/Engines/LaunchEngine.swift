@@ -46,7 +46,7 @@ package struct EngineHost: Sendable, Hashable {
     package var isMacOS: Bool
     /// The selected Xcode's version (`xcodebuild -version`), `nil` when there is none.
     package var xcodeVersion: OSVersion?
-    /// The `pymobiledevice3` executable found (see README "iOS 17 and later"), `nil` when not installed.
+    /// The `pymobiledevice3` executable found (see Documentation/Engines.md), `nil` when not installed.
     package var pymobiledevice3: String?
     /// Why `pymobiledevice3` is `nil` when that is not "not installed": a setting that points at nothing,
     /// named with its fix (said instead of the install command, which would not help).

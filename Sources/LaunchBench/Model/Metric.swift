@@ -11,7 +11,7 @@ package enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case didFinishLaunchingMs = "did_finish_launching_ms"
     /// App marker `firstFrame`, ms from process start: the whole launch as the user sees it.
     case firstFrameMs = "first_frame_ms"
-    /// Harness wall time from `continue` to the launch's end signal (see README).
+    /// Harness wall time from `continue` to the launch's end signal (Documentation/Design.md says what it spans).
     case wallMs = "wall_ms"
     /// kdebug: exec → dyld's first instruction (`BOOTSTRAP_START`): the kernel's share of the launch.
     case processCreationMs = "process_creation_ms"

@@ -1,4 +1,4 @@
-/// The largest values the commands' durations and counts accept (README "Options and their limits").
+/// The largest values the commands' durations and counts accept (Documentation/Commands.md, "Limits").
 ///
 /// Each is far beyond any real launch, and low enough that every conversion to a `Duration` or an integer
 /// stays exact: a value past one is refused with exit 64 (naming the option, the value and the ceiling)

@@ -15,7 +15,7 @@ struct RemoteServiceDiscoveryInfo: Equatable {
 
     /// The device's identity, with debugproxy on `debugProxyPort` and the instruments server on
     /// `instrumentsPort` unless its Developer Disk Image is not mounted (a real phone then lists neither:
-    /// unverified, see the README).
+    /// unverified, see Documentation/RealPhoneStatus.md).
     init(device: EmulatedDevice, debugProxyPort: UInt16, instrumentsPort: UInt16) {
         udid = device.udid
         productType = device.spec.productType
