@@ -25,9 +25,6 @@ package struct LaunchPoint: Sendable, Hashable {
         let value = values[metric.ordinal]
         return value.isNaN ? nil : value
     }
-
-    /// The metrics this launch measured.
-    package var measuredMetrics: [Metric] { Metric.allCases.filter { self[$0] != nil } }
 }
 
 extension Metric {

@@ -147,9 +147,6 @@ struct GDBPacketReader {
         return Array(buffer[start...])
     }
 
-    /// Bytes still waiting to complete a packet.
-    var pendingCount: Int { buffer.count - start }
-
     private mutating func compact() {
         if start > 4096 || start == buffer.count {
             buffer.removeFirst(start)

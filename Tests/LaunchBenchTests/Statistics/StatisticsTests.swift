@@ -202,7 +202,7 @@ import Testing
                 metrics: [metric: Double(index) + 0.25], startedAt: Date())
             let point = LaunchPoint(sample)
             #expect(point[metric] == Double(index) + 0.25)
-            #expect(point.measuredMetrics == [metric])
+            #expect(Metric.allCases.filter { point[$0] != nil } == [metric])
             #expect(point.iteration == 7 && point.launchIndex == 2 && point.status == .ok)
         }
     }
