@@ -13,18 +13,16 @@ extension RealPymobiledevice3TunnelTests {
     /// HTTP/2 + XPC) and forwards debugproxy to the same debugserver emulation as on iOS ≤ 16. The real,
     /// pinned pymobiledevice3 is the judge; CI installs it (`Scripts/test`), so these never skip there.
     @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunnelEndToEndTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         @Test func samplesThroughTheTunnelEqualTheEmulatorsTruth() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5"), ("iPhone17,3", "18.6")]) { devices in
-                let app = try E.makeApp("Tunnelled", profile: E.profile())
-                let driver = try await P.driver(selection: .auto)
-                let result = try await P.run(E.plan(app, devices: devices, iterations: 3), driver: driver)
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5"), ("iPhone17,3", "18.6")]) { devices in
+                let app = try EndToEnd.makeApp("Tunnelled", profile: EndToEnd.profile())
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 3), driver: driver)
                 let samples = try result.samples
                 #expect(samples.count == 12)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
-                try E.expectValuesAsPrinted(result)
+                try EndToEnd.expectValuesAsPrinted(result)
                 #expect(samples.allSatisfy { $0[.mainMs] != nil && $0[.firstFrameMs] != nil })
                 for device in devices {
                     #expect(device.services.launchHistory.filter { $0.bundleID == app.bundleID }.count == 6)
@@ -42,14 +40,14 @@ extension RealPymobiledevice3TunnelTests {
         }
 
         @Test func aCrashAHangAndATimeoutAreRecordedAsThroughLockdown() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5")]) { devices in
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
                 let faults = Faults(
                     crash: CrashFault(when: LaunchSelector(launches: [2]), after: "main", signal: 11),
                     hang: PointFault(when: LaunchSelector(launches: [3]), after: "main"))
-                let app = try E.makeApp("TunnelFaults", profile: E.profile(faults: faults))
-                let driver = try await P.driver(selection: .auto)
-                let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 2, timeout: .seconds(4)), driver: driver)
+                let app = try EndToEnd.makeApp("TunnelFaults", profile: EndToEnd.profile(faults: faults))
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 2, timeout: .seconds(4)), driver: driver)
                 let samples = try result.samples
                 #expect(
                     samples.map(\.status) == [.ok, .crashed, .timeout, .ok],
@@ -62,11 +60,11 @@ extension RealPymobiledevice3TunnelTests {
         /// As through lockdown: the launch under way is `device-lost`, the device's run ends there (`lost`), and
         /// the launches measured before are kept.
         @Test func aRebootMidLaunchIsDeviceLostAndNothingElseIsLost() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5")]) { devices in
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
                 let device = devices[0]
                 // The second launch hangs after main: the phone reboots during it.
                 let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [2]), after: "main"))
-                let app = try E.makeApp("TunnelReboot", profile: E.profile(faults: hang))
+                let app = try EndToEnd.makeApp("TunnelReboot", profile: EndToEnd.profile(faults: hang))
                 let lab = try await SharedTestLab.lab()
                 let rebooter = Task {
                     for _ in 0..<600 {
@@ -80,9 +78,9 @@ extension RealPymobiledevice3TunnelTests {
                     return false
                 }
                 let started = ContinuousClock.now
-                let driver = try await P.driver(selection: .auto)
-                let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 3, timeout: .seconds(30)), driver: driver)
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 3, timeout: .seconds(30)), driver: driver)
                 let samples = try result.samples
                 #expect(try await rebooter.value)
                 #expect(ContinuousClock.now - started < .seconds(120))
@@ -102,22 +100,20 @@ extension RealPymobiledevice3TunnelTests {
     /// The faults of a modern phone's transport, each a recorded failure with pymobiledevice3's own words
     /// and the fix, within 60 s: never a hang.
     @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunnelFaultTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         /// Runs one iteration without warm launches; returns the sample and how long it took.
         func measureOnce(_ device: EmulatedDevice, app name: String) async throws -> (Sample, Duration) {
-            let app = try E.makeApp(name, profile: E.profile())
-            let driver = try await P.driver(selection: .auto)
+            let app = try EndToEnd.makeApp(name, profile: EndToEnd.profile())
+            let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
             let started = ContinuousClock.now
-            let result = try await P.run(E.plan(app, devices: [device], iterations: 1, warm: 0), driver: driver)
+            let result = try await Pymobiledevice3EndToEnd.run(
+                EndToEnd.plan(app, devices: [device], iterations: 1, warm: 0), driver: driver)
             let samples = try result.samples
             let sample = try #require(samples.first)
             return (sample, ContinuousClock.now - started)
         }
 
         @Test func coreDeviceProxyRefusedIsARecordedFailureWithAdvice() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5")]) { devices in
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
                 devices[0].services.coreDeviceProxyRefusal = "InvalidService"
                 let (sample, took) = try await measureOnce(devices[0], app: "NoProxy")
                 #expect(sample.status == .launchRefused)
@@ -129,7 +125,7 @@ extension RealPymobiledevice3TunnelTests {
         }
 
         @Test func noDeveloperDiskImageIsARecordedFailureThatSaysMountIt() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5")]) { devices in
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
                 devices[0].services.developerDiskImageMounted = false
                 let (sample, took) = try await measureOnce(devices[0], app: "NoDDI")
                 #expect(sample.status == .launchRefused, "\(sample.message ?? "")")
@@ -140,10 +136,10 @@ extension RealPymobiledevice3TunnelTests {
         }
 
         @Test func aTunnelDroppedMidLaunchIsRecordedAndTheNextLaunchBuildsANewOne() async throws {
-            try await E.withDevices([("iPhone15,4", "17.5")]) { devices in
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
                 let device = devices[0]
                 let hang = Faults(hang: PointFault(when: LaunchSelector(launches: [1]), after: "main"))
-                let app = try E.makeApp("TunnelDrop", profile: E.profile(faults: hang))
+                let app = try EndToEnd.makeApp("TunnelDrop", profile: EndToEnd.profile(faults: hang))
                 let dropper = Task {
                     for _ in 0..<600 {
                         if !device.services.launchHistory.filter({ $0.bundleID == app.bundleID }).isEmpty {
@@ -154,10 +150,10 @@ extension RealPymobiledevice3TunnelTests {
                     }
                     return 0
                 }
-                let driver = try await P.driver(selection: .auto)
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
                 let started = ContinuousClock.now
-                let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(30)), driver: driver)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 1, warm: 1, timeout: .seconds(30)), driver: driver)
                 let samples = try result.samples
                 #expect(try await dropper.value == 1)
                 #expect(ContinuousClock.now - started < .seconds(60))
@@ -174,18 +170,15 @@ extension RealPymobiledevice3TunnelTests {
     /// iOS 17.0–17.3.1 through a tunneld: the emulator's loopback stand-in for pymobiledevice3's root
     /// `remote tunneld`, on its own port (`--tunneld PORT`), so parallel runs never share 49151.
     @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunneldEndToEndTests {
-        typealias E = EndToEnd
-        typealias P = Pymobiledevice3EndToEnd
-
         @Test func samplesThroughTunneldEqualTheEmulatorsTruth() async throws {
             let tunneld = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
             defer { Task { await tunneld.stop() } }
-            try await E.withDevices([("iPhone15,2", "17.2")]) { devices in
-                let app = try E.makeApp("ThroughTunneld", profile: E.profile())
-                let driver = try await P.driver(selection: .auto, tunneld: String(tunneld.port))
+            try await EndToEnd.withDevices([("iPhone15,2", "17.2")]) { devices in
+                let app = try EndToEnd.makeApp("ThroughTunneld", profile: EndToEnd.profile())
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto, tunneld: String(tunneld.port))
                 // The kdebug helper reaches the instruments service through the same tunneld.
-                let result = try await P.run(
-                    E.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 4)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
@@ -204,11 +197,12 @@ extension RealPymobiledevice3TunnelTests {
             let closed = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
             let port = closed.port
             await closed.stop()
-            try await E.withDevices([("iPhone15,2", "17.2")]) { devices in
-                let app = try E.makeApp("NoTunneld", profile: E.profile())
-                let driver = try await P.driver(selection: .auto, tunneld: String(port))
+            try await EndToEnd.withDevices([("iPhone15,2", "17.2")]) { devices in
+                let app = try EndToEnd.makeApp("NoTunneld", profile: EndToEnd.profile())
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto, tunneld: String(port))
                 let started = ContinuousClock.now
-                let result = try await P.run(E.plan(app, devices: devices, iterations: 1, warm: 0), driver: driver)
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    EndToEnd.plan(app, devices: devices, iterations: 1, warm: 0), driver: driver)
                 let samples = try result.samples
                 #expect(ContinuousClock.now - started < .seconds(60))
                 let sample = try #require(samples.first)

@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 
 @Suite struct EngineChoiceTests {
-    typealias F = RunnerFixtures
     static let linuxBare = EngineHost(isMacOS: false)
     static let linuxPMD3 = EngineHost(isMacOS: false, pymobiledevice3: "/opt/venv/bin/pymobiledevice3")
     static let macXcode16 = EngineHost(isMacOS: true, xcodeVersion: OSVersion(16, 2), pymobiledevice3: "/p/pmd3")
@@ -13,14 +12,14 @@ import Testing
     @Test(arguments: ["12.5.7", "14.8", "16.7.10"])
     func autoUsesLibimobiledeviceUpToIOS16OnEveryHost(ios: String) {
         for host in [Self.linuxBare, Self.linuxPMD3, Self.macXcode16] {
-            let decision = EngineChoice.decide(for: F.device(1, ios: ios), selection: .auto, host: host)
+            let decision = EngineChoice.decide(for: RunnerFixtures.device(1, ios: ios), selection: .auto, host: host)
             #expect(decision.engine == .libimobiledevice)
             #expect(decision.explanation == "iOS \(OSVersion(ios)!) offers debugserver through lockdown")
         }
     }
 
     @Test func autoOnIOS17PrefersDevicectlThenPymobiledevice3() {
-        let device = F.device(1, ios: "17.5")
+        let device = RunnerFixtures.device(1, ios: "17.5")
         #expect(EngineChoice.decide(for: device, selection: .auto, host: Self.macXcode16).engine == .devicectl)
         let linux = EngineChoice.decide(for: device, selection: .auto, host: Self.linuxPMD3)
         #expect(linux.engine == .pymobiledevice3)
@@ -33,18 +32,20 @@ import Testing
     }
 
     @Test func ios17BeforePoint4NeedsTheRootTunnelAndSaysSo() {
-        let decision = EngineChoice.decide(for: F.device(1, ios: "17.3.1"), selection: .auto, host: Self.linuxPMD3)
+        let decision = EngineChoice.decide(
+            for: RunnerFixtures.device(1, ios: "17.3.1"), selection: .auto, host: Self.linuxPMD3)
         #expect(decision.engine == .pymobiledevice3)
         #expect(decision.explanation.contains("sudo pymobiledevice3 remote tunneld"))
-        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "17.3.1")) == .tunneld)
-        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "17.3.1")).tunnelName == "tunneld")
+        #expect(Pymobiledevice3Transport(for: RunnerFixtures.device(1, ios: "17.3.1")) == .tunneld)
+        #expect(Pymobiledevice3Transport(for: RunnerFixtures.device(1, ios: "17.3.1")).tunnelName == "tunneld")
         // Through lockdown (iOS ≤ 16): no tunnel to name.
-        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "16.7")) == .lockdown)
-        #expect(Pymobiledevice3Transport(for: F.device(1, ios: "16.7")).tunnelName == nil)
+        #expect(Pymobiledevice3Transport(for: RunnerFixtures.device(1, ios: "16.7")) == .lockdown)
+        #expect(Pymobiledevice3Transport(for: RunnerFixtures.device(1, ios: "16.7")).tunnelName == nil)
     }
 
     @Test func noEngineOnIOS17NamesTheExactInstallCommand() {
-        let decision = EngineChoice.decide(for: F.device(1, ios: "18.1"), selection: .auto, host: Self.linuxBare)
+        let decision = EngineChoice.decide(
+            for: RunnerFixtures.device(1, ios: "18.1"), selection: .auto, host: Self.linuxBare)
         guard case .unavailable(let advice) = decision else {
             Issue.record("expected no engine, got \(decision)")
             return
@@ -56,7 +57,7 @@ import Testing
         #expect(!advice.contains("Xcode 16"))  // not on Linux
         guard
             case .unavailable(let macAdvice) = EngineChoice.decide(
-                for: F.device(1, ios: "18.1"), selection: .auto, host: Self.macXcode15)
+                for: RunnerFixtures.device(1, ios: "18.1"), selection: .auto, host: Self.macXcode15)
         else {
             Issue.record("expected no engine on macOS with Xcode 15")
             return
@@ -65,8 +66,8 @@ import Testing
     }
 
     @Test func forcedEnginesAreCheckedAgainstDeviceAndHost() {
-        let old = F.device(1, ios: "15.8")
-        let modern = F.device(2, ios: "17.5")
+        let old = RunnerFixtures.device(1, ios: "15.8")
+        let modern = RunnerFixtures.device(2, ios: "17.5")
         // libimobiledevice cannot launch on 17+.
         #expect(
             EngineChoice.decide(for: modern, selection: .forced(.libimobiledevice), host: Self.linuxPMD3).engine == nil)
@@ -101,20 +102,18 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(1))) struct EngineRecordingTests {
-    typealias F = RunnerFixtures
-
     /// The router of a host with pymobiledevice3, as the composition root hands it to the runner.
     static func router(_ host: EngineHost) -> EngineRouter { EngineRouter(selection: .auto, host: host) }
 
     @Test func theEngineOfEachDeviceIsInRunJSONAndTheReports() async throws {
-        let old = F.device(1, ios: "14.8")
-        let modern = F.device(2, ios: "17.5")
-        let driver = FakeDeviceDriver(devices: [old, modern], script: F.statisticsApp)
+        let old = RunnerFixtures.device(1, ios: "14.8")
+        let modern = RunnerFixtures.device(2, ios: "17.5")
+        let driver = FakeDeviceDriver(devices: [old, modern], script: RunnerFixtures.statisticsApp)
         let router = Self.router(EngineHost(isMacOS: false, pymobiledevice3: "/venv/bin/pymobiledevice3"))
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         let result = try await BenchmarkRunner(driver: driver, router: router).run(
-            F.plan(iterations: 1, warm: 0), into: folder)
-        let manifest = try F.readManifest(in: folder)
+            RunnerFixtures.plan(iterations: 1, warm: 0), into: folder)
+        let manifest = try RunnerFixtures.readManifest(in: folder)
         #expect(manifest.outcome(of: old.udid)?.engine == "libimobiledevice")
         #expect(manifest.outcome(of: modern.udid)?.engine == "pymobiledevice3")
         #expect(manifest.outcome(of: modern.udid)?.engineReason?.contains("/venv/bin/pymobiledevice3") == true)
@@ -130,15 +129,15 @@ import Testing
     }
 
     @Test func aDeviceWithNoEngineIsSkippedWithNoEngineRecorded() async throws {
-        let modern = F.device(2, ios: "17.5")
-        let driver = FakeDeviceDriver(devices: [modern], script: F.statisticsApp)
+        let modern = RunnerFixtures.device(2, ios: "17.5")
+        let driver = FakeDeviceDriver(devices: [modern], script: RunnerFixtures.statisticsApp)
         let reporter = RecordingReporter()
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         _ = try await BenchmarkRunner(
             driver: driver, router: Self.router(EngineHost(isMacOS: false)), reporter: reporter
         ).run(
-            F.plan(iterations: 1, warm: 0), into: folder)
-        let outcome = try #require(try F.readManifest(in: folder).outcome(of: modern.udid))
+            RunnerFixtures.plan(iterations: 1, warm: 0), into: folder)
+        let outcome = try #require(try RunnerFixtures.readManifest(in: folder).outcome(of: modern.udid))
         #expect(outcome.outcome == .skipped)
         #expect(outcome.engine == nil)
         #expect(outcome.notes.first?.contains("Scripts/bootstrap --with-pymobiledevice3") == true)
@@ -147,16 +146,14 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ModernHeadlineTests {
-    typealias F = RunnerFixtures
-
     @Test func withoutDyldStatisticsTimeToMainAndFirstFrameAreTheHeadline() async throws {
-        let device = F.device(1, ios: "16.7")
+        let device = RunnerFixtures.device(1, ios: "16.7")
         let driver = FakeDeviceDriver(devices: [device]) { _ in
             .printing("[launchbench] mark=main t=120.5\n[launchbench] mark=firstFrame t=300.25\n[launchbench] done\n")
         }
-        let folder = F.temporaryFolder()
+        let folder = RunnerFixtures.temporaryFolder()
         _ = try await BenchmarkRunner(driver: driver).run(
-            F.plan(iterations: 2, warm: 0), into: folder)
+            RunnerFixtures.plan(iterations: 2, warm: 0), into: folder)
         let results = try ResultsFolder.load(folder)
         let summary = try #require(results.summary.devices.first)
         #expect(summary.keyMetrics == [.mainMs, .firstFrameMs])
