@@ -79,6 +79,10 @@ package struct GateEntry: Sendable, Hashable {
     /// With `run --until-verdict`: where the sequential design stands (what stopped the device); `nil` for
     /// the fixed-sample gate.
     package var sequential: SequentialVerdict.Decision? = nil
+    /// The smallest change these launches could have shown, % (``SmallestVisibleChange/twoRuns``).
+    package var smallestVisiblePercent: Double? = nil
+    /// The least any current run could show against this baseline, % (``SmallestVisibleChange/baselineFloor``).
+    package var baselineFloorPercent: Double? = nil
 
     /// `+84 ms, of which dylib loading +71 ms: new bundle dylib Analytics.framework`, when anything is known.
     package var explanationSentence: String? { explanation?.sentence(totalShiftMs: shift?.shift) }
@@ -202,6 +206,7 @@ extension GateComparison {
         } else {
             (entry.verdict, entry.reason, entry.moreLaunchesWouldTell) = judge(entry, settings: settings)
         }
+        entry.nameWhatItCouldSee(settings: settings)
         return entry
     }
 

@@ -3,8 +3,9 @@
 /// the device stops as soon as the verdict of every launch kind is settled, or at the design's cap.
 /// The gate at the end of the run judges the same launches the same way, so what stopped a device is
 /// what the report says. When no verdict can come whatever the device measures (no baseline device matches
-/// it, the baseline has too few measured launches, or the two runs are not comparable) it stops after its
-/// first iteration, saying why, instead of launching up to the cap for an answer known from the start.
+/// it, the baseline has too few measured launches or too much noise to show a change of the threshold's
+/// size, or the two runs are not comparable) it stops after its first iteration, saying why, instead of
+/// launching up to the cap for an answer known from the start.
 package struct VerdictStopping: Sendable {
     /// The baseline's launches (every device; each device of the run is matched as the gate matches it).
     package var baseline: GateLaunches
@@ -78,6 +79,8 @@ package struct VerdictStopping: Sendable {
                 + "needs \(settings.minimumLaunches) (measure a new baseline with --iterations "
                 + "\(max(settings.minimumLaunches, 10)) or more)"
         }
+        // Launching to the cap could not settle it: the baseline's own noise bounds what any run can show.
+        if let blind = entry.baselineBlindness(settings: settings) { return blind }
         return nil
     }
 }

@@ -44,6 +44,19 @@ package enum SmallestVisibleChange {
         return factor(level: level) * sd / Double(baseline.count).squareRoot()
     }
 
+    /// The robust spread of `values` (median absolute deviation × 1.4826), in % of their median.
+    package static func spreadPercent(_ values: [Double]) -> Double? {
+        guard values.count >= 2, let median = LaunchesNeeded.median(values), median > 0 else { return nil }
+        return LaunchesNeeded.robustSD(values) / median * 100
+    }
+
+    /// The fewest baseline launches whose ``baselineFloor(baseline:level:)`` is below `percent` at `spreadPercent`.
+    package static func baselineLaunches(below percent: Double, spreadPercent: Double, level: Double) -> Int {
+        guard percent > 0 else { return Int.max }
+        let n = pow(factor(level: level) * spreadPercent / percent, 2)
+        return n.isFinite ? Int(min(n.rounded(.down), 1e9)) + 1 : Int.max
+    }
+
     /// The pooled robust spread of the sides with ≥ 2 values, in % of the baseline median.
     private static func pooledPercentSpread(baseline: [Double], current: [Double]) -> Double? {
         let sides = [baseline, current].filter { $0.count >= 2 }
