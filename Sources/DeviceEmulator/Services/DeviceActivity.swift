@@ -8,7 +8,8 @@ package struct DeviceActivity: Sendable, Hashable, Codable {
     package enum Kind: String, Sendable, Hashable, Codable {
         /// An installation_proxy command (`name` says which: Install, Upgrade, Uninstall, Lookup, Browse).
         case installer
-        /// An app process debugserver ran, from `c` to its exit, its kill or the connection's end.
+        /// An app process debugserver ran, from `c` to its exit, its kill or the connection's end; or one
+        /// processcontrol ran, from its launch to its exit or its kill.
         case launch
     }
 

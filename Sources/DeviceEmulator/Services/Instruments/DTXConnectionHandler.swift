@@ -31,14 +31,27 @@ struct InstrumentsReplies {
 
     /// An ERROR reply carrying an NSError with `text` as its description.
     func error(_ text: String) {
-        let error = NSError(
-            domain: "DTXMessage", code: 1, userInfo: [NSLocalizedDescriptionKey: text as NSString])
-        reply(.error, payload: KeyedArchive.encode(error))
+        let error = ArchivedError(domain: "DTXMessage", code: 1, userInfo: [NSLocalizedDescriptionKey: text])
+        reply(.error, payload: error.archived())
     }
 
     /// A message the device sends on its own on the request's channel (kdebug data, notices).
     func unsolicited(_ kind: DTXMessage.Kind, payload: [UInt8]) {
         send(DTXMessage(kind: kind, identifier: nextIdentifier(), channel: -request.channel, payload: payload))
+    }
+
+    /// A sender for later DISPATCHes on this channel (a selector and its auxiliary bytes, no reply asked),
+    /// usable from any thread.
+    var dispatchSender: @Sendable (_ selector: String, _ auxiliary: [UInt8]) -> Void {
+        let send = self.send
+        let next = self.nextIdentifier
+        let channel = -request.channel
+        return { selector, auxiliary in
+            send(
+                DTXMessage(
+                    kind: .dispatch, identifier: next(), channel: channel, auxiliary: auxiliary,
+                    payload: KeyedArchive.encode(selector as NSString)))
+        }
     }
 
     /// A sender for later messages on this channel, usable from any thread.
@@ -73,13 +86,17 @@ final class DTXConnectionHandler: ChannelInboundHandler {
         "com.apple.instruments.server.services.processcontrol": 107,
     ]
 
-    /// Makes the channel for a service identifier; `nil` for one the device does not offer.
-    typealias ChannelFactory = (_ identifier: String, _ eventLoop: any EventLoop) -> (any InstrumentsChannel)?
+    /// Makes the channel for a service identifier; `nil` for one the device does not offer. It is told the
+    /// capabilities the client published with a non-zero value (processcontrol's termination notices wait
+    /// for one).
+    typealias ChannelFactory = (_ identifier: String, _ eventLoop: any EventLoop, _ clientCapabilities: Set<String>) ->
+        (any InstrumentsChannel)?
 
     private let makeChannel: ChannelFactory
     private var channels: [Int32: any InstrumentsChannel] = [:]
     private let identifiers = MessageIdentifiers()
     private var announced = false
+    private var clientCapabilities: Set<String> = []
 
     init(makeChannel: @escaping ChannelFactory) {
         self.makeChannel = makeChannel
@@ -132,6 +149,11 @@ final class DTXConnectionHandler: ChannelInboundHandler {
         case "_notifyOfPublishedCapabilities:":
             guard !announced else { return }
             announced = true
+            if let published = arguments.first?.value as? NSDictionary {
+                for case (let name as String, let value as NSNumber) in published where value.intValue != 0 {
+                    clientCapabilities.insert(name)
+                }
+            }
             let message = DTXMessage(
                 kind: .dispatch, identifier: identifiers.next(), channel: 0,
                 auxiliary: DTXArguments.encode([.object(Self.capabilities as NSDictionary)]),
@@ -139,7 +161,7 @@ final class DTXConnectionHandler: ChannelInboundHandler {
             sender(context)(message)
         case "_requestChannelWithCode:identifier:":
             guard arguments.count == 2, let code = arguments[0].value as? Int, let name = arguments[1].value as? String,
-                let channel = makeChannel(name, context.eventLoop)
+                let channel = makeChannel(name, context.eventLoop, clientCapabilities)
             else {
                 replies.error("unknown service \(arguments.last?.value ?? "")")
                 return

@@ -34,12 +34,14 @@ package struct InstrumentsService: EmulatedService {
 
     /// Adds the DTX handlers to a connection (from lockdown, or inside the tunnel).
     static func serve(_ channel: any Channel, device: EmulatedDevice, lab: EmulatedLab, seed: UInt64) throws {
-        let handler = DTXConnectionHandler { identifier, eventLoop in
+        let handler = DTXConnectionHandler { identifier, eventLoop, clientCapabilities in
             switch identifier {
             case DeviceInfoChannel.identifier: DeviceInfoChannel(lab: lab)
             case CoreProfileSessionTapChannel.identifier: CoreProfileSessionTapChannel(device: device)
             case ProcessControlChannel.identifier:
-                ProcessControlChannel(device: device, lab: lab, labSeed: seed, eventLoop: eventLoop)
+                ProcessControlChannel(
+                    device: device, lab: lab, labSeed: seed, eventLoop: eventLoop,
+                    reportsTermination: clientCapabilities.contains(ProcessControlMessages.terminationCapability))
             default: nil
             }
         }

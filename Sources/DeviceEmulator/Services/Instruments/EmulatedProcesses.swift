@@ -1,0 +1,157 @@
+import Foundation
+import LaunchBench
+import NIOCore
+
+/// The app processes processcontrol started on one device and still running, with the processcontrol
+/// channels that observe each (``EmulatedDevice/serviceState(_:create:)``): a process launched on one
+/// connection can be found, signalled or replaced from another, as on a phone. Each runs its
+/// ``LaunchPlan`` on event-loop timers, with no debugger: its writes go to its observers as output events
+/// and its end as a termination notice (``ProcessControlMessages``).
+final class EmulatedProcesses: Sendable {
+    /// Where a processcontrol channel wants a process's events.
+    struct Observer: Sendable {
+        /// Sends one DISPATCH on the observer's channel: the selector and its auxiliary bytes.
+        var send: @Sendable (_ selector: String, _ auxiliary: [UInt8]) -> Void
+        /// Whether its connection published `…processcontrol.capability.terminationCallback`.
+        var wantsTermination: Bool
+    }
+
+    private struct Running {
+        var token: Int
+        var pid: Int
+        var bundleID: String
+        var observers: Set<Int>
+        var timers: [Scheduled<Void>] = []
+        var launchName: String
+        var startedAt = Date()
+        var start = ContinuousClock.now
+    }
+
+    private struct State {
+        var running: [Int: Running] = [:]
+        var observers: [Int: Observer] = [:]
+        var nextToken = 0
+    }
+
+    private let state = Locked(State())
+    private let services: DeviceServiceState
+
+    init(services: DeviceServiceState) {
+        self.services = services
+    }
+
+    /// Adds an observer; returns its key (the channel keeps it for ``observe(_:by:)`` and ``remove(observer:)``).
+    func add(_ observer: Observer) -> Int {
+        state.withLock { state in
+            state.nextToken += 1
+            state.observers[state.nextToken] = observer
+            return state.nextToken
+        }
+    }
+
+    /// Forgets an observer (its channel closed); the processes it watched run on.
+    func remove(observer: Int) {
+        state.withLock { state in
+            state.observers[observer] = nil
+            for pid in state.running.keys { state.running[pid]?.observers.remove(observer) }
+        }
+    }
+
+    /// Starts `plan` for `bundleID`, observed by `observer`; its writes and its end follow the plan's
+    /// emulated times. A running instance of the app is ended first with SIGKILL (`KillExisting`).
+    func launch(_ plan: LaunchPlan, bundleID: String, observer: Int, lab: EmulatedLab, eventLoop: any EventLoop) {
+        if let existing = pid(of: bundleID) { signal(existing, signal: 9) }
+        let token = state.withLock { state in
+            state.nextToken += 1
+            state.running[plan.pid] = Running(
+                token: state.nextToken, pid: plan.pid, bundleID: bundleID, observers: [observer],
+                launchName: plan.kind.rawValue)
+            return state.nextToken
+        }
+        var timers: [Scheduled<Void>] = []
+        for output in plan.outputs {
+            timers.append(
+                eventLoop.scheduleTask(in: Self.delay(output.atMs, lab)) { [self] in
+                    write(output.bytes, pid: plan.pid, token: token, at: MachClock.now(lab: lab))
+                })
+        }
+        let end: (exitCode: Int?, signal: Int?)? =
+            switch plan.ending {
+            case .exit(let status): (status, nil)
+            // No debugger holds a crashed process stopped: the signal ends it.
+            case .signal(let signal), .stop(let signal): (nil, signal)
+            case .running: nil
+            }
+        if let end {
+            timers.append(
+                eventLoop.scheduleTask(in: Self.delay(plan.endsAtMs, lab)) { [self] in
+                    finish(pid: plan.pid, token: token, exitCode: end.exitCode, signal: end.signal)
+                })
+        }
+        let stale = state.withLock { state -> [Scheduled<Void>] in
+            guard state.running[plan.pid]?.token == token else { return timers }  // killed meanwhile
+            state.running[plan.pid]?.timers = timers
+            return []
+        }
+        for timer in stale { timer.cancel() }
+    }
+
+    /// The pid of the running instance of `bundleID`, if any.
+    func pid(of bundleID: String) -> Int? {
+        state.withLock { $0.running.values.first { $0.bundleID == bundleID }?.pid }
+    }
+
+    /// Sends the observer the events of `pid` from now on; false when no such process runs.
+    func observe(_ pid: Int, by observer: Int) -> Bool {
+        state.withLock { state in
+            guard state.running[pid] != nil else { return false }
+            state.running[pid]?.observers.insert(observer)
+            return true
+        }
+    }
+
+    func stopObserving(_ pid: Int, by observer: Int) {
+        _ = state.withLock { $0.running[pid]?.observers.remove(observer) }
+    }
+
+    /// Ends `pid` with `signal` (its pending writes die with it); false when no such process runs.
+    @discardableResult
+    func signal(_ pid: Int, signal: Int) -> Bool {
+        guard let token = state.withLock({ $0.running[pid]?.token }) else { return false }
+        return finish(pid: pid, token: token, exitCode: nil, signal: signal)
+    }
+
+    private func write(_ bytes: [UInt8], pid: Int, token: Int, at machTime: UInt64) {
+        let observers = state.withLock { state -> [Observer] in
+            guard let process = state.running[pid], process.token == token else { return [] }
+            return process.observers.compactMap { state.observers[$0] }
+        }
+        guard !observers.isEmpty else { return }
+        let auxiliary = ProcessControlMessages.output(bytes, pid: pid, machTime: machTime)
+        for observer in observers { observer.send(ProcessControlMessages.outputSelector, auxiliary) }
+    }
+
+    @discardableResult
+    private func finish(pid: Int, token: Int, exitCode: Int?, signal: Int?) -> Bool {
+        let ended = state.withLock { state -> (Running, [Observer])? in
+            guard let process = state.running[pid], process.token == token else { return nil }
+            state.running[pid] = nil
+            return (process, process.observers.compactMap { state.observers[$0] })
+        }
+        guard let (process, observers) = ended else { return false }
+        for timer in process.timers { timer.cancel() }
+        services.recordActivity(
+            DeviceActivity(
+                kind: .launch, name: process.launchName, bundleID: process.bundleID, startedAt: process.startedAt,
+                seconds: (ContinuousClock.now - process.start).totalSeconds))
+        let auxiliary = ProcessControlMessages.termination(pid: pid, exitCode: exitCode, signal: signal)
+        for observer in observers where observer.wantsTermination {
+            observer.send(ProcessControlMessages.terminationSelector, auxiliary)
+        }
+        return true
+    }
+
+    private static func delay(_ emulatedMs: Double, _ lab: EmulatedLab) -> TimeAmount {
+        .nanoseconds(lab.realTime(ofEmulatedMs: emulatedMs).nanoseconds)
+    }
+}
