@@ -15,6 +15,16 @@ enum KdebugTapScript {
           {"type": "chunk", "data": "<base64>"}                                  each kdebug chunk, as sent
           {"type": "notice", "notice": "...", "status": N}                       a notice from the device
           {"type": "error", "kind": "kperf-locked|version|connect|compressed|lost", "message": "..."}   then exits 3
+        It also launches, finds and ends apps through processcontrol on the same DTX connection, without a
+        debugger, when asked on stdin (one JSON object a line; "id" is echoed in the answer):
+          {"cmd": "launch", "id": N, "bundle": B, "args": [...], "env": {...}, "kill_existing": true}
+              -> {"type": "launched", "id": N, "pid": P}
+          {"cmd": "kill", "id": N, "pid": P}      -> {"type": "killed", "id": N, "pid": P}
+          {"cmd": "pid", "id": N, "bundle": B}    -> {"type": "pid", "id": N, "pid": P}   (0: not running)
+          a command the device refuses            -> {"type": "refused", "id": N, "cmd": C, "error": E, "message": M}
+        and forwards the processes' output and ends as the device reports them:
+          {"type": "output", "pid": P, "text": "..."}                      as sent: part of a line or several
+          {"type": "terminated", "pid": P, "exit_code": X, "signal": S}   the one that does not apply is null
         Closing its stdin stops the session and ends it (exit 0).
         Usage: python3 kdebug_tap.py --udid UDID [--usbmux ADDRESS] [--transport lockdown|userspace|tunneld]
                                      [--tunneld HOST:PORT]"""
@@ -76,6 +86,70 @@ enum KdebugTapScript {
             return "lost"
 
 
+        def observed_process_control():
+            """processcontrol whose output events and termination notices go to stdout: pymobiledevice3 queues the
+            output for a reader and only logs the notices. Both take any arguments: go-ios saw an iOS 26 phone
+            send outputReceived with none (its dtx_codec test "device sends outputReceived with no arguments")."""
+            from pymobiledevice3.dtx import dtx_on_invoke
+            from pymobiledevice3.services.dvt.instruments.process_control import (OutputReceivedEvent,
+                                                                                  ProcessControlService)
+
+            def number(value):
+                value = getattr(value, "value", value)
+                return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+            class Observed(ProcessControlService):
+                @dtx_on_invoke("outputReceived:fromProcess:atTime:")
+                async def _on_output_received(self, *args):
+                    if len(args) >= 2 and isinstance(args[0], str):
+                        event = OutputReceivedEvent.create(list(args) + [None] * (3 - len(args)))
+                        emit({"type": "output", "pid": number(event.pid), "text": event.message})
+
+                @dtx_on_invoke("processWithPID:terminatedWithExitCode:orCrashingSignal:")
+                async def _on_process_terminated(self, *args):
+                    if len(args) == 3 and number(args[0]) is not None:
+                        emit({"type": "terminated", "pid": number(args[0]), "exit_code": number(args[1]),
+                              "signal": number(args[2])})
+
+            return Observed
+
+
+        async def serve_commands(dvt, commands):
+            """Runs the processcontrol commands in order; the channel opens with the first of them."""
+            from pymobiledevice3.services.dvt.instruments.process_control import ProcessControl
+
+            control = None
+            while True:
+                command = await commands.get()
+                kind, ident = command.get("cmd"), command.get("id")
+                try:
+                    if control is None:
+                        control = ProcessControl(dvt, await dvt.dtx.open_channel(observed_process_control()))
+                    if kind == "launch":
+                        pid = await control.launch(command["bundle"], arguments=command.get("args") or [],
+                                                   environment=command.get("env") or {},
+                                                   kill_existing=command.get("kill_existing", True))
+                        emit({"type": "launched", "id": ident, "pid": pid})
+                        try:  # as Frida and tidevice do after a launch; a phone that sends events anyway may refuse
+                            await control.service.startObservingPid_(pid)
+                        except Exception as error:
+                            print(f"startObservingPid: {error!r}", file=sys.stderr, flush=True)
+                    elif kind == "kill":
+                        await control.kill(command["pid"])
+                        emit({"type": "killed", "id": ident, "pid": command["pid"]})
+                    elif kind == "pid":
+                        pid = await control.process_identifier_for_bundle_identifier(command["bundle"])
+                        emit({"type": "pid", "id": ident, "pid": pid})
+                    else:
+                        emit({"type": "refused", "id": ident, "cmd": kind, "error": "unknown", "message": "no such command"})
+                except AssertionError:  # launch: the device answered pid 0
+                    emit({"type": "refused", "id": ident, "cmd": kind, "error": "no-pid",
+                          "message": "the device answered the launch without a pid"})
+                except Exception as error:
+                    emit({"type": "refused", "id": ident, "cmd": kind, "error": type(error).__name__,
+                          "message": str(error)})
+
+
         def notice_of(data):
             from bpylist2 import archiver
             try:
@@ -97,10 +171,17 @@ enum KdebugTapScript {
             except Exception as error:
                 fail("connect", f"cannot reach the instruments service of {args.udid}: {error!r}")
             stopped = asyncio.Event()
+            commands = asyncio.Queue()
             loop = asyncio.get_running_loop()
 
-            def watch_stdin():  # launchbench closes stdin to stop the session
-                sys.stdin.buffer.read()
+            def watch_stdin():  # commands, one a line; launchbench closes stdin to stop the session
+                for line in sys.stdin.buffer:
+                    try:
+                        command = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(command, dict):
+                        loop.call_soon_threadsafe(commands.put_nowait, command)
                 loop.call_soon_threadsafe(stopped.set)
 
             threading.Thread(target=watch_stdin, daemon=True).start()
@@ -122,6 +203,7 @@ enum KdebugTapScript {
                           "denom": time_info[2]})
                     if notice is None:
                         emit({"type": "chunk", "data": base64.b64encode(first).decode()})
+                    server = asyncio.ensure_future(serve_commands(dvt, commands))
                     while not stopped.is_set():
                         getter = asyncio.ensure_future(service.messages.get())
                         stopper = asyncio.ensure_future(stopped.wait())
@@ -139,6 +221,7 @@ enum KdebugTapScript {
                                   "status": decoded.get("status") if isinstance(decoded.get("status"), int) else None})
                             continue
                         emit({"type": "chunk", "data": base64.b64encode(data).decode()})
+                    server.cancel()
                     await service.stop()
             except SystemExit:
                 raise
