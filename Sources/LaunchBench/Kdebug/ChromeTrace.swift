@@ -27,33 +27,7 @@ package enum ChromeTrace {
         /// The instant's scope (`p` = process), for instant events.
         package var s: String?
         /// Details: `kind` (the dyld event), `image` (a path) when known.
-        package var args: [String: String]
-
-        /// An event from its fields.
-        /// - Parameters:
-        ///   - name: the label.
-        ///   - ph: `X` or `i`.
-        ///   - ts: start, µs.
-        ///   - dur: length, µs (complete events).
-        ///   - pid: process id.
-        ///   - tid: thread id.
-        ///   - cat: category.
-        ///   - s: instant scope.
-        ///   - args: details.
-        package init(
-            name: String, ph: String, ts: Double, dur: Double? = nil, pid: Int, tid: UInt64, cat: String,
-            s: String? = nil, args: [String: String] = [:]
-        ) {
-            self.name = name
-            self.ph = ph
-            self.ts = ts
-            self.dur = dur
-            self.pid = pid
-            self.tid = tid
-            self.cat = cat
-            self.s = s
-            self.args = args
-        }
+        package var args: [String: String] = [:]
     }
 
     /// The whole file.

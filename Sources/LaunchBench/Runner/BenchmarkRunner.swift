@@ -302,13 +302,6 @@ package struct RunResult: Sendable {
     /// `samples` reads them back.
     package var counts: LaunchCounts
 
-    /// A finished run's folder, manifest and counts.
-    package init(folder: URL, manifest: RunManifest, counts: LaunchCounts) {
-        self.folder = folder
-        self.manifest = manifest
-        self.counts = counts
-    }
-
     /// Every recorded sample, read back from `samples.jsonl`: device by device (in the run's device order),
     /// each device's in launch order.
     /// - Throws: `LaunchBenchError` when the folder cannot be read.

@@ -86,14 +86,6 @@ package struct DeviceIdentity: Sendable, Hashable, Codable {
     /// The iOS version the device reported (`14.8`).
     package var osVersion: String
 
-    /// Creates an identity from the fields a sample records.
-    package init(udid: String, name: String, productType: String, osVersion: String) {
-        self.udid = udid
-        self.name = name
-        self.productType = productType
-        self.osVersion = osVersion
-    }
-
     /// `iPhone 11 (iPhone12,1)`, or the identifier alone when the catalog does not know it.
     package var modelDescription: String {
         let marketing = DeviceModels.marketingName(for: productType)

@@ -19,13 +19,6 @@ package struct LibraryCall: Sendable, Hashable, CustomStringConvertible {
     /// The call or step that failed, e.g. `lockdownd_client_new_with_handshake`.
     package var operation: String
 
-    package init(library: Library, code: Int32, text: String, operation: String) {
-        self.library = library
-        self.code = code
-        self.text = text
-        self.operation = operation
-    }
-
     /// `lockdownd_client_new_with_handshake: Password protected (lockdownd error -17)`.
     package var description: String { "\(operation): \(text) (\(library.rawValue) error \(code))" }
 }
