@@ -9,17 +9,13 @@ final class AFCClient {
     private let handle: afc_client_t
 
     init(device: DeviceHandle, service: ServiceDescriptor) throws {
-        var client: afc_client_t?
-        let code = device.withHandle { device in
-            service.withHandle { service in afc_client_new(device, service, &client) }
-        }
-        if code != AFC_E_SUCCESS, let client { afc_client_free(client) }
-        try check(code, operation: "afc_client_new", udid: device.udid, path: "/")
-        guard let client else {
-            throw DeviceError.protocolError(operation: "afc_client_new", udid: device.udid, detail: "no client")
-        }
-        self.udid = device.udid
-        self.handle = client
+        udid = device.udid
+        handle = try makeClient(
+            "afc_client_new", udid: device.udid, success: AFC_E_SUCCESS, free: afc_client_free,
+            new: { client in
+                device.withHandle { device in service.withHandle { afc_client_new(device, $0, &client) } }
+            },
+            check: { try check($0, operation: "afc_client_new", udid: device.udid, path: "/") })
     }
 
     deinit { afc_client_free(handle) }

@@ -10,18 +10,14 @@ final class DiagnosticsRelayClient {
     private let handle: diagnostics_relay_client_t
 
     init(device: DeviceHandle, service: ServiceDescriptor) throws {
-        var client: diagnostics_relay_client_t?
-        let code = device.withHandle { device in
-            service.withHandle { service in diagnostics_relay_client_new(device, service, &client) }
-        }
-        if code != DIAGNOSTICS_RELAY_E_SUCCESS, let client { diagnostics_relay_client_free(client) }
-        try check(code, operation: "diagnostics_relay_client_new", udid: device.udid)
-        guard let client else {
-            throw DeviceError.protocolError(
-                operation: "diagnostics_relay_client_new", udid: device.udid, detail: "no client")
-        }
-        self.udid = device.udid
-        self.handle = client
+        udid = device.udid
+        handle = try makeClient(
+            "diagnostics_relay_client_new", udid: device.udid, success: DIAGNOSTICS_RELAY_E_SUCCESS,
+            free: diagnostics_relay_client_free,
+            new: { client in
+                device.withHandle { device in service.withHandle { diagnostics_relay_client_new(device, $0, &client) } }
+            },
+            check: { try check($0, operation: "diagnostics_relay_client_new", udid: device.udid) })
     }
 
     deinit { diagnostics_relay_client_free(handle) }

@@ -10,19 +10,19 @@ final class ImageMounterClient {
     /// Starts `com.apple.mobile.mobile_image_mounter` through lockdown.
     /// - Throws: `DeviceError.serviceUnavailable` (as `.failed`) when the device does not offer it.
     init(device: DeviceHandle) throws {
-        var client: mobile_image_mounter_client_t?
-        let code = device.withHandle { mobile_image_mounter_start_service($0, &client, "launchbench") }
-        if code != MOBILE_IMAGE_MOUNTER_E_SUCCESS {
-            if let client { mobile_image_mounter_free(client) }
-            throw DeviceError.protocolError(
-                operation: "mobile_image_mounter_start_service", udid: device.udid, detail: "error \(code.rawValue)")
-        }
-        guard let client else {
-            throw DeviceError.protocolError(
-                operation: "mobile_image_mounter_start_service", udid: device.udid, detail: "no client")
-        }
-        self.udid = device.udid
-        self.handle = client
+        let operation = "mobile_image_mounter_start_service"
+        udid = device.udid
+        handle = try makeClient(
+            operation, udid: device.udid, success: MOBILE_IMAGE_MOUNTER_E_SUCCESS, free: mobile_image_mounter_free,
+            new: { client in
+                device.withHandle { mobile_image_mounter_start_service($0, &client, "launchbench") }
+            },
+            check: { code in
+                guard code == MOBILE_IMAGE_MOUNTER_E_SUCCESS else {
+                    throw DeviceError.protocolError(
+                        operation: operation, udid: device.udid, detail: "error \(code.rawValue)")
+                }
+            })
     }
 
     deinit {

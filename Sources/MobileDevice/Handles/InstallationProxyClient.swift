@@ -18,15 +18,15 @@ final class InstallationProxyClient {
     private let connection: Connection
 
     init(device: DeviceHandle, service: ServiceDescriptor) throws {
-        var client: property_list_service_client_t?
-        let code = device.withHandle { device in
-            service.withHandle { service in property_list_service_client_new(device, service, &client) }
-        }
-        if code != PROPERTY_LIST_SERVICE_E_SUCCESS, let client { property_list_service_client_free(client) }
-        try check(Self.instproxyError(code), operation: "instproxy_client_new", udid: device.udid)
-        guard let client else {
-            throw DeviceError.protocolError(operation: "instproxy_client_new", udid: device.udid, detail: "no client")
-        }
+        let client = try makeClient(
+            "instproxy_client_new", udid: device.udid, success: PROPERTY_LIST_SERVICE_E_SUCCESS,
+            free: property_list_service_client_free,
+            new: { client in
+                device.withHandle { device in
+                    service.withHandle { property_list_service_client_new(device, $0, &client) }
+                }
+            },
+            check: { try check(Self.instproxyError($0), operation: "instproxy_client_new", udid: device.udid) })
         self.udid = device.udid
         self.connection = Connection(client)
     }

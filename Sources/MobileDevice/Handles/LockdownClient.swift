@@ -16,20 +16,18 @@ final class LockdownClient {
     ///     the public values (name, model, version) even from an untrusted device.
     /// - Throws: `DeviceError` (`.notTrusted`, `.passcodeLocked`, …).
     init(device: DeviceHandle, handshake: Bool) throws {
-        var client: lockdownd_client_t?
         let operation = handshake ? "lockdownd_client_new_with_handshake" : "lockdownd_client_new"
-        let code = device.withHandle { device in
-            handshake
-                ? lockdownd_client_new_with_handshake(device, &client, Self.label)
-                : lockdownd_client_new(device, &client, Self.label)
-        }
-        if code != LOCKDOWN_E_SUCCESS, let client { lockdownd_client_free(client) }
-        try check(code, operation: operation, udid: device.udid)
-        guard let client else {
-            throw DeviceError.protocolError(operation: operation, udid: device.udid, detail: "no client returned")
-        }
-        self.udid = device.udid
-        self.handle = client
+        udid = device.udid
+        handle = try makeClient(
+            operation, udid: device.udid, success: LOCKDOWN_E_SUCCESS, free: lockdownd_client_free,
+            new: { client in
+                device.withHandle { device in
+                    handshake
+                        ? lockdownd_client_new_with_handshake(device, &client, Self.label)
+                        : lockdownd_client_new(device, &client, Self.label)
+                }
+            },
+            check: { try check($0, operation: operation, udid: device.udid) })
     }
 
     deinit { lockdownd_client_free(handle) }
