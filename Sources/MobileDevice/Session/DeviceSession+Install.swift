@@ -4,41 +4,52 @@ import LaunchBench
 extension DeviceSession {
     /// Removes the app; succeeds when it is not installed.
     func uninstall(bundleID: String, timeout: Duration, cancellation: CancellationFlag) throws {
-        let deadline = ContinuousClock.now + timeout
-        try checkNotCancelled(cancellation)
-        appLocations = [:]  // the app moves
-        try detectingLoss(during: "uninstall of \(bundleID)") {
-            let events = try DeviceEventLog()
-            defer { events.stop() }
-            let (device, name, _, services) = try startServices([InstallationProxyClient.service])
-            let installer = try InstallationProxyClient(device: device, service: services[0])
+        try runInstallerCommand(.uninstall, bundleID: bundleID, timeout: timeout, cancellation: cancellation) {
+            installer, progress, _, _ in
             // Ask first: what installd answers for an unknown id differs between iOS versions.
-            guard try installer.lookup(bundleID: bundleID, attributes: ["CFBundleIdentifier"]) != nil else { return }
-            let progress = InstallProgress()
+            guard try installer.lookup(bundleID: bundleID, attributes: ["CFBundleIdentifier"]) != nil else {
+                return false
+            }
             try installer.startUninstall(bundleID: bundleID, progress: progress)
-            try wait(
-                for: progress, step: .uninstall, bundleID: bundleID, deviceName: name, deadline: deadline,
-                timeout: timeout, events: events, cancellation: cancellation)
+            return true
         }
     }
 
     /// Uploads the app to PublicStaging and installs it; returns when installd says Complete.
     func install(_ app: AppBundle, timeout: Duration, cancellation: CancellationFlag) throws {
+        try runInstallerCommand(
+            .install, bundleID: app.bundleID, alsoStarting: [AFCClient.service], timeout: timeout,
+            cancellation: cancellation
+        ) { installer, progress, device, services in
+            let staged = try AppUploader(
+                afc: try AFCClient(device: device, service: services[0]), cancellation: cancellation
+            ).upload(app)
+            try installer.startInstall(packagePath: staged.packagePath, options: staged.options, progress: progress)
+            return true
+        }
+    }
+
+    /// One installd command, watched from before it is sent: the device's events are logged first (a detach
+    /// ends the wait) and the app's cached locations dropped (the app moves). `send` sends the command through
+    /// the installer (the device and the `alsoStarting` services at hand), or returns `false` when there is
+    /// nothing to do; then the outcome is awaited until `timeout`.
+    private func runInstallerCommand(
+        _ step: InstallStep, bundleID: String, alsoStarting otherServices: [String] = [], timeout: Duration,
+        cancellation: CancellationFlag,
+        send: (InstallationProxyClient, InstallProgress, DeviceHandle, [ServiceDescriptor]) throws -> Bool
+    ) throws {
         let deadline = ContinuousClock.now + timeout
         try checkNotCancelled(cancellation)
         appLocations = [:]  // the app moves
-        try detectingLoss(during: "install of \(app.bundleID)") {
+        try detectingLoss(during: "\(step.rawValue) of \(bundleID)") {
             let events = try DeviceEventLog()
             defer { events.stop() }
-            let (device, name, _, services) = try startServices([InstallationProxyClient.service, AFCClient.service])
+            let (device, name, _, services) = try startServices([InstallationProxyClient.service] + otherServices)
             let installer = try InstallationProxyClient(device: device, service: services[0])
-            let staged = try AppUploader(
-                afc: try AFCClient(device: device, service: services[1]), cancellation: cancellation
-            ).upload(app)
             let progress = InstallProgress()
-            try installer.startInstall(packagePath: staged.packagePath, options: staged.options, progress: progress)
+            guard try send(installer, progress, device, Array(services.dropFirst())) else { return }
             try wait(
-                for: progress, step: .install, bundleID: app.bundleID, deviceName: name, deadline: deadline,
+                for: progress, step: step, bundleID: bundleID, deviceName: name, deadline: deadline,
                 timeout: timeout, events: events, cancellation: cancellation)
         }
     }
