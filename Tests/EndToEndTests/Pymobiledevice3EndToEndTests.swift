@@ -154,9 +154,8 @@ struct Pymobiledevice3CommandTests {
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
                     "LAUNCHBENCH_PYMOBILEDEVICE3": executable,
                 ])
-            let deadline = ContinuousClock.now + .seconds(180)
-            while child.standardError.components(separatedBy: " ok: ").count <= 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            try await child.waitForOutput("two launches ok", timeout: .seconds(180)) {
+                $0.standardError.components(separatedBy: " ok: ").count > 2
             }
             child.send(signal: SIGINT)
             let status = try await child.waitForExit(timeout: .seconds(60))

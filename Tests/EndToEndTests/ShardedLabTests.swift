@@ -47,16 +47,18 @@ import Testing
                 // Host B's usbmuxd over TCP, as `socat TCP-LISTEN:PORT,fork UNIX-CONNECT:/var/run/usbmuxd` on it.
                 let port = try await freePort()
                 let socketPath = try #require(labB.socketPath)
+                // -d -d: socat says on stderr when it listens.
                 let relay = try ChildProcess(
                     executable: socat,
-                    arguments: ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "UNIX-CONNECT:\(socketPath)"])
+                    arguments: [
+                        "-d", "-d", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "UNIX-CONNECT:\(socketPath)",
+                    ])
                 defer { relay.send(signal: SIGTERM) }
-                var reachable = false
-                for _ in 0..<50 where !reachable {  // bounded: socat listens within milliseconds
-                    reachable = try await launchbench(["devices", "--usbmuxd", "127.0.0.1:\(port)"]).0 == 0
-                    if !reachable { try await Task.sleep(for: .milliseconds(200)) }
+                try await relay.waitForOutput("socat listens on 127.0.0.1:\(port)", timeout: .seconds(30)) {
+                    $0.standardError.contains("listening on")
                 }
-                #expect(reachable, "socat did not relay 127.0.0.1:\(port) to \(socketPath)")
+                let reachable = try await launchbench(["devices", "--usbmuxd", "127.0.0.1:\(port)"]).0 == 0
+                #expect(reachable, "socat did not relay 127.0.0.1:\(port) to \(socketPath): \(relay.standardError)")
 
                 let folder = EndToEnd.temporaryFolder("shards")
                 let app = try EndToEnd.makeApp("Sharded", profile: EndToEnd.profile())
