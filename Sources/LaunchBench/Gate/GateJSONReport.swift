@@ -8,7 +8,8 @@ import Foundation
 /// product_type, os_version, baseline_device_udid, matched_by, launch_kind, metric,
 /// baseline: {launches, failures, n, median_ms}, current: {...}, median_change_percent, shift_ms,
 /// shift_ci_low_ms, shift_ci_high_ms, shift_percent, shift_ci_low_percent, shift_ci_high_percent,
-/// u, p_value, test_method, verdict, reason, launches_needed, explanation: null | {summary, phases:
+/// u, p_value, test_method, verdict, reason, launches_needed, smallest_visible_change_percent,
+/// baseline_floor_percent, explanation: null | {summary, phases:
 /// [{phase, shift_ms, shift_ci_low_ms, shift_ci_high_ms, baseline_n, current_n}], images: [{image,
 /// in_bundle, change: appeared|disappeared|changed, baseline_median_initializer_ms,
 /// current_median_initializer_ms, delta_ms}]}}], unmatched_baseline_devices,
@@ -82,6 +83,8 @@ package enum GateJSONReport {
             "u": .init(e.test?.u), "p_value": .init(e.test?.pValue), "test_method": .init(e.test?.method.rawValue),
             "verdict": .string(e.verdict.rawValue), "reason": .string(e.reason),
             "launches_needed": .init(e.launchesNeeded.map(Double.init)),
+            "smallest_visible_change_percent": .init(e.smallestVisiblePercent),
+            "baseline_floor_percent": .init(e.baselineFloorPercent),
             "explanation": e.explanation.map { explanation($0, sentence: e.explanationSentence) } ?? .null,
         ])
     }

@@ -43,6 +43,21 @@ import Testing
         #expect(reason.hasSuffix("stopped after 1 iteration"))
     }
 
+    @Test func theJSONReportCarriesBothFigures() throws {
+        let comparison = GateComparison(
+            baseline: VerdictStoppingTests.samples(Self.alternating(400, 4, 20)),
+            current: VerdictStoppingTests.samples(Self.alternating(401, 4, 20)))
+        let entry = try #require(comparison.entries.first)
+        let json = GateJSONReport.render(GateReport(comparison: comparison), exitCode: 0)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let first = try #require((root["comparisons"] as? [[String: Any]])?.first)
+        // The JSON writer's shortest decimal may round the last bit.
+        let smallest = try #require(first["smallest_visible_change_percent"] as? Double)
+        let floor = try #require(first["baseline_floor_percent"] as? Double)
+        #expect(abs(smallest - (entry.smallestVisiblePercent ?? .nan)) < 1e-9)
+        #expect(abs(floor - (entry.baselineFloorPercent ?? .nan)) < 1e-9)
+    }
+
     @Test func aQuietBaselineKeepsLaunching() {
         let rule = VerdictStoppingTests.rule(VerdictStoppingTests.samples(Self.alternating(400, 8, 20)))
         #expect(rule.stopReason(samples: VerdictStoppingTests.samples([401])) == nil)
