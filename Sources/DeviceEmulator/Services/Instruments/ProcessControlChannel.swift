@@ -92,16 +92,17 @@ final class ProcessControlChannel: InstrumentsChannel {
         }
         let argv = ((arguments[3] as? NSArray) ?? []).compactMap { $0 as? String }
         let services = device.services
-        let (number, kind) = services.beginLaunch(bundleID)
+        let (number, kind, moment) = services.beginMomentLaunch(bundleID)
         services.recordLaunch(
             EmulatedLaunch(
                 bundleID: bundleID, number: number, kind: kind, arguments: [app.executablePath] + argv,
                 environment: environment.sorted { $0.key < $1.key }.map {
                     EnvironmentVariable(name: $0.key, value: $0.value)
                 }))
-        let planner = LaunchPlanner(
+        var planner = LaunchPlanner(
             productType: device.spec.productType, osVersion: version, udid: device.udid,
             labSeed: services.seed ?? labSeed)
+        planner.device = moment
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
         processes.launch(plan, bundleID: bundleID, observer: observer, lab: lab, eventLoop: eventLoop)
         KdebugTaps.publishLaunch(
