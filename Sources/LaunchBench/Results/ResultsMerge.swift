@@ -185,21 +185,28 @@ extension ResultsMerge.Refusal: LocalizedError {
             return "Device \(udid) is in two shards, \(first) and \(second): one phone cannot be on two hosts at "
                 + "once. Merge shards of different devices (was one folder passed twice, or a run repeated?)."
         case .differentApps(let first, let firstApp, let second, let secondApp):
-            return "The shards measured different apps: \(firstApp) in \(first), \(secondApp) in \(second). Merge "
-                + "the shards of one build of one app."
+            return Self.measuredDifferent("apps", firstApp, in: first, secondApp, in: second)
+                + ". Merge the shards of one build of one app."
         case .differentBuilds(let first, let firstBuild, let second, let secondBuild):
-            return "The shards measured different builds of the app: \(firstBuild) in \(first), \(secondBuild) in "
-                + "\(second). A merged folder is one build's run; merge the shards of one build, and compare "
-                + "builds with `launchbench compare BASELINE CURRENT`."
+            return Self.measuredDifferent("builds of the app", firstBuild, in: first, secondBuild, in: second)
+                + ". A merged folder is one build's run; merge the shards of one build, and compare builds with "
+                + "`launchbench compare BASELINE CURRENT`."
         case .sameFolder(let first, let second):
             return "\(first) and \(second) are the same folder: its launches would count twice. Name each shard's "
                 + "results folder once."
         case .differentReferenceApps(let first, let firstApp, let second, let secondApp):
-            return "The shards measured different reference apps: \(firstApp) in \(first), \(secondApp) in "
-                + "\(second); one merged folder's gaps would be to two apps. Measure every shard with the same "
+            return Self.measuredDifferent("reference apps", firstApp, in: first, secondApp, in: second)
+                + "; one merged folder's gaps would be to two apps. Measure every shard with the same "
                 + "--reference-app, or move the odd shard's reference/ folder aside to merge without its gaps."
         case .tooFewShards(let count):
             return "merge needs at least two results folders (got \(count)); a single folder is already a run."
         }
+    }
+
+    /// `The shards measured different apps: A in first, B in second`, the start of each disagreement's message.
+    private static func measuredDifferent(
+        _ what: String, _ firstValue: String, in first: String, _ secondValue: String, in second: String
+    ) -> String {
+        "The shards measured different \(what): \(firstValue) in \(first), \(secondValue) in \(second)"
     }
 }
