@@ -1,16 +1,5 @@
-/// The launches found in one kdebug capture, for `launchbench parse`.
-package struct ParsedKdebugFile: Sendable {
-    /// The file as the user named it.
-    package var file: String
-    /// Its launches, in start order.
-    package var launches: [KdebugLaunch]
-
-    /// The launches of `file`.
-    package init(file: String, launches: [KdebugLaunch]) {
-        self.file = file
-        self.launches = launches
-    }
-}
+/// The launches found in one kdebug capture (in start order), for `launchbench parse`.
+package typealias ParsedKdebugFile = ParsedFile<KdebugLaunch>
 
 /// `parse`'s output for kdebug captures: per launch the file, its number in the file, the executable, the pid,
 /// the `samples.jsonl` metric columns (null in JSON, empty in CSV, `-` in the table when not measured, never

@@ -1,16 +1,5 @@
 /// The launches found in one log file, for `launchbench parse`.
-package struct ParsedLog: Sendable, Hashable {
-    /// The file as the user named it (`-` for stdin).
-    package var file: String
-    /// Every launch found, in the order it appears in the file.
-    package var launches: [LaunchRecord]
-
-    /// The launches of `file`.
-    package init(file: String, launches: [LaunchRecord]) {
-        self.file = file
-        self.launches = launches
-    }
-}
+package typealias ParsedLog = ParsedFile<LaunchRecord>
 
 /// The output formats of `launchbench parse`. Absent values are JSON `null` and empty CSV cells, never 0.
 package enum ParseReport {
