@@ -17,12 +17,7 @@ final class LockdownHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let body = unwrapInboundIn(data)
-        guard let request = body.plistDictionary else {
-            // Not a plist: a real lockdownd drops such a client.
-            context.close(promise: nil)
-            return
-        }
+        guard let request = plistRequest(in: data, context: context) else { return }
         let reply = self.reply(to: request)
         context.writeAndFlush(wrapOutboundOut(.plistFrame(reply)), promise: nil)
     }

@@ -40,3 +40,15 @@ extension ByteBuffer {
         PropertyList.dictionary(from: Data(readableBytesView))
     }
 }
+
+extension ChannelInboundHandler where InboundIn == ByteBuffer {
+    /// The frame's plist request. A frame that is not a plist dictionary closes the connection and gives `nil`:
+    /// a real lockdownd, and the services spoken in its frames, drop such a client.
+    func plistRequest(in data: NIOAny, context: ChannelHandlerContext) -> [String: Any]? {
+        guard let request = unwrapInboundIn(data).plistDictionary else {
+            context.close(promise: nil)
+            return nil
+        }
+        return request
+    }
+}

@@ -29,10 +29,7 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let request = unwrapInboundIn(data).plistDictionary else {
-            context.close(promise: nil)
-            return
-        }
+        guard let request = plistRequest(in: data, context: context) else { return }
         let (reply, effect) = DiagnosticsRelayEngine().handle(request)
         let flushed = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.plistFrame(reply)), promise: flushed)

@@ -33,10 +33,7 @@ final class InstallationProxyHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let request = unwrapInboundIn(data).plistDictionary else {
-            context.close(promise: nil)
-            return
-        }
+        guard let request = plistRequest(in: data, context: context) else { return }
         pending.append(request)
         runNext(context: context)
     }
