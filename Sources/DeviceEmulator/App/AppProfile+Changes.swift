@@ -22,20 +22,6 @@ package struct ProfileChange: Codable, Sendable, Hashable {
     /// Initializers added: each one's ms is added to the initializer phase and dyld lists the image.
     package var initializers: [InitializerFigure]?
 
-    package init(
-        fromLaunch: Int? = nil, fromBuild: String? = nil, addBundleImages: [String]? = nil,
-        dylibLoadingMs: Double? = nil, rebaseBindingMs: Double? = nil, objcSetupMs: Double? = nil,
-        initializers: [InitializerFigure]? = nil
-    ) {
-        self.fromLaunch = fromLaunch
-        self.fromBuild = fromBuild
-        self.addBundleImages = addBundleImages
-        self.dylibLoadingMs = dylibLoadingMs
-        self.rebaseBindingMs = rebaseBindingMs
-        self.objcSetupMs = objcSetupMs
-        self.initializers = initializers
-    }
-
     /// Whether the change applies to launch `launchNumber` of build `build`.
     package func applies(launchNumber: Int, build: String?) -> Bool {
         if let fromLaunch, launchNumber < fromLaunch { return false }

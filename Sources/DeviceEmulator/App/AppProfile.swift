@@ -213,11 +213,6 @@ package struct LaunchTimings: Codable, Sendable, Hashable {
 package struct InitializerFigure: Codable, Sendable, Hashable {
     package var image: String
     package var ms: Double
-
-    package init(image: String, ms: Double) {
-        self.image = image
-        self.ms = ms
-    }
 }
 
 /// Which launches a fault hits: listed launch numbers, a probability, or both (either matches).
@@ -312,12 +307,6 @@ package struct GarbageFault: Codable, Sendable, Hashable {
     package var when: LaunchSelector
     package var chunks: Int?
     package var maxBytes: Int?
-
-    package init(when: LaunchSelector, chunks: Int? = nil, maxBytes: Int? = nil) {
-        self.when = when
-        self.chunks = chunks
-        self.maxBytes = maxBytes
-    }
 }
 
 /// `text` (default `Loading…`) written with no newline just before dyld's statistics block.

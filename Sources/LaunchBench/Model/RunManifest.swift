@@ -66,10 +66,10 @@ package struct RunManifest: Sendable, Hashable, Codable {
 
         /// The device's UDID.
         package var udid: String
-        /// How its part of the run ended.
-        package var outcome: Outcome
+        /// How its part of the run ended: `running` until the device's loop ends.
+        package var outcome: Outcome = .running
         /// iOS-version caveats (where pre-main comes from) and why the device was skipped or stopped.
-        package var notes: [String]
+        package var notes: [String] = []
         /// The `LaunchEngine` that launched on the device (`nil` when none could, and in older files).
         package var engine: String?
         /// Why that engine was chosen.
@@ -78,18 +78,6 @@ package struct RunManifest: Sendable, Hashable, Codable {
         package var premainSource: PremainSource?
         /// Why its launches ended, as the run decided it (`nil` in older files and for devices not launched on).
         package var stop: StopDecision?
-
-        /// An outcome, `running` until the device's loop ends.
-        package init(
-            udid: String, outcome: Outcome = .running, notes: [String] = [], engine: String? = nil,
-            engineReason: String? = nil
-        ) {
-            self.udid = udid
-            self.outcome = outcome
-            self.notes = notes
-            self.engine = engine
-            self.engineReason = engineReason
-        }
     }
 
     /// The outcome recorded for `udid`, if any.

@@ -33,19 +33,6 @@ package struct StopDecision: Sendable, Hashable, Codable {
     /// The decision in words, as the device's note says it (`nil` when the rule has no note of its own).
     package var reason: String?
 
-    /// A decision; the precision fields are for `target-precision` only.
-    package init(
-        rule: Rule, iterations: Int, halfWidthPercent: Double? = nil, targetPercent: Double? = nil,
-        reachedTarget: Bool? = nil, reason: String? = nil
-    ) {
-        self.rule = rule
-        self.iterations = iterations
-        self.halfWidthPercent = halfWidthPercent
-        self.targetPercent = targetPercent
-        self.reachedTarget = reachedTarget
-        self.reason = reason
-    }
-
     /// The adaptive rule's decision as recorded, `nil` when another rule stopped the device.
     package var precisionDecision: AdaptiveStopping.Decision? {
         guard rule == .targetPrecision, let reachedTarget else { return nil }

@@ -1,6 +1,7 @@
 import Foundation
-import LaunchBench
 import Testing
+
+@testable import LaunchBench
 
 @Suite struct ResultsStoreTests {
     private let root: URL = {

@@ -1,7 +1,8 @@
 import Foundation
-import LaunchBench
 import TestSupport
 import Testing
+
+@testable import LaunchBench
 
 @Suite(.timeLimit(.minutes(5))) struct RunnerTests {
     private func run(
