@@ -148,7 +148,8 @@ struct Pymobiledevice3CommandTests {
             let output = EndToEnd.temporaryFolder("pmd3-sigint").appendingPathComponent("results")
             let child = try LaunchbenchCLI.start(
                 [
-                    "run", app.url.path, "--engine", "pymobiledevice3", "--iterations", "500", "--output", output.path,
+                    "run", app.url.path, "--engine", "pymobiledevice3", "--launcher", "debugserver", "--iterations",
+                    "500", "--output", output.path,
                 ],
                 environment: [
                     "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",

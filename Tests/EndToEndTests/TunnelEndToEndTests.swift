@@ -176,9 +176,11 @@ extension RealPymobiledevice3TunnelTests {
             try await EndToEnd.withDevices([("iPhone15,2", "17.2")]) { devices in
                 let app = try EndToEnd.makeApp("ThroughTunneld", profile: EndToEnd.profile())
                 let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto, tunneld: String(tunneld.port))
-                // The kdebug helper reaches the instruments service through the same tunneld.
-                let result = try await Pymobiledevice3EndToEnd.run(
-                    EndToEnd.plan(app, devices: devices, iterations: 2), driver: driver, readsKdebug: true)
+                // The kdebug helper reaches the instruments service through the same tunneld; the launches go
+                // through the sidecar's debugserver.
+                var plan = EndToEnd.plan(app, devices: devices, iterations: 2)
+                plan.launcher = .debugserver
+                let result = try await Pymobiledevice3EndToEnd.run(plan, driver: driver, readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 4)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")

@@ -16,14 +16,17 @@ package struct KdebugFeed: Sendable {
     package var chunks: AsyncThrowingStream<[UInt8], any Error>
     /// Ends the session (idempotent).
     package var stop: @Sendable () async -> Void
+    /// Process control over the session's own connection, when the tracer offers it.
+    package var processControl: (any ProcessControl)?
 
     /// A feed of `chunks` on a device with `timebase`.
     package init(
         timebase: MachTimebase, chunks: AsyncThrowingStream<[UInt8], any Error>,
-        stop: @escaping @Sendable () async -> Void
+        processControl: (any ProcessControl)? = nil, stop: @escaping @Sendable () async -> Void
     ) {
         self.timebase = timebase
         self.chunks = chunks
+        self.processControl = processControl
         self.stop = stop
     }
 }

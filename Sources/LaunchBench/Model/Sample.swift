@@ -52,6 +52,8 @@ package struct Sample: Sendable, Hashable, Codable {
     package var phases: PhaseTimings = PhaseTimings()
     /// Where the pre-main phases came from; `nil` when none were measured.
     package var premainSource: PremainSource?
+    /// How the app was launched (`launcher` in samples.jsonl; `nil` in files written before it was recorded).
+    package var launcher: LaunchMethod?
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -106,6 +108,7 @@ package struct Sample: Sendable, Hashable, Codable {
         case logPath = "log_path"
         case phases, initializers
         case premainSource = "premain_source"
+        case launcher
     }
 
     private struct MetricKey: CodingKey {
@@ -139,6 +142,7 @@ package struct Sample: Sendable, Hashable, Codable {
         logPath = try c.decodeIfPresent(String.self, forKey: .logPath)
         phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
+        launcher = try c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -201,6 +205,7 @@ package struct Sample: Sendable, Hashable, Codable {
         try c.encodeIfPresent(logPath, forKey: .logPath)
         if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
         try c.encodeIfPresent(premainSource, forKey: .premainSource)
+        try c.encodeIfPresent(launcher, forKey: .launcher)
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

@@ -38,7 +38,7 @@ struct DeviceRun: Sendable {
         reporter: any RunReporter, referenceStore: ResultsStore? = nil, trace: DeviceTrace = DeviceTrace(),
         launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = []
     ) {
-        let launcher = launcher ?? DriverLauncher(driver: driver)
+        let launcher = launcher ?? Self.launcher(plan.launcher, trace: trace, device: device, driver: driver)
         let traced = trace.recorder.map {
             KdebugEnricher(
                 recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),

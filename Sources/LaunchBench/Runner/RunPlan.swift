@@ -47,6 +47,8 @@ package struct RunPlan: Sendable {
     package var referenceApp: AppBundle? = nil
     /// Where pre-main phases come from on each device (`--premain`).
     package var premain: PremainSelection = .auto
+    /// How each device's app is launched (`--launcher`).
+    package var launcher: LauncherChoice = .auto
 
     /// The plan for the reference app's launches: same settings, its own app, a reinstall as its cold
     /// start (a reboot per app would double a reboot run's length), no adaptive stopping of its own.

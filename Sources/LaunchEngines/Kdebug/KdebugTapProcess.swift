@@ -17,11 +17,17 @@ final class KdebugTapProcess: Sendable {
     static func start(udid: String, python: String, arguments: [String], environment: [String: String], log: URL) throws
         -> KdebugTapProcess
     {
-        let reader = KdebugTapReader(udid: udid, logURL: log)
+        let sender = Locked<HelperProcess?>(nil)
+        let control = KdebugTapProcessControl(udid: udid) { line in
+            guard let helper = sender.current else { throw HelperProcess.Failure.hung }
+            try helper.send(line)
+        }
+        let reader = KdebugTapReader(udid: udid, logURL: log, processControl: control)
         do {
             let helper = try HelperProcess.start(
                 executable: python, arguments: arguments, environment: environment, log: log, input: true,
                 output: .lines(line: { reader.handle($0) }, exit: { reader.exited(status: $0) }))
+            sender.withLock { $0 = helper }
             return KdebugTapProcess(helper: helper, reader: reader)
         } catch HelperProcess.Failure.cannotStart {
             throw KdebugTapError.noPython(executable: python)
@@ -35,7 +41,9 @@ final class KdebugTapProcess: Sendable {
             let timebase = try await helper.awaitReady(within: startTimeout, every: .milliseconds(20)) {
                 try reader.timebase()
             }
-            return KdebugFeed(timebase: timebase, chunks: reader.chunks) { [self] in await self.stop() }
+            return KdebugFeed(timebase: timebase, chunks: reader.chunks, processControl: reader.processControl) {
+                [self] in await self.stop()
+            }
         } catch HelperProcess.Failure.exited(let status) {
             throw KdebugTapError.exited(
                 udid: reader.udid, status: status, log: reader.logTail(), logPath: helper.logURL.path)
@@ -54,10 +62,12 @@ final class KdebugTapProcess: Sendable {
 }
 
 /// What a kdebug helper says on stdout, one JSON object a line (`KdebugTapScript`): `ready` with the timebase,
-/// `chunk`s into the feed, `error` with a kind; other types (notices) are in its log only.
+/// `chunk`s into the feed, `error` with a kind, process control's answers and events to `processControl`; other
+/// types (notices) are in its log only.
 final class KdebugTapReader: Sendable {
     let udid: String
     let logURL: URL
+    let processControl: KdebugTapProcessControl
     let chunks: AsyncThrowingStream<[UInt8], any Error>
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
     private let state = Locked(State())
@@ -68,10 +78,11 @@ final class KdebugTapReader: Sendable {
         var stopped = false
     }
 
-    init(udid: String, logURL: URL) {
+    init(udid: String, logURL: URL, processControl: KdebugTapProcessControl) {
         (chunks, continuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
         self.udid = udid
         self.logURL = logURL
+        self.processControl = processControl
     }
 
     /// The session's timebase once it runs, `nil` before.
@@ -106,13 +117,14 @@ final class KdebugTapReader: Sendable {
                 kind: object["kind"] as? String ?? "", message: object["message"] as? String ?? "", udid: udid)
             state.withLock { $0.failure = $0.failure ?? error }
         default:
-            break  // notices: the log has them
+            _ = processControl.handle(object)  // else a notice: the log has it
         }
     }
 
     /// The helper exited after its last line: before the session ran that is the failure; after it, a non-zero
     /// status that launchbench did not ask for ends the feed with an error.
     func exited(status: Int32) {
+        processControl.helperEnded("the kdebug helper of \(udid) exited (status \(status))")
         let (ready, stopped) = state.withLock { ($0.timebase != nil, $0.stopped) }
         if !ready {
             let tail = logTail()

@@ -17,6 +17,7 @@ enum KdebugTapRestarts {
     ) -> KdebugFeed {
         let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream(bufferingPolicy: .unbounded)
         let state = Locked(State(stopCurrent: first.stop))
+        let control = ProcessControlRelay(first.processControl)
         let pump = Task {
             var feed = first
             var restarts = 0
@@ -60,6 +61,7 @@ enum KdebugTapRestarts {
                         return
                     }
                     feed = next
+                    control.replace(with: next.processControl)
                     isRestart = true
                 } catch {
                     continuation.finish(
@@ -71,7 +73,7 @@ enum KdebugTapRestarts {
                 }
             }
         }
-        return KdebugFeed(timebase: first.timebase, chunks: chunks) {
+        return KdebugFeed(timebase: first.timebase, chunks: chunks, processControl: control) {
             let stop = state.withLock { state -> @Sendable () async -> Void in
                 state.stopped = true
                 return state.stopCurrent

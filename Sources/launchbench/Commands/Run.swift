@@ -142,12 +142,13 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let bundle = try AppBundle(contentsOf: URL(fileURLWithPath: app))
         let runGate = try RunGate(options: gate, app: bundle)
-        let plan = runGate.adjust(
+        var plan = runGate.adjust(
             RunPlan(
                 app: bundle, deviceUDIDs: devices, iterations: iterations ?? 10, coldMode: cold, warmLaunches: warm,
                 environment: environment.compactMap(EnvironmentVariable.init(assignment:)),
                 timeout: Self.duration(timeout),
                 grace: Self.duration(grace), settle: Self.duration(settle), premain: engines.premainSelection))
+        plan.launcher = engines.launcherChoice
         let usbmuxd = connection.apply()
         let code = try await RunExecution.execute(
             plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,

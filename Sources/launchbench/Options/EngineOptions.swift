@@ -36,7 +36,20 @@ struct EngineOptions: ParsableArguments {
             valueName: "source"))
     var premain: String = "auto"
 
+    @Option(
+        help: ArgumentHelp(
+            "How apps are launched: auto, processcontrol or debugserver.",
+            discussion: """
+                auto: through the instruments service's process control, with no debugger attached, wherever \
+                kdebug is the pre-main source (over its session's connection); debugserver where dyld's printed \
+                statistics are. processcontrol: a device where it cannot be used measures nothing and says why.
+                """,
+            valueName: "launcher"))
+    var launcher: String = "auto"
+
     var premainSelection: PremainSelection { PremainSelection(rawValue: premain) ?? .auto }
+
+    var launcherChoice: LauncherChoice { LauncherChoice(rawValue: launcher) ?? .auto }
 
     var selection: EngineSelection { EngineSelection(engine) ?? .auto }
 
@@ -53,6 +66,11 @@ struct EngineOptions: ParsableArguments {
             throw ValidationError(
                 "--premain \(premain) is not a source. Use one of: "
                     + PremainSelection.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+        guard LauncherChoice(rawValue: launcher) != nil else {
+            throw ValidationError(
+                "--launcher \(launcher) is not a launcher. Use one of: "
+                    + LauncherChoice.allCases.map(\.rawValue).joined(separator: ", ") + ".")
         }
         guard EngineSelection(engine) != nil else {
             throw ValidationError(

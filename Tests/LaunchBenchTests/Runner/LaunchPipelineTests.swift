@@ -10,6 +10,7 @@ import Testing
     final class CountingLauncher: AppLauncher {
         let driver: any DeviceDriver
         let launches = Locked(0)
+        let method = LaunchMethod.debugserver
 
         init(driver: any DeviceDriver) { self.driver = driver }
 

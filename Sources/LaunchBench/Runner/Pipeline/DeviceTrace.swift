@@ -5,6 +5,8 @@ import Foundation
 /// The device's run hands the session to its `KdebugEnricher`, which uses it launch by launch and stops it.
 struct DeviceTrace: Sendable {
     var recorder: KdebugLaunchRecorder? = nil
+    /// Process control over the session's connection, when its tracer offers it.
+    var processControl: (any ProcessControl)? = nil
     /// The source the device's launches use (`nil`: none gives phases there).
     var source: PremainSource? = nil
     var note: String? = nil
@@ -25,7 +27,9 @@ struct DeviceTrace: Sendable {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
         do {
             let feed = try await tracer.startTrace(on: device)
-            return DeviceTrace(recorder: KdebugLaunchRecorder(feed: feed), source: source, note: nil)
+            return DeviceTrace(
+                recorder: KdebugLaunchRecorder(feed: feed), processControl: feed.processControl, source: source,
+                note: nil)
         } catch {
             let note =
                 source == .kdebug

@@ -15,6 +15,7 @@ extension LaunchPipeline {
             bundleID: plan.app.bundleID, arguments: plan.arguments, environment: plan.launchEnvironment)
         var sample = makeSample(attempt, status: .ok, startedAt: startedAt)
         sample.logPath = log.relativePath
+        sample.launcher = launcher.method
         sample.phases = attempt.phases
         for enricher in enrichers { await enricher.willLaunch(attempt) }
         let watching = enrichers.compactMap { $0.watch(attempt, watcher: watcher) }

@@ -1,0 +1,101 @@
+import DeviceEmulator
+import EmulatorTestSupport
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+import TestSupport
+import Testing
+
+extension RealPymobiledevice3Tests {
+    /// Launching without a debugger, end to end: with kdebug as the source, each launch goes through the
+    /// instruments service's process control over the kdebug session's own connection (lockdown with TLS on
+    /// 14.8 and 16.7, the userspace tunnel on 17.5 and 18.6). LaunchProbe's markers arrive as output events; an
+    /// app without LaunchProbe is measured by kdebug alone and ended by launchbench.
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct ProcessControlLauncherTests {
+        static let phones = [
+            ("iPhone12,1", "14.8"), ("iPhone14,5", "16.7"), ("iPhone15,4", "17.5"), ("iPhone17,3", "18.6"),
+        ]
+
+        static func run(_ profile: AppProfile, launcher: LauncherChoice, devices: [EmulatedDevice], name: String)
+            async throws -> RunResult
+        {
+            let app = try EndToEnd.makeApp(name, profile: profile)
+            var plan = EndToEnd.plan(app, devices: devices, iterations: 1)
+            plan.premain = .kdebug
+            plan.launcher = launcher
+            return try await Pymobiledevice3EndToEnd.run(
+                plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
+        }
+
+        @Test(arguments: [LauncherChoice.auto, .processControl])
+        func launchProbesMarkersArriveThroughProcessControl(launcher: LauncherChoice) async throws {
+            try await EndToEnd.withDevices(Self.phones) { devices in
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: launcher, devices: devices, name: "Controlled")
+                let samples = try result.samples
+                #expect(samples.count == 8)
+                for sample in samples {
+                    let label = "\(sample.osVersion) \(sample.kind): \(sample.message ?? "") \(sample.warnings)"
+                    #expect(sample.status == .ok, "\(label)")
+                    #expect(sample.launcher == .processControl, "\(label)")
+                    #expect(sample.premainSource == .kdebug, "\(label)")
+                    for metric in [Metric.totalPremainMs, .mainMs, .didFinishLaunchingMs, .firstFrameMs, .wallMs] {
+                        #expect(sample[metric] != nil, "\(metric) \(label)")
+                    }
+                    #expect(sample.exitStatus == 0, "\(label)")  // LaunchProbe exits after `done`
+                }
+                for device in devices {
+                    #expect(device.services.launchHistory.count == 2)
+                    #expect(result.manifest.outcome(of: device.udid)?.outcome == .measured)
+                }
+            }
+        }
+
+        @Test func anAppWithoutLaunchProbeIsMeasuredByKdebugAndEndedByLaunchbench() async throws {
+            try await EndToEnd.withDevices(Self.phones) { devices in
+                var profile = EndToEnd.profile()
+                profile.markers = []
+                profile.printsDone = false
+                profile.exitAfterDone = false
+                let result = try await Self.run(profile, launcher: .processControl, devices: devices, name: "Bare")
+                let samples = try result.samples
+                #expect(samples.count == 8)
+                for sample in samples {
+                    let label = "\(sample.osVersion) \(sample.kind): \(sample.message ?? "") \(sample.warnings)"
+                    #expect(sample.status == .ok, "\(label)")
+                    #expect(sample.launcher == .processControl, "\(label)")
+                    #expect(sample[.firstFrameMs] != nil && sample[.totalPremainMs] != nil, "\(label)")
+                    #expect(sample[.mainMs] == nil, "\(label)")
+                    #expect(sample.exitStatus == nil && sample.signal == nil, "\(label)")  // ended by launchbench
+                }
+            }
+        }
+
+        /// A crash is the signal of process control's termination notice, recorded as `crashed`.
+        @Test func aCrashIsRecordedWithItsSignal() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let crash = Faults(crash: CrashFault(when: LaunchSelector(launches: [1]), after: "main", signal: 11))
+                let result = try await Self.run(
+                    EndToEnd.profile(faults: crash), launcher: .processControl, devices: devices, name: "Crashing")
+                let first = try #require(try result.samples.first)
+                #expect(first.status == .crashed, "\(first.message ?? "")")
+                #expect(first.signal == 11)
+                #expect(first.launcher == .processControl)
+            }
+        }
+
+        /// `--launcher debugserver` keeps the debugger, kdebug or not.
+        @Test func debugserverStaysWhenAsked() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: .debugserver, devices: devices, name: "Debugged")
+                let samples = try result.samples
+                #expect(samples.count == 2)
+                for sample in samples {
+                    #expect(sample.status == .ok && sample.launcher == .debugserver, "\(sample.message ?? "")")
+                }
+            }
+        }
+    }
+}
