@@ -1,4 +1,3 @@
-import DeviceEmulator
 import EmulatorTestSupport
 import Foundation
 import LaunchBench
@@ -6,6 +5,8 @@ import LaunchEngines
 import MobileDevice
 import TestSupport
 import Testing
+
+@testable import DeviceEmulator
 
 /// Apps, plans and runs for the end-to-end tests: the real runner over the real libimobiledevice
 /// (MobileDeviceDriver) against emulated iPhones in the process-wide `SharedTestLab`.

@@ -181,21 +181,6 @@ package struct LaunchTimings: Codable, Sendable, Hashable {
     package var didFinishLaunchingMs: Double?
     package var firstFrameMs: Double?
 
-    package init(
-        dylibLoadingMs: Double, rebaseBindingMs: Double, objcSetupMs: Double, initializerMs: Double,
-        slowestInitializers: [InitializerFigure]? = nil, mainMs: Double? = nil, didFinishLaunchingMs: Double? = nil,
-        firstFrameMs: Double? = nil
-    ) {
-        self.dylibLoadingMs = dylibLoadingMs
-        self.rebaseBindingMs = rebaseBindingMs
-        self.objcSetupMs = objcSetupMs
-        self.initializerMs = initializerMs
-        self.slowestInitializers = slowestInitializers
-        self.mainMs = mainMs
-        self.didFinishLaunchingMs = didFinishLaunchingMs
-        self.firstFrameMs = firstFrameMs
-    }
-
     /// Sum of the four pre-main phases.
     package var preMainMs: Double { dylibLoadingMs + rebaseBindingMs + objcSetupMs + initializerMs }
 
