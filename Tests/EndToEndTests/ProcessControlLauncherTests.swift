@@ -97,5 +97,31 @@ extension RealPymobiledevice3Tests {
                 }
             }
         }
+
+        /// Without the Developer Disk Image the instruments service is refused: `processcontrol` refuses each
+        /// launch with the advice that names the image; `auto` falls back to debugserver and says so.
+        @Test(arguments: [LauncherChoice.auto, .processControl])
+        func withoutTheDeveloperDiskImage(launcher: LauncherChoice) async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                devices[0].services.developerDiskImageMounted = false
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: launcher, devices: devices, name: "NoImage")
+                let samples = try result.samples
+                #expect(samples.count == 2)
+                let notes = result.manifest.outcome(of: devices[0].udid)?.notes ?? []
+                for sample in samples {
+                    let label = "\(sample.status) \(sample.message ?? "")"
+                    if launcher == .auto {
+                        #expect(sample.status == .ok && sample.launcher == .debugserver, "\(label)")
+                    } else {
+                        #expect(sample.status == .launchRefused && sample.launcher == .processControl, "\(label)")
+                        #expect(sample.message?.contains("Developer Disk Image") == true, "\(label)")
+                    }
+                }
+                #expect(
+                    notes.contains { $0.contains("launches go through debugserver, not process control") }
+                        == (launcher == .auto), "\(notes)")
+            }
+        }
     }
 }

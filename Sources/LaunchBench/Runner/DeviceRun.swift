@@ -38,7 +38,14 @@ struct DeviceRun: Sendable {
         reporter: any RunReporter, referenceStore: ResultsStore? = nil, trace: DeviceTrace = DeviceTrace(),
         launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = []
     ) {
-        let launcher = launcher ?? Self.launcher(plan.launcher, trace: trace, device: device, driver: driver)
+        var fallback: String?
+        let launcher =
+            launcher
+            ?? Self.launcher(
+                plan.launcher, trace: trace, wantsKdebug: plan.premainSource(for: device) == .kdebug, device: device,
+                driver: driver, fallback: &fallback)
+        if let fallback { reporter.report(.deviceNote(device, fallback)) }
+        launcherNote = fallback
         let traced = trace.recorder.map {
             KdebugEnricher(
                 recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
@@ -55,6 +62,9 @@ struct DeviceRun: Sendable {
         }
         self.trace = trace
     }
+
+    /// Why the device launches through debugserver although `--launcher auto` would have taken process control.
+    private let launcherNote: String?
 
     private var device: DeviceInfo { pipeline.device }
     private var plan: RunPlan { pipeline.plan }
@@ -74,7 +84,7 @@ struct DeviceRun: Sendable {
         let notes = await pipeline.finish()
         return Result(
             outcome: stop.outcome, note: stop.note, counts: tally.counts,
-            notes: (trace.note.map { [$0] } ?? []) + notes,
+            notes: (trace.note.map { [$0] } ?? []) + (launcherNote.map { [$0] } ?? []) + notes,
             // Without kdebug, what the launches printed (if anything) was the source.
             premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision)
     }

@@ -1,15 +1,22 @@
 extension DeviceRun {
     /// The device's launch step under `choice`: process control where kdebug is the device's source and its
     /// session offers it (`auto`, `processcontrol`), else debugserver through the driver; `processcontrol` on a
-    /// device without it refuses each launch, saying why.
+    /// device without it refuses each launch, saying why. `fallback` says so when `auto` falls back to debugserver
+    /// on a device whose source should have been kdebug (`wantsKdebug`) but whose session did not start.
     static func launcher(
-        _ choice: LauncherChoice, trace: DeviceTrace, device: DeviceInfo, driver: any DeviceDriver
+        _ choice: LauncherChoice, trace: DeviceTrace, wantsKdebug: Bool, device: DeviceInfo,
+        driver: any DeviceDriver, fallback: inout String?
     ) -> any AppLauncher {
         switch choice {
         case .debugserver:
             return DriverLauncher(driver: driver)
         case .auto:
             guard trace.source == .kdebug, let control = trace.processControl else {
+                if wantsKdebug {
+                    fallback =
+                        "\(device.name): launches go through debugserver, not process control (--launcher auto): "
+                        + "process control goes over the kdebug session's connection, which did not start."
+                }
                 return DriverLauncher(driver: driver)
             }
             return ProcessControlLauncher(control: control)
