@@ -48,6 +48,7 @@ extension RealPymobiledevice3Tests {
                 for device in devices {
                     #expect(device.services.launchHistory.count == 2)
                     #expect(result.manifest.outcome(of: device.udid)?.outcome == .measured)
+                    #expect(result.manifest.outcome(of: device.udid)?.launcher == .processControl)
                 }
             }
         }
@@ -95,6 +96,7 @@ extension RealPymobiledevice3Tests {
                 for sample in samples {
                     #expect(sample.status == .ok && sample.launcher == .debugserver, "\(sample.message ?? "")")
                 }
+                #expect(result.manifest.outcome(of: devices[0].udid)?.launcher == .debugserver)
             }
         }
 

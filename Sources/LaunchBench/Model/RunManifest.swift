@@ -76,6 +76,8 @@ package struct RunManifest: Sendable, Hashable, Codable {
         package var engineReason: String?
         /// Where the device's pre-main phases came from (`premain_source` in run.json; `nil` when none).
         package var premainSource: PremainSource?
+        /// How its app was launched (`--launcher`; `nil` in older files and for devices not launched on).
+        package var launcher: LaunchMethod?
         /// Why its launches ended, as the run decided it (`nil` in older files and for devices not launched on).
         package var stop: StopDecision?
     }
@@ -292,6 +294,7 @@ extension RunManifest.DeviceOutcome {
         engine = try c.decodeIfPresent(String.self, forKey: .engine)
         engineReason = try c.decodeIfPresent(String.self, forKey: .engineReason)
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
+        launcher = try? c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
         stop = try? c.decodeIfPresent(StopDecision.self, forKey: .stop)
     }
 }

@@ -170,6 +170,7 @@ package struct BenchmarkRunner: Sendable {
             outcomes[index].notes += deviceResult.notes
             if let note = deviceResult.note { outcomes[index].notes.append(note) }
             outcomes[index].premainSource = deviceResult.premainSource
+            outcomes[index].launcher = deviceResult.launcher
             outcomes[index].stop = deviceResult.stop
             counts = counts + deviceResult.counts
             return nil

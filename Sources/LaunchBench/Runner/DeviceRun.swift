@@ -27,6 +27,8 @@ struct DeviceRun: Sendable {
         var premainSource: PremainSource?
         /// Why its launches ended (`stop` in run.json, read by the gate).
         var stop: StopDecision? = nil
+        /// How its app was launched.
+        var launcher: LaunchMethod? = nil
     }
 
     /// The run of `plan` on `device`, recorded in `store` (and the reference app's in `referenceStore`).
@@ -86,7 +88,8 @@ struct DeviceRun: Sendable {
             outcome: stop.outcome, note: stop.note, counts: tally.counts,
             notes: (trace.note.map { [$0] } ?? []) + (launcherNote.map { [$0] } ?? []) + notes,
             // Without kdebug, what the launches printed (if anything) was the source.
-            premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision)
+            premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision,
+            launcher: pipeline.launcher.method)
     }
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until
