@@ -6,8 +6,8 @@ struct ProcessControlLauncher: AppLauncher {
     let control: any ProcessControl
     /// How long a kill waits for the phone's termination notice before the launch returns anyway.
     var killWait: Duration = .seconds(5)
-    /// How often the observer is asked whether the launch is over (its grace ends between two asks, so this
-    /// is added to each launch's wall time at worst).
+    /// How often the observer is asked whether the launch is over when nothing arrives (its grace ends between
+    /// two asks, so this is added to such a launch's wall time at worst); an event wakes the launch at once.
     var tick: Duration = .milliseconds(5)
     var method: LaunchMethod { .processControl }
 
@@ -28,7 +28,7 @@ struct ProcessControlLauncher: AppLauncher {
                 await inbox.waitForEnd(upTo: killWait)
                 return .endedByHarness(stop)
             }
-            try? await Task.sleep(for: tick)
+            await inbox.waitForEvent(upTo: tick)
         }
     }
 
@@ -39,14 +39,45 @@ struct ProcessControlLauncher: AppLauncher {
             case ended(LaunchTermination)
         }
 
-        private let pending = Locked<(events: [ProcessEvent], finished: Bool)>(([], false))
+        private struct Pending {
+            var events: [ProcessEvent] = []
+            var finished = false
+            /// The launch's loop, waiting for the next event (or its tick).
+            var waiter: CheckedContinuation<Void, Never>?
+        }
+
+        private let pending = Locked(Pending())
         private let pump: Task<Void, Never>
 
         init(_ events: AsyncStream<ProcessEvent>) {
             let pending = self.pending
             pump = Task {
-                for await event in events { pending.withLock { $0.events.append(event) } }
-                pending.withLock { $0.finished = true }
+                for await event in events {
+                    pending.withLock { state in
+                        state.events.append(event)
+                        return state.waiter.take()
+                    }?.resume()
+                }
+                pending.withLock { state in
+                    state.finished = true
+                    return state.waiter.take()
+                }?.resume()
+            }
+        }
+
+        /// Returns when an event arrives, at the latest after `limit`: an exit is seen at once, not a tick later.
+        func waitForEvent(upTo limit: Duration) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = pending.withLock { state -> Bool in
+                    if !state.events.isEmpty || state.finished { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { return continuation.resume() }
+                Task { [pending] in
+                    try? await Task.sleep(for: limit)
+                    pending.withLock { $0.waiter.take() }?.resume()
+                }
             }
         }
 
