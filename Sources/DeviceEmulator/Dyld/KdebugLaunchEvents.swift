@@ -11,9 +11,9 @@ import LaunchBench
 /// are the launch plan's, so what kdebug can time equals the dyld statistics the same launch prints on iOS
 /// ≤ 14 (to the microsecond).
 ///
-/// Modelled, not observed (see the README's iOS table): the process-creation time, the gaps between phases,
-/// BUILD_CLOSURE on the first launch after an install, and dyld-940…960's (iOS 15) zero-length fixup and
-/// initializer intervals.
+/// Modelled, not observed (Documentation/Kdebug.md, "What each iOS version allows"): the process-creation
+/// time, the gaps between phases, BUILD_CLOSURE on the first launch after an install, and dyld-940…960's
+/// (iOS 15) zero-length fixup and initializer intervals.
 struct KdebugLaunchEvents {
     /// 24 MHz: the tick of arm64 iPhones (timebase 125/3).
     static let ticksPerMicrosecond: UInt64 = 24
