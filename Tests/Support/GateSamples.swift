@@ -49,7 +49,7 @@ package enum GateSamples {
 /// The emulated app's timing model (DeviceEmulator's `LaunchPlanner`): four pre-main phases, each
 /// multiplied by `max(0.2, 1 + noise·N(0,1))` independently, summed, and printed by dyld to 0.01 ms.
 /// Simulated here in-process (the LaunchBench test target does not link DeviceEmulator) with the
-/// same SplitMix64 generator and Box–Muller normals, so thousands of runs take milliseconds.
+/// same `SeededRandom` (SplitMix64) and Box–Muller normals, so thousands of runs take milliseconds.
 package struct EmulatedTimingModel {
     /// Nominal phases (dylib loading, rebase/binding, ObjC setup, initializers), ms.
     package var phases: [Double]
@@ -67,31 +67,10 @@ package struct EmulatedTimingModel {
     }
 
     package func totals(count: Int, seed: UInt64) -> [Double] {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         return (0..<count).map { _ in
             let total = phases.reduce(0) { $0 + $1 * max(0.2, 1 + noise * random.gaussian()) }
             return (total * 100).rounded() / 100
         }
-    }
-}
-
-package struct SplitMix64 {
-    package var state: UInt64
-    package init(seed: UInt64) { state = seed }
-
-    package mutating func next() -> UInt64 {
-        state = state &+ 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    package mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    package mutating func gaussian() -> Double {
-        let u1 = max(unit(), 1e-12)
-        let u2 = unit()
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// How a real phone's launch times wander beyond the per-phase `noise`: the `variation` of an app profile
 /// and the `launchbench emulator --launch-noise/--run-offset/--drift/--outliers` options.

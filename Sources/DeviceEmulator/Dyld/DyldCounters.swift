@@ -1,3 +1,5 @@
+import LaunchBench
+
 /// dyld's internal timing counters for one launch, in microseconds, as dyld 2 keeps them
 /// (`fgTotalLoadLibrariesTime`, …). Every printed line is derived from these, so the summary, the
 /// details block and the old block of one launch always agree the way real dyld's do.

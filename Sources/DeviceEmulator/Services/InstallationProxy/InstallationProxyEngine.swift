@@ -1,4 +1,5 @@
 import Foundation
+import LaunchBench
 
 /// installation_proxy as pure logic: one request dictionary in, the messages to send back out (each
 /// after an emulated delay), with the status sequences and percentages of a real device (§5.3).

@@ -1,4 +1,8 @@
-/// A small deterministic generator (SplitMix64), so a seed reproduces every launch's noise and faults.
+import Foundation
+
+/// A small deterministic generator (SplitMix64), so a seed reproduces every launch's noise and faults. It lives
+/// in the core, pure Swift, so that the emulated iPhone and the tests that model it without linking the
+/// emulator draw the same numbers from one implementation.
 package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
@@ -33,7 +37,7 @@ package struct SeededRandom: RandomNumberGenerator, Sendable {
     package mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-12)
         let u2 = unit()
-        return (-2 * _log(u1)).squareRoot() * _cos(2 * Double.pi * u2)
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
     }
 
     /// `value` times a factor drawn around 1 with relative deviation `sd`, never below 20 % of `value`.
@@ -42,14 +46,3 @@ package struct SeededRandom: RandomNumberGenerator, Sendable {
         return value * max(0.2, 1 + sd * gaussian())
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-private func _log(_ x: Double) -> Double { log(x) }
-private func _cos(_ x: Double) -> Double { cos(x) }
