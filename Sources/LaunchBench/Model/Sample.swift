@@ -54,6 +54,9 @@ package struct Sample: Sendable, Hashable, Codable {
     package var premainSource: PremainSource?
     /// How the app was launched (`launcher` in samples.jsonl; `nil` in files written before it was recorded).
     package var launcher: LaunchMethod?
+    /// Which build of an A/B run (`run NEW --against BASE`) this launch measured: `new` or `base` (`build` in
+    /// samples.jsonl; `nil` in any other run and in files written before A/B runs).
+    package var build: String?
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -109,6 +112,7 @@ package struct Sample: Sendable, Hashable, Codable {
         case phases, initializers
         case premainSource = "premain_source"
         case launcher
+        case build
     }
 
     private struct MetricKey: CodingKey {
@@ -143,6 +147,7 @@ package struct Sample: Sendable, Hashable, Codable {
         phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
         launcher = try c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
+        build = try c.decodeIfPresent(String.self, forKey: .build)
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -206,6 +211,7 @@ package struct Sample: Sendable, Hashable, Codable {
         if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
         try c.encodeIfPresent(premainSource, forKey: .premainSource)
         try c.encodeIfPresent(launcher, forKey: .launcher)
+        try c.encodeIfPresent(build, forKey: .build)
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }
