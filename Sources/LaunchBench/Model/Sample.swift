@@ -57,6 +57,14 @@ package struct Sample: Sendable, Hashable, Codable {
     /// Which build of an A/B run (`run NEW --against BASE`) this launch measured: `new` or `base` (`build` in
     /// samples.jsonl; `nil` in any other run and in files written before A/B runs).
     package var build: String?
+    /// The launch the phone made by itself since the app's previous launch (`prelaunch` in samples.jsonl).
+    package var prelaunch: Prelaunch?
+    /// dyld built the launch closure on a launch that is not the first after an install (an OS or cache change:
+    /// `closure_rebuilt` in samples.jsonl, written only when true).
+    package var closureRebuilt = false
+    /// Kept out of the statistics and the gate, and named in the reports: a cold launch after a prelaunch, or a
+    /// rebuilt closure, unless the run counted them (`--count-prelaunched`; `set_aside`, written only when true).
+    package var setAside = false
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -113,6 +121,9 @@ package struct Sample: Sendable, Hashable, Codable {
         case premainSource = "premain_source"
         case launcher
         case build
+        case prelaunch
+        case closureRebuilt = "closure_rebuilt"
+        case setAside = "set_aside"
     }
 
     private struct MetricKey: CodingKey {
@@ -148,6 +159,9 @@ package struct Sample: Sendable, Hashable, Codable {
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
         launcher = try c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
         build = try c.decodeIfPresent(String.self, forKey: .build)
+        prelaunch = try c.decodeIfPresent(Prelaunch.self, forKey: .prelaunch)
+        closureRebuilt = try c.decodeIfPresent(Bool.self, forKey: .closureRebuilt) ?? false
+        setAside = try c.decodeIfPresent(Bool.self, forKey: .setAside) ?? false
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -212,6 +226,9 @@ package struct Sample: Sendable, Hashable, Codable {
         try c.encodeIfPresent(premainSource, forKey: .premainSource)
         try c.encodeIfPresent(launcher, forKey: .launcher)
         try c.encodeIfPresent(build, forKey: .build)
+        try c.encodeIfPresent(prelaunch, forKey: .prelaunch)
+        if closureRebuilt { try c.encode(true, forKey: .closureRebuilt) }
+        if setAside { try c.encode(true, forKey: .setAside) }
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }
