@@ -75,7 +75,7 @@ package final class MobileDeviceDriver: ForwardedDebugserverLaunching {
         try await cancellable { flag in try await session.restart(timeout: timeout, cancellation: flag) }
     }
 
-    private func session(for udid: String) -> DeviceSession {
+    func session(for udid: String) -> DeviceSession {
         sessions.withLock { sessions in
             if let session = sessions[udid] { return session }
             let session = DeviceSession(udid: udid)

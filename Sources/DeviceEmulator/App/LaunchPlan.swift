@@ -90,7 +90,7 @@ package struct LaunchPlanner: Sendable {
         let changes = profile.activeChanges(launchNumber: launchNumber, build: app.version)
         let nominal = changes.reduce(profile.timings(productType: productType, kind: kind).withDerivedMarkers()) {
             $1.apply(to: $0)
-        }.scaled(by: variationFactor(profile: profile, draws: draws))
+        }.scaled(by: variationFactor(profile: profile, draws: draws) * (device?.thermalFactor ?? 1))
         let bundleImages = app.bundleImages + changes.flatMap { $0.addBundleImages ?? [] }
         let faults = profile.faults ?? Faults()
         // One noise sequence for pre-main and after-main, drawn in that order.

@@ -132,6 +132,8 @@ package struct DeviceMoment: Sendable, Hashable {
     package var launch: Int
     /// The emulator's variation for this device (an app profile's fields win).
     package var variation: PhoneVariation?
+    /// What the phone's temperature does to this launch (`EmulatedConditions.launchFactor`; 1 when cool).
+    package var thermalFactor: Double = 1
 
     package init(start: Int, launch: Int, variation: PhoneVariation?) {
         self.start = start

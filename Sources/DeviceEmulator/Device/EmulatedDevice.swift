@@ -78,7 +78,11 @@ package final class EmulatedDevice: Sendable {
 
     /// A lockdown value (`domain` nil = top level; `key` nil = the whole domain as a dictionary).
     package func lockdownValue(domain: String?, key: String?) -> Any? {
-        state.withLock { $0.values.value(domain: domain, key: key) }
+        let stored = state.withLock { $0.values.value(domain: domain, key: key) }
+        // The battery and disk usage keys change while the phone runs (`EmulatedConditions`).
+        guard let live = services.conditions.lockdownValues(domain: domain) else { return stored }
+        guard let key else { return (stored as? [String: Any] ?? [:]).merging(live) { _, new in new } }
+        return live[key] ?? stored
     }
 
     /// Sets a lockdown value, as `SetValue` does. `value` must be a plist type.

@@ -30,6 +30,8 @@ package final class DeviceServiceState: Sendable {
     private let tunnels = Locked([ObjectIdentifier: any Channel]())
 
     /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
+    /// Battery, charging, temperature and free storage (the hot-phone fault); survives restarts.
+    package let conditions = EmulatedConditions()
     package let mediaRoot: URL
 
     package init(mediaRoot: URL) {
@@ -177,6 +179,7 @@ package final class DeviceServiceState: Sendable {
     /// Every launch started on this device, oldest first.
     package var launchHistory: [EmulatedLaunch] { state.withLock { $0.launches } }
 
+            moment.thermalFactor = conditions.launchFactor
     func recordLaunch(_ launch: EmulatedLaunch) {
         state.withLock { $0.launches.append(launch) }
     }

@@ -70,6 +70,7 @@ package struct GateCheck: Sendable {
     /// had no `--target-precision`. The device's recorded stop decision says it; a run.json of an older tool,
     /// which has none, gets the rule worked out again from the device's cold launches.
     static func sampleSizes(_ current: GateInput) -> [String] {
+        comparison.markConditionChanges(baseline: baseline.folder.manifest, current: current.folder.manifest)
         guard let manifest = current.folder.manifest, let options = manifest.options,
             let target = options.targetPrecisionPercent
         else { return [] }

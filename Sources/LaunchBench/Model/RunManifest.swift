@@ -84,6 +84,8 @@ package struct RunManifest: Sendable, Hashable, Codable {
 
     /// The outcome recorded for `udid`, if any.
     package func outcome(of udid: String) -> DeviceOutcome? {
+        /// Its conditions over the run (`nil` in older files and for devices not launched on).
+        package var conditions: DeviceConditionsRecord?
         deviceOutcomes?.first { $0.udid == udid }
     }
 
@@ -303,6 +305,7 @@ extension RunManifest.Options {
     /// Reads the options, field by field.
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        conditions = try? c.decodeIfPresent(DeviceConditionsRecord.self, forKey: .conditions)
         iterations = try? c.decodeIfPresent(Int.self, forKey: .iterations)
         cold = try? c.decodeIfPresent(String.self, forKey: .cold)
         warm = try? c.decodeIfPresent(Int.self, forKey: .warm)

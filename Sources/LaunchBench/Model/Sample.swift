@@ -54,6 +54,9 @@ package struct Sample: Sendable, Hashable, Codable {
     package var premainSource: PremainSource?
     /// How the app was launched (`launcher` in samples.jsonl; `nil` in files written before it was recorded).
     package var launcher: LaunchMethod?
+    /// The device's conditions before this launch's iteration (`conditions` in samples.jsonl; `nil` when none
+    /// were read, and in files written before they were recorded).
+    package var conditions: DeviceConditions?
     /// Which build of an A/B run (`run NEW --against BASE`) this launch measured: `new` or `base` (`build` in
     /// samples.jsonl; `nil` in any other run and in files written before A/B runs).
     package var build: String?
@@ -120,6 +123,7 @@ package struct Sample: Sendable, Hashable, Codable {
         case phases, initializers
         case premainSource = "premain_source"
         case launcher
+        case conditions
         case build
         case prelaunch
         case closureRebuilt = "closure_rebuilt"
@@ -158,6 +162,7 @@ package struct Sample: Sendable, Hashable, Codable {
         phases = try c.decodeIfPresent(PhaseTimings.self, forKey: .phases) ?? PhaseTimings()
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
         launcher = try c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
+        conditions = try? c.decodeIfPresent(DeviceConditions.self, forKey: .conditions)
         build = try c.decodeIfPresent(String.self, forKey: .build)
         prelaunch = try c.decodeIfPresent(Prelaunch.self, forKey: .prelaunch)
         closureRebuilt = try c.decodeIfPresent(Bool.self, forKey: .closureRebuilt) ?? false
@@ -225,6 +230,7 @@ package struct Sample: Sendable, Hashable, Codable {
         if !phases.isEmpty { try c.encode(phases, forKey: .phases) }
         try c.encodeIfPresent(premainSource, forKey: .premainSource)
         try c.encodeIfPresent(launcher, forKey: .launcher)
+        try c.encodeIfPresent(conditions, forKey: .conditions)
         try c.encodeIfPresent(build, forKey: .build)
         try c.encodeIfPresent(prelaunch, forKey: .prelaunch)
         if closureRebuilt { try c.encode(true, forKey: .closureRebuilt) }

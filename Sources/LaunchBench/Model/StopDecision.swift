@@ -15,6 +15,9 @@ package struct StopDecision: Sendable, Hashable, Codable {
         case failedInstalls = "failed-installs"
         /// The device disappeared.
         case deviceLost = "device-lost"
+        /// `--require` did not hold within `--require-wait` (or could not be read) and `--outside-requirements
+        /// stop` was asked.
+        case conditions
         /// The run was cancelled.
         case interrupted
     }

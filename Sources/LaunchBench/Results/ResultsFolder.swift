@@ -83,6 +83,7 @@ package struct ResultsFolder: Sendable {
             remarks[outcome.udid, default: []] += outcome.notes
         }
         summary = accumulator.summary(deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
+            if let conditions = outcome.conditions?.remark { remarks[outcome.udid, default: []].append(conditions) }
     }
 
     /// Where a device's launch timelines are, relative to the results folder.

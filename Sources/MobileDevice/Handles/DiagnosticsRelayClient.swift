@@ -1,6 +1,6 @@
 internal import CIMobileDevice
 
-/// Owns a `diagnostics_relay_client_t` (restart, shutdown) and frees it in `deinit`.
+/// Owns a `diagnostics_relay_client_t` (restart, shutdown, IORegistry queries) and frees it in `deinit`.
 /// Not Sendable: lives on the owning `DeviceSession` actor.
 final class DiagnosticsRelayClient {
     /// Tried in this order, like idevicediagnostics.
@@ -27,6 +27,19 @@ final class DiagnosticsRelayClient {
         try check(
             diagnostics_relay_restart(handle, DIAGNOSTICS_RELAY_ACTION_FLAG_WAIT_FOR_DISCONNECT),
             operation: "diagnostics_relay_restart", udid: udid)
+    }
+
+    /// The `Diagnostics` dictionary of an `IORegistry` request for the entry named `name` or of class `className`
+    /// (libimobiledevice 1.3.0 `diagnostics_relay_query_ioregistry_entry`: it sends `EntryName`/`EntryClass` and
+    /// copies the reply's `Diagnostics`, which holds the entry's properties under `IORegistry`); `nil` when the
+    /// device answered `UnknownRequest` or without a `Diagnostics`.
+    func ioregistryEntry(name: String?, className: String?) throws -> PropertyListValue? {
+        var node: plist_t?
+        let code = diagnostics_relay_query_ioregistry_entry(handle, name, className, &node)
+        let owned = PlistNode(owning: node)
+        if code == DIAGNOSTICS_RELAY_E_UNKNOWN_REQUEST { return nil }
+        try check(code, operation: "diagnostics_relay_query_ioregistry_entry", udid: udid)
+        return owned?.value
     }
 
     /// Ends the conversation politely, as idevicediagnostics does.

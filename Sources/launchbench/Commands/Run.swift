@@ -103,6 +103,8 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError(
                     "--until-verdict decides how many iterations each device needs; drop --iterations (use "
                         + "--max-iterations N for the most).")
+    @OptionGroup(title: "Device conditions") var conditions: ConditionOptions
+
             }
         }
         guard (0...OptionCeilings.warmLaunches).contains(warm) else {
@@ -160,3 +162,4 @@ struct Run: AsyncParsableCommand {
 }
 
 extension RunPlan.ColdMode: ExpressibleByArgument {}
+        plan.conditions = conditions.policy

@@ -30,7 +30,8 @@ final class DiagnosticsRelayHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let request = plistRequest(in: data, context: context) else { return }
-        let (reply, effect) = DiagnosticsRelayEngine().handle(request)
+        let conditions = device.services.conditions
+        let (reply, effect) = DiagnosticsRelayEngine(powerSource: { conditions.powerSourceEntry }).handle(request)
         let flushed = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.plistFrame(reply)), promise: flushed)
         switch effect {
