@@ -7,7 +7,7 @@ package enum SamplesCSV {
         [
             "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
             "iteration", "launch_kind", "status",
-        ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at"]
+        ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at", "launcher"]
 
     /// The CSV of `samples`, in the order given. Unmeasured metrics are empty cells; values are
     /// written as measured (shortest exact form).
@@ -27,6 +27,7 @@ package enum SamplesCSV {
         fields += Metric.allCases.map { .number(sample[$0]) }
         fields.append(.text(sample.premainSource?.rawValue ?? ""))
         fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
+        fields.append(.text(sample.launcher?.rawValue ?? ""))
         return fields
     }
 

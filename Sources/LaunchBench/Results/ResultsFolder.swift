@@ -68,6 +68,9 @@ package struct ResultsFolder: Sendable {
                 remarks[outcome.udid, default: []].append(
                     "Launch engine: \(engine)" + (outcome.engineReason.map { " (\($0))." } ?? "."))
             }
+            if let launcher = outcome.launcher {
+                remarks[outcome.udid, default: []].append(Self.launcherRemark(launcher, engine: outcome.engine))
+            }
             switch outcome.premainSource {
             case .kdebug?:
                 remarks[outcome.udid, default: []].append(
@@ -80,10 +83,22 @@ package struct ResultsFolder: Sendable {
             case nil:
                 break
             }
+            if let conditions = outcome.conditions?.remark { remarks[outcome.udid, default: []].append(conditions) }
             remarks[outcome.udid, default: []] += outcome.notes
         }
         summary = accumulator.summary(deviceOrder: manifest?.devices.map(\.udid) ?? [], remarks: remarks)
-            if let conditions = outcome.conditions?.remark { remarks[outcome.udid, default: []].append(conditions) }
+    }
+
+    /// How a device's app was launched (`launcher` in run.json), for every report's device section.
+    static func launcherRemark(_ launcher: LaunchMethod, engine: String?) -> String {
+        switch launcher {
+        case .processControl:
+            return "Launcher: processcontrol (the instruments service's process control; no debugger attached)."
+        case .debugserver where engine == LaunchEngine.devicectl.rawValue:
+            return "Launcher: devicectl (`devicectl device process launch`)."
+        case .debugserver:
+            return "Launcher: debugserver (the app runs under a debugger)."
+        }
     }
 
     /// Where a device's launch timelines are, relative to the results folder.
