@@ -27,6 +27,10 @@ package struct RunManifest: Sendable, Hashable, Codable {
     package var deviceOutcomes: [DeviceOutcome]?
     /// `true` when the run was cancelled (Ctrl-C) before every launch was made.
     package var interrupted: Bool?
+    /// An A/B run's two builds, new first (`run NEW --against BASE`); `nil` in any other run.
+    package var builds: [Build]? = nil
+    /// An A/B run's paired design: its first and last look (`nil` in any other run).
+    package var pairedDesign: PairedSequentialVerdict? = nil
 
     /// A manifest; by default stamped with this tool's version and this machine.
     package init(
@@ -222,6 +226,7 @@ package struct RunManifest: Sendable, Hashable, Codable {
 extension RunManifest {
     private enum CodingKeys: String, CodingKey {
         case runID, toolVersion, startedAt, endedAt, host, app, options, devices, deviceOutcomes, interrupted
+        case builds, pairedDesign
     }
 
     /// Reads run.json field by field: a missing or odd value costs that value only.
@@ -238,6 +243,8 @@ extension RunManifest {
         deviceOutcomes = (try? c.decodeIfPresent([Tolerant<DeviceOutcome>].self, forKey: .deviceOutcomes))?
             .compactMap(\.value)
         interrupted = try? c.decodeIfPresent(Bool.self, forKey: .interrupted)
+        builds = try? c.decodeIfPresent([Build].self, forKey: .builds)
+        pairedDesign = try? c.decodeIfPresent(PairedSequentialVerdict.self, forKey: .pairedDesign)
     }
 
     /// Reads `run.json` with `JSONCoding`'s settings.
