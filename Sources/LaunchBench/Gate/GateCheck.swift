@@ -40,17 +40,37 @@ package struct GateCheck: Sendable {
             report.currentPath = current.path
             report.comparison = comparison(baseline, current, notes: &report.notes)
         }
+        if let base = current.baseBuild {
+            // An A/B folder: the new build against the base build, pair by pair.
+            report.paired = PairedComparison(
+                new: current.launches, base: base.launches, manifest: current.folder.manifest, settings: settings)
+            report.currentPath = current.path
+        }
         if let allowed {
             let guardrail = DylibGuard(allowed: allowed, executable: executable)
             report.dylibViolations =
                 guardrail.check(embeddedFrameworks: current.folder.manifest?.app?.frameworks ?? [])
                 + guardrail.check(launches: current.launches)
+            if let base = current.baseBuild {
+                // The guard covers both builds: an unlisted image is unlisted whichever build loaded it.
+                report.dylibViolations? +=
+                    guardrail.check(embeddedFrameworks: base.folder.manifest?.app?.frameworks ?? [])
+                    .map { Self.inBase($0) } + guardrail.check(launches: base.launches).map { Self.inBase($0) }
+            }
         }
         return report
     }
 
+    /// A violation of the base build, its image named as such.
+    private static func inBase(_ violation: DylibGuard.Violation) -> DylibGuard.Violation {
+        var violation = violation
+        violation.image += " (BASE build)"
+        return violation
+    }
+
     private func comparison(_ baseline: GateInput, _ current: GateInput, notes: inout [String]) -> GateComparison {
         var comparison = GateComparison(baseline: baseline.launches, current: current.launches, settings: settings)
+        comparison.markConditionChanges(baseline: baseline.folder.manifest, current: current.folder.manifest)
         if comparison.markAppChange(baseline: baseline.appBundleID, current: current.appBundleID),
             let a = baseline.appBundleID, let b = current.appBundleID
         {
@@ -70,7 +90,6 @@ package struct GateCheck: Sendable {
     /// had no `--target-precision`. The device's recorded stop decision says it; a run.json of an older tool,
     /// which has none, gets the rule worked out again from the device's cold launches.
     static func sampleSizes(_ current: GateInput) -> [String] {
-        comparison.markConditionChanges(baseline: baseline.folder.manifest, current: current.folder.manifest)
         guard let manifest = current.folder.manifest, let options = manifest.options,
             let target = options.targetPrecisionPercent
         else { return [] }

@@ -1,6 +1,6 @@
 /// Every verdict says what it could have seen: the smallest change at its noise and launches, and, when
 /// the baseline alone cannot show a change of the threshold's size however many launches the current run
-/// makes, that it cannot and what would (a larger baseline, or both builds measured in one run).
+/// makes, that it cannot and what would (a larger baseline, or both builds measured in one run: `--against`).
 extension GateEntry {
     /// Fills `smallestVisiblePercent` and `baselineFloorPercent` and adds what they mean to `reason`.
     mutating func nameWhatItCouldSee(settings: GateSettings) {
@@ -29,6 +29,7 @@ extension GateEntry {
             + "\(DecimalText.fixed(spread, maxFractionDigits: 1)) %, cannot show a ±\(threshold) % change however "
             + "many launches this run makes (±\(DecimalText.fixed(floor, maxFractionDigits: 1)) % at best, and a "
             + "shift of the whole phone between the two runs comes on top): measure both builds in one run on "
-            + "the same phone, or a baseline of at least \(needed) launches"
+            + "the same phone, paired (`launchbench run NEW.app --against BASE.app`), or a baseline of at least "
+            + "\(needed) launches"
     }
 }

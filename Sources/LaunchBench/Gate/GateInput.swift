@@ -54,6 +54,9 @@ package struct GateInput: Sendable {
     var referenceLaunches: GateLaunches
     /// Why DIR/reference/ held launches that could not be read (the gaps are then missing, not zero).
     var referenceProblem: String? = nil
+    /// An A/B run's base build (DIR/base/, `run NEW --against BASE`); `launches` are the new build's. `nil`
+    /// in any other folder.
+    package var baseBuild: GateInput.BaseBuild? = nil
 
     /// Reads a side. `summary.json` holds statistics only, so the launches come from the
     /// `samples.jsonl` next to it (a results folder is the unit to keep as a baseline).
@@ -101,7 +104,7 @@ package struct GateInput: Sendable {
         return GateInput(
             path: path, folder: folder, appBundleID: folder.manifest?.app?.bundleID ?? app,
             launches: GateLaunches(summary: folder.summary, counts: ofApp), referenceLaunches: reference,
-            referenceProblem: problem)
+            referenceProblem: problem, baseBuild: try BaseBuild.load(folder))
     }
 
     static func mostFrequentApp(_ samples: [Sample]) -> String? {
@@ -125,7 +128,7 @@ extension GateInput {
         self.init(
             path: path, folder: folder, appBundleID: appBundleID,
             launches: GateLaunches(samples: ofApp.isEmpty ? samples : ofApp), referenceLaunches: reference,
-            referenceProblem: problem)
+            referenceProblem: problem, baseBuild: try? BaseBuild.load(folder))
     }
 
     /// The reference app's launches: `others` (of the run's own file) and those in DIR/reference/, where

@@ -15,7 +15,10 @@ import Foundation
 /// current_median_initializer_ms, delta_ms}]}}], unmatched_baseline_devices,
 /// unmatched_current_devices, dylib_guard: null | {passed, violations: [{image, device_udid,
 /// device_name, iteration, launch_kind, log_path, message}]}, reference_gaps: [...],
-/// sample_sizes: [..], notes: [..]}`.
+/// sample_sizes: [..], notes: [..], paired: null | {builds: [{role, path, bundle_id, version, digest}],
+/// minimum_pairs, max_pairs, entries: [{device_udid, device_name, product_type, os_version, launch_kind,
+/// metric, pairs, base_median_ms, new_median_ms, shift_percent, shift_ci_low_percent, shift_ci_high_percent,
+/// smallest_visible_change_percent, verdict, reason}], notes: [..]}}` (`paired`: an A/B run's folder).
 package enum GateJSONReport {
     /// `schema_version` of the document; raised when a field changes meaning.
     package static let schemaVersion = 1
@@ -51,6 +54,7 @@ package enum GateJSONReport {
             root["unmatched_baseline_devices"] = .array([])
             root["unmatched_current_devices"] = .array([])
         }
+        root["paired"] = report.paired.map(PairedText.json) ?? .null
         if let violations = report.dylibViolations {
             root["dylib_guard"] = .object([
                 "passed": .bool(violations.isEmpty), "violations": .array(violations.map(violation)),

@@ -47,6 +47,29 @@ package enum GateJUnitReport {
                 "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
             )
         }
+        for entry in report.paired?.entries ?? [] {
+            // An A/B run: one case per device × kind × metric, as the baseline comparison's.
+            let classname = "launchbench.ab.\(entry.device.productType).\(entry.kind.rawValue)"
+            let name = "\(entry.device.name) (\(entry.device.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)"
+            let figures = PairedText.line(entry)
+            var body = ""
+            switch entry.verdict {
+            case .regression:
+                failures += 1
+                body +=
+                    "      <failure message=\"\(XMLText.attribute(entry.reason))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
+            case .insufficientData, .notComparable:
+                errors += 1
+                body +=
+                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"\(entry.verdict.rawValue)\">\(XMLText.text(figures))</error>\n"
+            case .improvement, .unchanged:
+                break
+            }
+            body += "      <system-out>\(XMLText.text(figures))</system-out>\n"
+            cases.append(
+                "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
+            )
+        }
         if let violations = report.dylibViolations {
             if violations.isEmpty {
                 cases.append("    <testcase name=\"dylib guard\" classname=\"launchbench.dylibs\" time=\"0\"/>\n")
@@ -63,7 +86,8 @@ package enum GateJUnitReport {
             Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
                 .timeSeparator(.colon))
         let notes =
-            (report.notes + (report.comparison?.notes ?? []) + report.referenceGaps.map(\.sentence) + report.sampleSizes
+            (report.notes + (report.comparison?.notes ?? []) + (report.paired?.notes ?? [])
+            + report.referenceGaps.map(\.sentence) + report.sampleSizes
             + [report.headline])
             .joined(separator: "\n")
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

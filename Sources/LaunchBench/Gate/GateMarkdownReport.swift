@@ -39,6 +39,21 @@ package enum GateMarkdownReport {
             }
             if comparison.entries.contains(where: { $0.verdict != .unchanged }) { out += "\n" }
         }
+        if let paired = report.paired {
+            out += "### A/B, paired\n\n" + escape(PairedText.headerLine(paired)) + "\n\n"
+            if !paired.entries.isEmpty {
+                out += "| " + PairedText.headers.joined(separator: " | ") + " |\n"
+                out += "|---|---|---|---:|---:|---:|---:|---:|---|\n"
+                for entry in paired.entries {
+                    var cells = PairedText.cells(entry).map(escape)
+                    if entry.verdict == .regression { cells[cells.count - 1] = "**REGRESSION**" }
+                    out += "| " + cells.joined(separator: " | ") + " |\n"
+                }
+                out += "\n"
+            }
+            for entry in paired.entries { out += "- \(escape(PairedText.line(entry)))\n" }
+            out += "\n"
+        }
         if let violations = report.dylibViolations {
             out += "### Dylib guard\n\n"
             if violations.isEmpty {
@@ -60,7 +75,7 @@ package enum GateMarkdownReport {
             for line in report.sampleSizes { out += "- \(escape(line))\n" }
             out += "\n"
         }
-        let notes = report.notes + (report.comparison?.notes ?? [])
+        let notes = report.notes + (report.comparison?.notes ?? []) + (report.paired?.notes ?? [])
         if !notes.isEmpty {
             out += "### Notes\n\n"
             for note in notes { out += "- \(escape(note))\n" }

@@ -7,6 +7,9 @@ package struct GateReport: Sendable, Hashable {
     package var currentPath: String?
     /// `nil` when no baseline was given.
     package var comparison: GateComparison?
+    /// An A/B run's verdict (`run NEW --against BASE`): the new build against the base build, pair by pair;
+    /// `nil` for any other run.
+    package var paired: PairedComparison? = nil
     /// `nil` when the dylib guard is off; empty when it passed.
     package var dylibViolations: [DylibGuard.Violation]?
     /// The app against `--reference-app` per device × kind × metric; empty without one.
@@ -45,20 +48,23 @@ package struct GateReport: Sendable, Hashable {
     /// Failed on a regression or a dylib violation, else undecided when something could not be judged, else passed.
     package var outcome: Outcome {
         if let comparison, !comparison.regressions.isEmpty { return .failed }
+        if let paired, !paired.regressions.isEmpty { return .failed }
         if let dylibViolations, !dylibViolations.isEmpty { return .failed }
         if let comparison, comparison.entries.isEmpty || !comparison.undecided.isEmpty { return .undecided }
+        if let paired, paired.entries.isEmpty || !paired.undecided.isEmpty { return .undecided }
         return .passed
     }
 
     /// Whether there is anything to show: a comparison, the guard, reference gaps, sample sizes or notes.
     package var isEmpty: Bool {
-        comparison == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty && notes.isEmpty
+        comparison == nil && paired == nil && dylibViolations == nil && referenceGaps.isEmpty && sampleSizes.isEmpty
+            && notes.isEmpty
     }
 
     /// Whether a run ends with the gate's exit status: when it compared with a baseline or the guard found an
     /// image. A passed guard, reference gaps and sample sizes only inform; the launches decide.
     var decidesTheRun: Bool {
-        comparison != nil || dylibViolations?.isEmpty == false
+        comparison != nil || paired != nil || dylibViolations?.isEmpty == false
     }
 
     /// One line for the end of a CI log: `Gate: FAILED — 1 regression, 1 unlisted dylib`.
@@ -74,6 +80,17 @@ package struct GateReport: Sendable, Hashable {
             if comparison.entries.isEmpty { parts.append("no device of the current run matches the baseline") }
             let unchanged = comparison.entries.count - r - i - u
             if unchanged > 0 { parts.append("\(unchanged) unchanged") }
+        }
+        if let paired {
+            let r = paired.regressions.count
+            let i = paired.improvements.count
+            let u = paired.undecided.count
+            if r > 0 { parts.append("NEW slower than BASE in \(r)") }
+            if u > 0 { parts.append("\(u) undecided") }
+            if i > 0 { parts.append("NEW faster in \(i)") }
+            if paired.entries.isEmpty { parts.append("no pairs of the two builds") }
+            let unchanged = paired.entries.count - r - i - u
+            if unchanged > 0 { parts.append("\(unchanged) unchanged (paired)") }
         }
         if let dylibViolations {
             let images = Set(dylibViolations.map(\.image)).count

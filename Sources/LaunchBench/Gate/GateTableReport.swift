@@ -3,7 +3,7 @@ package enum GateTableReport {
     /// The report as plain-text tables for a terminal or CI log.
     package static func render(_ report: GateReport) -> String {
         var lines: [String] = []
-        var tableLine: Int?  // the rendered table, whose cells are escaped one by one
+        var tableLines: Set<Int> = []  // the rendered tables, whose cells are escaped one by one
         if let baseline = report.baselinePath { lines.append("Baseline: \(baseline)") }
         if let current = report.currentPath { lines.append("Current:  \(current)") }
         if let comparison = report.comparison {
@@ -27,7 +27,7 @@ package enum GateTableReport {
                     GateText.pValue(entry.test?.pValue), GateText.verdict(entry.verdict),
                 ])
             }
-            if !comparison.entries.isEmpty { tableLine = lines.count }
+            if !comparison.entries.isEmpty { tableLines.insert(lines.count) }
             lines.append(comparison.entries.isEmpty ? "No device × launch kind to compare." : table.render())
             let explained = comparison.entries.filter {
                 $0.verdict != .unchanged || $0.moreLaunchesWouldTell || $0.sequential != nil
@@ -46,6 +46,19 @@ package enum GateTableReport {
                 lines.append("Why \(entry.title) moved: \(entry.explanationSentence ?? "no phase or image data")")
                 for line in GateText.explanationLines(explanation) { lines.append("  " + line) }
             }
+        }
+        if let paired = report.paired {
+            if report.comparison != nil { lines.append("") }
+            lines.append(PairedText.headerLine(paired))
+            lines.append("")
+            var table = TextTable(
+                headers: PairedText.headers,
+                alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .left])
+            for entry in paired.entries { table.append(PairedText.cells(entry)) }
+            if !paired.entries.isEmpty { tableLines.insert(lines.count) }
+            lines.append(paired.entries.isEmpty ? "No pairs of the two builds to judge." : table.render())
+            lines.append("")
+            for entry in paired.entries { lines.append(PairedText.line(entry)) }
         }
         if let violations = report.dylibViolations {
             lines.append("")
@@ -66,7 +79,7 @@ package enum GateTableReport {
             lines.append("Adaptive sample size:")
             for line in report.sampleSizes { lines.append("  \(line)") }
         }
-        let notes = report.notes + (report.comparison?.notes ?? [])
+        let notes = report.notes + (report.comparison?.notes ?? []) + (report.paired?.notes ?? [])
         if !notes.isEmpty {
             lines.append("")
             lines.append("Notes:")
@@ -75,7 +88,7 @@ package enum GateTableReport {
         lines.append("")
         lines.append(report.headline)
         // Every line holds names and paths of the user's: each stays one line (the table's cells already are).
-        return lines.indices.map { $0 == tableLine ? lines[$0] : UserText.logLine(lines[$0]) }
+        return lines.indices.map { tableLines.contains($0) ? lines[$0] : UserText.logLine(lines[$0]) }
             .joined(separator: "\n") + "\n"
     }
 }

@@ -14,17 +14,23 @@ struct Compare: AsyncParsableCommand {
             test and estimates the Hodges-Lehmann shift with its 95 % interval. A regression is a shift above \
             the threshold that is significant at 0.05; launch-to-launch noise alone does not fail the build.
 
+            `compare DIR` with one folder judges an A/B run (`run NEW --against BASE`): NEW against BASE from \
+            the pairs of each iteration, as the run did; `compare BASELINE DIR` adds that paired verdict to the \
+            comparison of DIR's NEW build with BASELINE.
+
             Exit codes: 0 no regression, 2 regression (or an unlisted dylib with --allowed-dylibs), 3 could not \
             judge (too many failed launches, too few launches, no matching device), 5 baseline not found, \
             64 bad options.
             """
     )
 
-    @Argument(help: "The baseline results folder (or its summary.json).", completion: .file())
+    @Argument(
+        help: "The baseline results folder (or its summary.json); alone, an A/B run's folder (`run --against`).",
+        completion: .file())
     var baseline: String
 
     @Argument(help: "The current results folder (or its summary.json).", completion: .file())
-    var current: String
+    var current: String?
 
     @OptionGroup var check: GateCheckOptions<CompareHelp>
 
@@ -38,9 +44,22 @@ struct Compare: AsyncParsableCommand {
 
     func run() async throws {
         let allowed = try check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
-        let gate = GateCheck(
-            baseline: try GateInput.load(path: baseline, role: .baseline), settings: check.settings, allowed: allowed)
-        let report = try gate.report(current: try GateInput.load(path: current, role: .current))
+        let report: GateReport
+        if let current {
+            let gate = GateCheck(
+                baseline: try GateInput.load(path: baseline, role: .baseline), settings: check.settings,
+                allowed: allowed)
+            report = try gate.report(current: try GateInput.load(path: current, role: .current))
+        } else {
+            // One folder: an A/B run's, judged NEW against BASE from its own pairs.
+            let folder = try GateInput.load(path: baseline, role: .current)
+            guard folder.baseBuild != nil else {
+                throw ValidationError(
+                    "\(baseline) is not an A/B run's folder (no base/ from `run NEW --against BASE`): pass a "
+                        + "baseline and a current folder, `compare BASELINE CURRENT`.")
+            }
+            report = try GateCheck(settings: check.settings, allowed: allowed).report(current: folder)
+        }
         try GateOutput.write(report, format: format, to: output, junit: check.junit, markdown: check.markdown)
         if report.outcome != .passed { throw ExitCode(ExitStatus(report.outcome)) }
     }

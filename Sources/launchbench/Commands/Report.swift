@@ -16,6 +16,9 @@ struct Report: AsyncParsableCommand {
             Formats: table (per-device text tables), csv (summary.csv), json (summary.json), markdown (a \
             GitHub table for a pull-request comment or $GITHUB_STEP_SUMMARY), html (report.html). CSV written \
             to a file starts with a UTF-8 byte-order mark so Excel reads names correctly; on stdout it has none.
+
+            An A/B run's folder (`run NEW --against BASE`): DIR/base/'s exports are rewritten too, and the table \
+            shows BASE's summary and the paired verdict (NEW against BASE) after NEW's; `compare DIR` exits with it.
             """
     )
 
@@ -66,6 +69,7 @@ struct Report: AsyncParsableCommand {
         } else {
             Terminal.output(try format.render(folder, summary: summary, byteOrderMark: false))
         }
+        try reportBaseBuild(of: folderURL, color: Terminal.colorEnabled(for: STDOUT_FILENO))
     }
 }
 

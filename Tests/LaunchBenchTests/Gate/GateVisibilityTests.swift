@@ -35,7 +35,8 @@ import Testing
         #expect(entry.reason.contains("The baseline's 20 cold launches, spread ±10 %, cannot show a ±5 % change"))
         #expect(
             entry.reason.contains(
-                "measure both builds in one run on the same phone, or a baseline of at least 33 launches"))
+                "measure both builds in one run on the same phone, paired (`launchbench run NEW.app --against "
+                    + "BASE.app`), or a baseline of at least 33 launches"))
         // --until-verdict stops after the first iteration with that reason.
         let rule = VerdictStoppingTests.rule(baseline)
         let reason = try #require(rule.stopReason(samples: VerdictStoppingTests.samples([400])))
