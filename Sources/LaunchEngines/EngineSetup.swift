@@ -47,9 +47,12 @@ package struct RunEngines: Sendable {
     package let driver: EngineRoutingDriver
     package let kdebug: Pymobiledevice3KdebugTracer?
 
-    /// The run's one runner over these engines.
-    package func runner(reporter: any RunReporter = SilentRunReporter()) -> BenchmarkRunner {
-        BenchmarkRunner(driver: driver, router: router, reporter: reporter, kdebug: kdebug)
+    /// The run's one runner over these engines; `conditions` reads each device's state before each iteration
+    /// (the libimobiledevice driver, whatever engine launches: lockdown and diagnostics_relay serve every iOS).
+    package func runner(
+        reporter: any RunReporter = SilentRunReporter(), conditions: (any DeviceConditionReading)? = nil
+    ) -> BenchmarkRunner {
+        BenchmarkRunner(driver: driver, router: router, reporter: reporter, kdebug: kdebug, conditions: conditions)
     }
 
     /// Stops the engines' helper processes (when the run ends, also after Ctrl-C).

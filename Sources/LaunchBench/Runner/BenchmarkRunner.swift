@@ -12,13 +12,18 @@ package struct BenchmarkRunner: Sendable {
     /// Who arms kernel-trace sessions for the devices whose pre-main source is kdebug (`nil`: no engine
     /// can, and those devices say so).
     package let kdebug: (any KdebugTracing)?
+    /// Who reads each device's conditions before each iteration (`nil`: none are recorded, and a `--require`
+    /// says for every device that it cannot be checked).
+    package let conditions: (any DeviceConditionReading)?
 
     /// A runner over `driver`, whose engines `router` decides, reporting to `reporter`, reading kdebug through
     /// `kdebug`.
     package init(
         driver: any DeviceDriver, router: EngineRouter = .libimobiledeviceOnly,
-        reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil
+        reporter: any RunReporter = SilentRunReporter(), kdebug: (any KdebugTracing)? = nil,
+        conditions: (any DeviceConditionReading)? = nil
     ) {
+        self.conditions = conditions
         self.driver = driver
         self.router = router
         self.reporter = reporter
@@ -140,11 +145,13 @@ package struct BenchmarkRunner: Sendable {
             for (position, index) in measured.enumerated() {
                 let device = devices[index]
                 let trace = traces[position]
-                group.addTask { [driver, reporter] in
+                group.addTask { [driver, reporter, conditions] in
                     await DeviceCompletion(index: index) {
+                        let watch = ConditionWatch(
+                            reader: conditions, policy: plan.conditions, device: device, reporter: reporter)
                         var session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-                            referenceStore: referenceStore, trace: trace)
+                            referenceStore: referenceStore, trace: trace, conditions: watch)
                         return try await session.run()
                     }
                 }
@@ -172,6 +179,7 @@ package struct BenchmarkRunner: Sendable {
             outcomes[index].premainSource = deviceResult.premainSource
             outcomes[index].launcher = deviceResult.launcher
             outcomes[index].stop = deviceResult.stop
+            outcomes[index].conditions = deviceResult.conditions
             counts = counts + deviceResult.counts
             return nil
         case .failure(let error):

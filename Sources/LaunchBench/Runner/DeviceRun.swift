@@ -9,6 +9,8 @@ import Foundation
 struct DeviceRun: Sendable {
     /// The main app's launches.
     private var pipeline: LaunchPipeline
+    /// The device's conditions, read (and waited for, with `--require`) before each iteration.
+    private let conditions: ConditionWatch?
     /// The reference app's launches (`--reference-app`), interleaved with the main app's; `nil` without one.
     private var reference: ReferenceRun?
     /// The device's kernel-trace session, armed before the run's first launch, and where its pre-main phases
@@ -29,6 +31,8 @@ struct DeviceRun: Sendable {
         var stop: StopDecision? = nil
         /// How its app was launched.
         var launcher: LaunchMethod? = nil
+        /// Its conditions over the run (`conditions` in run.json).
+        var conditions: DeviceConditionsRecord? = nil
     }
 
     /// The run of `plan` on `device`, recorded in `store` (and the reference app's in `referenceStore`).
@@ -38,8 +42,10 @@ struct DeviceRun: Sendable {
     init(
         driver: any DeviceDriver, device: DeviceInfo, plan: RunPlan, runID: String, store: ResultsStore,
         reporter: any RunReporter, referenceStore: ResultsStore? = nil, trace: DeviceTrace = DeviceTrace(),
-        launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = []
+        launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = [], conditions: ConditionWatch? = nil
     ) {
+        self.conditions = conditions
+        let enrichers = enrichers + (conditions.map { [$0] } ?? [])
         var fallback: String?
         let launcher =
             launcher
@@ -89,7 +95,7 @@ struct DeviceRun: Sendable {
             notes: (trace.note.map { [$0] } ?? []) + (launcherNote.map { [$0] } ?? []) + notes,
             // Without kdebug, what the launches printed (if anything) was the source.
             premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision,
-            launcher: pipeline.launcher.method)
+            launcher: pipeline.launcher.method, conditions: conditions?.record)
     }
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until
@@ -111,6 +117,7 @@ struct DeviceRun: Sendable {
         var rules = StoppingRules(plan)
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return .interrupted(tally) }
+            if let stop = await conditions?.stop(before: iteration, tally: tally) { return stop }
             let phases: PhaseTimings
             switch try await pipeline.prepare(iteration: iteration) {
             case .cancelled: return .interrupted(tally)

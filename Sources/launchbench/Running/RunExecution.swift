@@ -32,7 +32,7 @@ enum RunExecution {
         let engines = setup.engines(base: base, devices: devices, logs: folder.appendingPathComponent("logs"))
         do {
             let code = try await measure(
-                plan, runner: engines.runner(reporter: progress), progress: progress, devices: selection,
+                plan, runner: engines.runner(reporter: progress, conditions: base), progress: progress, devices: selection,
                 store: store, busy: locks.busy, gate: gate)
             await engines.shutdown()
             return code
