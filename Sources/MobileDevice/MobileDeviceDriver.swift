@@ -17,6 +17,7 @@ package final class MobileDeviceDriver: ForwardedDebugserverLaunching {
     private let sessions = Locked<[String: DeviceSession]>([:])
     private let usbmux = USBMuxSession()
     let readinessSession = ReadinessSession()
+    let doctorSession = DoctorSession()
 
     package init() {}
 

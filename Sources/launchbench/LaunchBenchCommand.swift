@@ -41,6 +41,7 @@ struct LaunchBenchCommand: AsyncParsableCommand {
         subcommands: [
             Run.self,
             Devices.self,
+            Doctor.self,
             Demo.self,
             Emulator.self,
             Parse.self,
