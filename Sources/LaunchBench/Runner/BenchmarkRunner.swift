@@ -83,24 +83,35 @@ package struct BenchmarkRunner: Sendable {
         manifest.deviceOutcomes = outcomes
         try await store.writeManifest(manifest)
         let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
+        let base = try await Self.openBase(plan, manifest: manifest, folder: store.folder)
         let traces = await startTraces(for: measured.map { devices[$0] }, plan: plan)
         let (counts, failure) = await measure(
             plan, devices: devices, measured: measured, traces: traces, outcomes: &outcomes, runID: runID,
-            store: store, referenceStore: reference?.store)
+            store: store, referenceStore: reference?.store, baseStore: base?.store)
         manifest.endedAt = Date()
         manifest.deviceOutcomes = outcomes
         manifest.interrupted = Task.isCancelled || failure != nil || outcomes.contains { $0.outcome == .interrupted }
-        try await Self.finish(manifest, store: store, reference: reference, failure: failure)
+        try await Self.finish(
+            manifest, store: store, companions: [reference, base].compactMap { $0 }, failure: failure)
         if let failure { throw failure }
         return RunResult(folder: store.folder, manifest: manifest, counts: counts)
     }
 
     /// run.json as the run starts: the app, the options, the devices, each device's outcome still to come.
     static func startManifest(_ plan: RunPlan, devices: [DeviceInfo], runID: String) -> RunManifest {
-        RunManifest(
+        var manifest = RunManifest(
             runID: runID, startedAt: Date(), app: RunManifest.App(plan.app), options: Self.options(plan),
             devices: devices, deviceOutcomes: devices.map { RunManifest.DeviceOutcome(udid: $0.udid) },
             interrupted: false)
+        if let basePlan = plan.basePlan {
+            manifest.builds = [
+                RunManifest.Build(plan.app, role: RunManifest.newBuild),
+                RunManifest.Build(basePlan.app, role: RunManifest.baseBuild),
+            ]
+            manifest.pairedDesign =
+                plan.pairedVerdict?.design ?? PairedSequentialVerdict(maxPairs: plan.iterationLimit)
+        }
+        return manifest
     }
 
     /// Records each device's engine, then skips the busy ones and the ones their advice skips, and reports
@@ -137,7 +148,8 @@ package struct BenchmarkRunner: Sendable {
     /// `outcomes` as it comes. The first failure cancels the others and is returned.
     private func measure(
         _ plan: RunPlan, devices: [DeviceInfo], measured: [Int], traces: [DeviceTrace],
-        outcomes: inout [RunManifest.DeviceOutcome], runID: String, store: ResultsStore, referenceStore: ResultsStore?
+        outcomes: inout [RunManifest.DeviceOutcome], runID: String, store: ResultsStore, referenceStore: ResultsStore?,
+        baseStore: ResultsStore?
     ) async -> (LaunchCounts, (any Error)?) {
         var counts = LaunchCounts()
         var failure: (any Error)?
@@ -151,7 +163,8 @@ package struct BenchmarkRunner: Sendable {
                             reader: conditions, policy: plan.conditions, device: device, reporter: reporter)
                         var session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-                            referenceStore: referenceStore, trace: trace, conditions: watch)
+                            referenceStore: referenceStore, baseStore: baseStore, trace: trace,
+                            conditions: watch)
                         return try await session.run()
                     }
                 }
@@ -188,22 +201,23 @@ package struct BenchmarkRunner: Sendable {
         }
     }
 
-    /// Writes the final run.json (and the reference folder's), then closes the stores. When that fails, the
-    /// error to throw is the run's own `failure` if there was one, noting that run.json could not be updated.
+    /// Writes the final run.json (and the reference and base folders'), then closes the stores. When that
+    /// fails, the error to throw is the run's own `failure` if there was one, noting that run.json could not be
+    /// updated.
     private static func finish(
-        _ manifest: RunManifest, store: ResultsStore, reference: (store: ResultsStore, manifest: RunManifest)?,
+        _ manifest: RunManifest, store: ResultsStore, companions: [(store: ResultsStore, manifest: RunManifest)],
         failure: (any Error)?
     ) async throws {
         do {
             try await store.writeManifest(manifest)
             await store.close()
-            if let reference {
-                var referenceManifest = reference.manifest
-                referenceManifest.endedAt = manifest.endedAt
-                referenceManifest.deviceOutcomes = manifest.deviceOutcomes
-                referenceManifest.interrupted = manifest.interrupted
-                try await reference.store.writeManifest(referenceManifest)
-                await reference.store.close()
+            for companion in companions {
+                var companionManifest = companion.manifest
+                companionManifest.endedAt = manifest.endedAt
+                companionManifest.deviceOutcomes = manifest.deviceOutcomes
+                companionManifest.interrupted = manifest.interrupted
+                try await companion.store.writeManifest(companionManifest)
+                await companion.store.close()
             }
         } catch {
             await store.close()
@@ -251,17 +265,35 @@ package struct BenchmarkRunner: Sendable {
         -> (store: ResultsStore, manifest: RunManifest)?
     {
         guard let referencePlan = plan.referencePlan else { return nil }
-        let url = folder.appendingPathComponent(RunManifest.referenceFolderName)
+        return try await openCompanion(
+            RunManifest.referenceFolderName, app: referencePlan.app, manifest: manifest, folder: folder)
+    }
+
+    /// With `--against`: the results folder `DIR/base/` for the base build's launches, as `DIR/reference/`;
+    /// its run.json names both builds too.
+    static func openBase(_ plan: RunPlan, manifest: RunManifest, folder: URL) async throws
+        -> (store: ResultsStore, manifest: RunManifest)?
+    {
+        guard let basePlan = plan.basePlan else { return nil }
+        return try await openCompanion(
+            RunManifest.baseFolderName, app: basePlan.app, manifest: manifest, folder: folder)
+    }
+
+    /// A results folder inside the run's for a second app's launches, its run.json the run's with that app.
+    private static func openCompanion(_ name: String, app: AppBundle, manifest: RunManifest, folder: URL)
+        async throws -> (store: ResultsStore, manifest: RunManifest)
+    {
+        let url = folder.appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }
         let store = try ResultsStore(folder: url)
-        var referenceManifest = manifest
-        referenceManifest.app = RunManifest.App(referencePlan.app)
-        try await store.writeManifest(referenceManifest)
-        return (store, referenceManifest)
+        var companionManifest = manifest
+        companionManifest.app = RunManifest.App(app)
+        try await store.writeManifest(companionManifest)
+        return (store, companionManifest)
     }
 
     static func options(_ plan: RunPlan) -> RunManifest.Options {
@@ -274,12 +306,19 @@ package struct BenchmarkRunner: Sendable {
         if let reference = plan.referenceApp {
             other["reference app"] = "\(reference.bundleID) \(reference.versionDescription)"
         }
+        if let against = plan.against {
+            other["against"] = "\(against.url.path) \(against.versionDescription)"
+        }
+        if let design = plan.pairedVerdict?.design {
+            other["until verdict"] = "pairs \(design.minimumPairs)…\(design.maxPairs)"
+        }
         return RunManifest.Options(
             iterations: plan.iterations, cold: plan.coldMode.rawValue, warm: plan.warmLaunches,
             timeoutSeconds: LaunchVerdict.milliseconds(plan.timeout) / 1000,
             environment: plan.environment.map(\.assignment),
             targetPrecisionPercent: plan.stopping?.targetPrecisionPercent,
-            maxIterations: plan.stopping?.maxIterations ?? plan.untilVerdict?.design.maxLaunches, other: other)
+            maxIterations: plan.stopping?.maxIterations ?? plan.untilVerdict?.design.maxLaunches
+                ?? plan.pairedVerdict?.design.maxPairs, other: other)
     }
 }
 

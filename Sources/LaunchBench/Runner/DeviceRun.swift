@@ -7,8 +7,10 @@ import Foundation
 /// installs, a stopping rule of the plan or cancellation end it early. Only a results-store failure is thrown
 /// (the run cannot keep results).
 struct DeviceRun: Sendable {
-    /// The main app's launches.
+    /// The main app's launches (in an A/B run, the new build's).
     private var pipeline: LaunchPipeline
+    /// An A/B run's base build (`--against`): the same steps, its samples in `baseStore`; `nil` otherwise.
+    private var base: LaunchPipeline?
     /// The device's conditions, read (and waited for, with `--require`) before each iteration.
     private let conditions: ConditionWatch?
     /// The reference app's launches (`--reference-app`), interleaved with the main app's; `nil` without one.
@@ -41,8 +43,9 @@ struct DeviceRun: Sendable {
     ///   - enrichers: what each launch's sample gets after kdebug's, in order.
     init(
         driver: any DeviceDriver, device: DeviceInfo, plan: RunPlan, runID: String, store: ResultsStore,
-        reporter: any RunReporter, referenceStore: ResultsStore? = nil, trace: DeviceTrace = DeviceTrace(),
-        launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = [], conditions: ConditionWatch? = nil
+        reporter: any RunReporter, referenceStore: ResultsStore? = nil, baseStore: ResultsStore? = nil,
+        trace: DeviceTrace = DeviceTrace(), launcher: (any AppLauncher)? = nil, enrichers: [any SampleEnricher] = [],
+        conditions: ConditionWatch? = nil
     ) {
         self.conditions = conditions
         let enrichers = enrichers + (conditions.map { [$0] } ?? [])
@@ -62,6 +65,19 @@ struct DeviceRun: Sendable {
         pipeline = LaunchPipeline(
             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
             launcher: launcher, enrichers: (traced.map { [$0] } ?? []) + enrichers)
+        if let baseStore, let basePlan = plan.basePlan {
+            // Measured exactly as the new build (same launcher, kdebug read the same way); the kdebug session is
+            // stopped once, by the new build's pipeline.
+            let baseTraced = trace.recorder.map {
+                KdebugEnricher(
+                    recorder: $0, executable: basePlan.app.executable,
+                    crossChecks: basePlan.crossChecksPremain(on: device), store: baseStore)
+            }
+            base = LaunchPipeline(
+                driver: driver, device: device, plan: basePlan, runID: runID, store: baseStore,
+                reporter: SilentRunReporter(), launcher: launcher,
+                enrichers: (baseTraced.map { [$0] } ?? []) + enrichers)
+        }
         if let referenceStore, let referencePlan = plan.referencePlan {
             reference = ReferenceRun(
                 pipeline: LaunchPipeline(
@@ -81,9 +97,10 @@ struct DeviceRun: Sendable {
     mutating func run() async throws -> Result {
         reporter.report(.deviceStarted(device, iterations: plan.iterationLimit))
         var tally = LaunchTally(keepsValues: StoppingRules.readValues(plan))
+        var baseTally = LaunchTally(keepsValues: false)
         let stop: DeviceStop
         do {
-            stop = try await launches(&tally)
+            stop = try await launches(&tally, &baseTally)
         } catch {
             _ = await pipeline.finish()
             throw error
@@ -91,7 +108,7 @@ struct DeviceRun: Sendable {
         reporter.report(.deviceFinished(udid: device.udid, outcome: stop.outcome, message: stop.note))
         let notes = await pipeline.finish()
         return Result(
-            outcome: stop.outcome, note: stop.note, counts: tally.counts,
+            outcome: stop.outcome, note: stop.note, counts: tally.counts + baseTally.counts,
             notes: (trace.note.map { [$0] } ?? []) + (launcherNote.map { [$0] } ?? []) + notes,
             // Without kdebug, what the launches printed (if anything) was the source.
             premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision,
@@ -99,8 +116,13 @@ struct DeviceRun: Sendable {
     }
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until
-    /// a stopping rule ends it or the plan's iterations are made.
-    private mutating func launches(_ tally: inout LaunchTally) async throws -> DeviceStop {
+    /// a stopping rule ends it or the plan's iterations are made. In an A/B run each iteration measures both
+    /// builds, each with its reinstall, cold and warm launches, in ABBA order (odd iterations the new build
+    /// first, even ones the base build first), so a drift of the phone weighs on both alike; `baseTally` counts
+    /// the base build's launches.
+    private mutating func launches(_ tally: inout LaunchTally, _ baseTally: inout LaunchTally) async throws
+        -> DeviceStop
+    {
         if plan.coldMode != .reinstall {
             reporter.report(.preparing(udid: device.udid, iteration: 1, step: "installing"))
             switch try await pipeline.reinstall(iteration: 1) {
@@ -118,18 +140,23 @@ struct DeviceRun: Sendable {
         for iteration in 1...max(1, plan.iterationLimit) {
             if Task.isCancelled { return .interrupted(tally) }
             if let stop = await conditions?.stop(before: iteration, tally: tally) { return stop }
-            let phases: PhaseTimings
-            switch try await pipeline.prepare(iteration: iteration) {
-            case .cancelled: return .interrupted(tally)
-            case .failed(let failure):
-                tally.keep(failure)
-                if let stop = rules.decide(after: .prepared(failure: failure), tally: tally) { return stop }
-                continue  // this iteration's launches are skipped
-            case .ready(let timings):
-                phases = timings
-                _ = rules.decide(after: .prepared(failure: nil), tally: tally)
+            let order: [Build] = base == nil ? [.new] : iteration % 2 == 1 ? [.new, .base] : [.base, .new]
+            var skipped = false
+            for build in order where !skipped {
+                let end: IterationEnd
+                if build == .base, var base {
+                    defer { self.base = base }
+                    end = try await Self.iteration(iteration, of: &base, &baseTally, &rules, stopTally: tally)
+                } else {
+                    end = try await Self.iteration(iteration, of: &pipeline, &tally, &rules, stopTally: nil)
+                }
+                switch end {
+                case .stop(let stop): return stop
+                case .skipped: skipped = true
+                case .made: break
+                }
             }
-            if let stop = try await launches(of: iteration, phases: phases, &tally, &rules) { return stop }
+            if skipped { continue }  // this iteration's other launches are skipped
             if reference != nil {
                 guard let lost = try await reference?.iteration(iteration) else { return .interrupted(tally) }
                 if lost { return .lost("The device disappeared during the reference app's launches.", tally) }
@@ -139,25 +166,55 @@ struct DeviceRun: Sendable {
         return DeviceStop(.measured, .iterations, note: nil, tally: tally)
     }
 
-    /// The main app's cold launch and warm launches of one iteration; a stop when one ends the device's run.
-    private mutating func launches(
-        of iteration: Int, phases: PhaseTimings, _ tally: inout LaunchTally, _ rules: inout StoppingRules
-    ) async throws -> DeviceStop? {
-        for index in 0...max(0, plan.warmLaunches) {
-            if Task.isCancelled { return .interrupted(tally) }
+    /// An A/B run's two builds, in the order an iteration measures them.
+    private enum Build { case new, base }
+
+    /// How one build's part of an iteration ended.
+    private enum IterationEnd {
+        /// Its launches were made.
+        case made
+        /// Its prepare step failed (recorded, seen by the rules): the iteration's other launches are skipped.
+        case skipped
+        /// A rule, a lost device or cancellation ended the device's run.
+        case stop(DeviceStop)
+    }
+
+    /// One build's part of an iteration: its prepare step, then its cold launch and warm launches.
+    /// - Parameter stopTally: the tally a stop is reported with when it is not `tally` (the base build's
+    ///   launches stop the device with the new build's count of iterations).
+    private static func iteration(
+        _ iteration: Int, of pipeline: inout LaunchPipeline, _ tally: inout LaunchTally, _ rules: inout StoppingRules,
+        stopTally: LaunchTally?
+    ) async throws -> IterationEnd {
+        let phases: PhaseTimings
+        switch try await pipeline.prepare(iteration: iteration) {
+        case .cancelled: return .stop(.interrupted(stopTally ?? tally))
+        case .failed(let failure):
+            tally.keep(failure)
+            return rules.decide(after: .prepared(failure: failure), tally: stopTally ?? tally).map { .stop($0) }
+                ?? .skipped
+        case .ready(let timings):
+            phases = timings
+            _ = rules.decide(after: .prepared(failure: nil), tally: stopTally ?? tally)
+        }
+        for index in 0...max(0, pipeline.plan.warmLaunches) {
+            if Task.isCancelled { return .stop(.interrupted(stopTally ?? tally)) }
             let knewMarkers = pipeline.appPrintsEndMarkers
             let attempt = LaunchAttempt(iteration: iteration, index: index, phases: phases)
             guard case .recorded(let sample, let printedEndMarker) = try await pipeline.launch(attempt) else {
-                return .interrupted(tally)
+                return .stop(.interrupted(stopTally ?? tally))
             }
             tally.keep(sample)
             let toRejudge = tally.endMarkers.note(sample, printedEndMarker: printedEndMarker, knewMarkers: knewMarkers)
             if !toRejudge.isEmpty {
-                for corrected in try await pipeline.rejudge(toRejudge) { tally.rejudged(corrected) }
+                for corrected in try await pipeline.rejudge(toRejudge) {
+                    tally.rejudged(corrected)
+                    _ = rules.decide(after: .rejudged(corrected), tally: stopTally ?? tally)
+                }
             }
-            if let stop = rules.decide(after: .launched(sample), tally: tally) { return stop }
+            if let stop = rules.decide(after: .launched(sample), tally: stopTally ?? tally) { return .stop(stop) }
         }
-        return nil
+        return .made
     }
 
     /// The error's user-facing text.

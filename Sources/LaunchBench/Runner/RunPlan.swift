@@ -45,10 +45,22 @@ package struct RunPlan: Sendable {
     /// `--reference-app`: a second app (e.g. an empty project) launched the same way right after the
     /// main app in every iteration, on the same device; its samples go to `DIR/reference/`.
     package var referenceApp: AppBundle? = nil
+    /// `--against`: the base build of an A/B run (the same app, another build), measured on every device in
+    /// the same run, interleaved with ``app`` (the new build) iteration by iteration in ABBA order; its samples
+    /// go to `DIR/base/`. `nil` in any other run.
+    package var against: AppBundle? = nil
+    /// Which build of an A/B run this plan launches (`Sample.build`: `new` or `base`); `nil` in any other run.
+    package var build: String? = nil
+    /// `run --against --until-verdict`: stop each device once the pairs decide (then `iterations` is ignored
+    /// and the design's `maxPairs` bounds the run); `nil` = not used.
+    package var pairedVerdict: PairedStopping? = nil
+
     /// Where pre-main phases come from on each device (`--premain`).
     package var premain: PremainSelection = .auto
     /// How each device's app is launched (`--launcher`).
     package var launcher: LauncherChoice = .auto
+    /// The device conditions recorded before each iteration, and those `--require` waits for.
+    package var conditions = ConditionPolicy()
 
     /// The plan for the reference app's launches: same settings, its own app, a reinstall as its cold
     /// start (a reboot per app would double a reboot run's length), no adaptive stopping of its own.
@@ -57,16 +69,34 @@ package struct RunPlan: Sendable {
         var plan = self
         plan.app = referenceApp
         plan.referenceApp = nil
+        plan.against = nil
+        plan.build = nil
         plan.stopping = nil
         plan.untilVerdict = nil
-    /// The device conditions recorded before each iteration, and those `--require` waits for.
-    package var conditions = ConditionPolicy()
+        plan.pairedVerdict = nil
         if plan.coldMode == .reboot { plan.coldMode = .reinstall }
         return plan
     }
 
+    /// The plan for an A/B run's base build: the same settings and its own bundle, marked `base`, with no
+    /// stopping rule of its own (the device's rules read both builds' launches).
+    package var basePlan: RunPlan? {
+        guard let against else { return nil }
+        var plan = self
+        plan.app = against
+        plan.against = nil
+        plan.referenceApp = nil
+        plan.build = RunManifest.baseBuild
+        plan.stopping = nil
+        plan.untilVerdict = nil
+        plan.pairedVerdict = nil
+        return plan
+    }
+
     /// The most iterations a device may run.
-    package var iterationLimit: Int { stopping?.maxIterations ?? untilVerdict?.design.maxLaunches ?? iterations }
+    package var iterationLimit: Int {
+        stopping?.maxIterations ?? untilVerdict?.design.maxLaunches ?? pairedVerdict?.design.maxPairs ?? iterations
+    }
 
     /// A plan; the defaults are `run`'s (30 s launch timeout, 0.5 s grace, 300 s for installs and restarts).
     package init(

@@ -31,6 +31,15 @@ struct Run: AsyncParsableCommand {
             --target-precision keeps launching until the cold median is known within ±PCT %; --until-verdict \
             keeps launching on each device only until the comparison with --baseline is settled.
 
+            A/B run: `run NEW.app --against BASE.app` measures both builds of one app on every device in the same \
+            run, interleaved per iteration in ABBA order (iteration 1 NEW then BASE, iteration 2 BASE then NEW, …), \
+            each with its reinstall, cold and warm launches, so each iteration gives a pair and the phone's drift \
+            weighs on both alike. The verdict per device and launch kind comes from the pairs' log ratios (a \
+            sequential signed-rank interval; see Documentation/Statistics.md) and names the smallest change the \
+            pairs could show; --until-verdict stops each device as soon as its pairs decide (default cap 40 pairs). \
+            NEW's launches are in DIR, BASE's in DIR/base/, each sample naming its build; `report DIR` and \
+            `compare DIR` give the verdict again. The same build twice is an A/A run (a note says so).
+
             One run per device at a time: a device another launchbench run is measuring is left out, naming \
             that run's process; when every selected device is busy the run is refused (exit 1).
 
@@ -43,7 +52,9 @@ struct Run: AsyncParsableCommand {
             was busy, skipped or lost, 1 an error (e.g. a results write failed: the message names the file), \
             128+signal interrupted (130 Ctrl-C), 64 bad options (also a bad USBMUXD_SOCKET_ADDRESS). With \
             --baseline the gate decides: 0 no regression, 2 regression (or an unlisted dylib), 3 too many failed \
-            launches to judge, 5 baseline not found.
+            launches to judge, 5 baseline not found. With --against: 0 NEW unchanged or faster (or no change \
+            shown at the cap), 2 NEW slower, 3 undecided (too few pairs, a device lost before its pairs decided); \
+            64 for BASE of another bundle id or with --baseline.
             """
     )
 
@@ -92,6 +103,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup(title: "CI gate") var gate: GateOptions
 
+    @OptionGroup(title: "Device conditions") var conditions: ConditionOptions
+
     func validate() throws {
         if let iterations {
             guard (1...OptionCeilings.iterations).contains(iterations) else {
@@ -103,8 +116,6 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError(
                     "--until-verdict decides how many iterations each device needs; drop --iterations (use "
                         + "--max-iterations N for the most).")
-    @OptionGroup(title: "Device conditions") var conditions: ConditionOptions
-
             }
         }
         guard (0...OptionCeilings.warmLaunches).contains(warm) else {
@@ -136,6 +147,11 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError(problem)
             }
         }
+        if gate.against != nil && cold != .reinstall {
+            throw ValidationError(
+                "--against measures two builds of one app, which replace each other on the phone: each iteration "
+                    + "reinstalls each build, so --cold \(cold.rawValue) cannot apply. Drop --cold (reinstall).")
+        }
         guard grace < timeout else {
             throw ValidationError("--grace \(grace) must be below --timeout (\(timeout)), e.g. --grace 0.5.")
         }
@@ -151,6 +167,7 @@ struct Run: AsyncParsableCommand {
                 timeout: Self.duration(timeout),
                 grace: Self.duration(grace), settle: Self.duration(settle), premain: engines.premainSelection))
         plan.launcher = engines.launcherChoice
+        plan.conditions = conditions.policy
         let usbmuxd = connection.apply()
         let code = try await RunExecution.execute(
             plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,
@@ -162,4 +179,3 @@ struct Run: AsyncParsableCommand {
 }
 
 extension RunPlan.ColdMode: ExpressibleByArgument {}
-        plan.conditions = conditions.policy

@@ -102,6 +102,13 @@ struct GateOptions: ParsableArguments {
             valueName: "path"), completion: .file())
     var baseline: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A/B run: measure this other build of the same app (BASE) in the same run, interleaved with APP (NEW) "
+                + "on every device in ABBA order, and judge NEW against BASE pair by pair; exit 2 when NEW is slower.",
+            valueName: "base-app"), completion: .file())
+    var against: String?
+
     @OptionGroup var check: GateCheckOptions<RunGateHelp>
 
     @Option(
@@ -126,23 +133,32 @@ struct GateOptions: ParsableArguments {
         help: ArgumentHelp(
             "With --baseline: launch on each device only until the gate's verdict (cold, and warm when measured) is "
                 + "settled — regression, improvement or unchanged within ±threshold — with error rates that hold "
-                + "under the repeated looks; at --max-iterations unsettled is insufficient data (exit 3)."))
+                + "under the repeated looks; at --max-iterations unsettled is insufficient data (exit 3). With "
+                + "--against: pair only until the pairs decide; at --max-iterations undecided is no change shown "
+                + "(exit 0, with the smallest change the pairs could show)."))
     var untilVerdict = false
 
     @Option(
         help: ArgumentHelp(
-            "With --target-precision (default 50) or --until-verdict (default 30): the most iterations per device.",
+            "With --target-precision (default 50) or --until-verdict (default 30; 40 pairs with --against): the most "
+                + "iterations per device.",
             valueName: "n"))
     var maxIterations: Int?
 
     func validate() throws {
-        if baseline == nil {
+        if baseline != nil && against != nil {
+            throw ValidationError(
+                "Use either --against BASE.app (both builds measured in this run, paired) or --baseline PATH (an "
+                    + "earlier run), not both.")
+        }
+        if baseline == nil && against == nil {
             let comparisonOnly = [
                 (!check.metrics.isEmpty, "--metric"), (check.junit != nil, "--junit"),
                 (check.markdown != nil, "--markdown"),
             ]
             for (given, name) in comparisonOnly where given {
-                throw ValidationError("\(name) only applies with --baseline PATH (the run to compare with).")
+                throw ValidationError(
+                    "\(name) only applies with --baseline PATH (the run to compare with) or --against BASE.app.")
             }
         }
         if check.allowedDylibs != nil && writeAllowedDylibs != nil {
@@ -156,9 +172,10 @@ struct GateOptions: ParsableArguments {
             }
         }
         if untilVerdict {
-            guard baseline != nil else {
+            guard baseline != nil || against != nil else {
                 throw ValidationError(
-                    "--until-verdict needs --baseline PATH: the verdict is a comparison with an earlier run.")
+                    "--until-verdict needs --baseline PATH or --against BASE.app: the verdict is a comparison with "
+                        + "an earlier run or with another build.")
             }
             guard targetPrecision == nil else {
                 throw ValidationError(
@@ -189,8 +206,15 @@ struct GateOptions: ParsableArguments {
 
     /// `--until-verdict`'s design: looks from the gate's minimum launches to `--max-iterations` (30).
     var design: SequentialVerdict? {
-        untilVerdict
+        untilVerdict && against == nil
             ? SequentialVerdict(minimumLaunches: check.settings.minimumLaunches, maxLaunches: maxIterations ?? 30) : nil
+    }
+
+    /// `--against --until-verdict`: looks from the gate's minimum launches to `--max-iterations` (40) pairs.
+    var pairedDesign: PairedSequentialVerdict? {
+        untilVerdict && against != nil
+            ? PairedSequentialVerdict(minimumPairs: check.settings.minimumLaunches, maxPairs: maxIterations ?? 40)
+            : nil
     }
 
     var stopping: AdaptiveStopping? {

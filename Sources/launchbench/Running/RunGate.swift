@@ -11,6 +11,8 @@ struct RunGate {
     var baseline: GateInput?
     var allowed: AllowedDylibs?
     var referenceApp: AppBundle?
+    /// `--against`: an A/B run's base build.
+    var against: AppBundle?
 
     /// Reads the baseline and the allow list and checks the embedded frameworks, before any launch.
     /// - Throws: `GateError` when the baseline is missing or has no launches, `ExitCode(.regression)` when
@@ -25,10 +27,11 @@ struct RunGate {
                 "--reference-app has the same bundle id as the app (\(app.bundleID)). Pass a different app, e.g. an empty project."
             )
         }
+        against = try options.against.map { try Self.baseBuild(at: $0, of: app) }
         allowed = try options.check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         if let allowed {
             let violations = DylibGuard(allowed: allowed, executable: app.executable).check(
-                embeddedFrameworks: app.frameworks)
+                embeddedFrameworks: app.frameworks + (against?.frameworks ?? []))
             if !violations.isEmpty {
                 let report = GateReport(
                     dylibViolations: violations, notes: ["Checked before launching: nothing was measured."])
@@ -63,14 +66,35 @@ struct RunGate {
                 baselineApp: baseline.appBundleID)
         }
         plan.referenceApp = referenceApp
+        if let against {
+            plan.against = against
+            plan.build = RunManifest.newBuild
+            plan.pairedVerdict = options.pairedDesign.map { PairedStopping(design: $0, settings: options.settings) }
+        }
         return plan
+    }
+
+    /// `--against PATH` read and checked against `app`: the same app (bundle id), else exit 64 naming both; the
+    /// same bytes are an A/A run, said in a note.
+    /// - Throws: `ValidationError` for another app, what reading the bundle throws.
+    static func baseBuild(at path: String, of app: AppBundle) throws -> AppBundle {
+        let base = try AppBundle(contentsOf: URL(fileURLWithPath: path))
+        guard base.bundleID == app.bundleID else {
+            throw ValidationError(
+                "--against \(path) is another app: its bundle id is \(base.bundleID), the app's (NEW) is "
+                    + "\(app.bundleID). Pass the base build of the same app, e.g. the last green main build's.")
+        }
+        if let a = try? app.contentDigest(), let b = try? base.contentDigest(), a == b {
+            Terminal.note(PairedComparison.sameBuildNote)
+        }
+        return base
     }
 
     /// The checks to make when the run ends; `nil` when it asked for none (its launches are then not read back).
     var check: GateCheck? {
         guard
             baseline != nil || allowed != nil || options.stopping != nil || referenceApp != nil
-                || options.writeAllowedDylibs != nil
+                || options.writeAllowedDylibs != nil || against != nil
         else { return nil }
         return GateCheck(baseline: baseline, settings: options.settings, allowed: allowed, executable: app.executable)
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The steps of one app's launches on one device: prepare (make the next launch cold), launch, enrich, verdict,
 /// record. A value: it learns, launch by launch, whether the app prints its end markers (see `LaunchWatcher`).
-/// `DeviceRun` drives it for the main app and `ReferenceRun` for the reference app.
+/// `DeviceRun` drives it for the main app (and an A/B run's base build) and `ReferenceRun` for the reference app.
 struct LaunchPipeline: Sendable {
     let driver: any DeviceDriver
     let device: DeviceInfo
@@ -102,10 +102,12 @@ struct LaunchPipeline: Sendable {
     }
 
     func makeSample(_ attempt: LaunchAttempt, status: SampleStatus, startedAt: Date) -> Sample {
-        Sample(
+        var sample = Sample(
             runID: runID, deviceUDID: device.udid, deviceName: device.name, productType: device.productType,
             osVersion: device.osVersion, appBundleID: plan.app.bundleID, appVersion: plan.app.versionDescription,
             iteration: attempt.iteration, kind: attempt.kind, launchIndex: attempt.index, status: status,
             startedAt: startedAt)
+        sample.build = plan.build
+        return sample
     }
 }

@@ -2,8 +2,11 @@
 enum PipelineEvent: Sendable {
     /// The prepare step ended: `nil` when the launch may start, else its recorded failure.
     case prepared(failure: Sample?)
-    /// A launch of the main app was recorded.
+    /// A launch of the main app (in an A/B run, of either build: `Sample.build` says which) was recorded.
     case launched(Sample)
+    /// A recorded launch was judged again (it ended on dyld's statistics alone before the app showed it prints
+    /// its end markers); the sample is its new state.
+    case rejudged(Sample)
     /// Iteration `n`'s launches (and the reference app's) were made.
     case iterationEnded(Int)
 }

@@ -74,3 +74,48 @@ struct VerdictRule: StoppingRule {
         return DeviceStop(.measured, .untilVerdict, note: reason, tally: tally)
     }
 }
+
+/// `run NEW --against BASE --until-verdict`: stops once the pairs of both builds decide (Gate/PairedStopping).
+/// It keeps each build's launch points itself (a few numbers each, bounded by the design's cap), since the
+/// device's tally holds the new build's launches only.
+struct PairedVerdictRule: StoppingRule {
+    let rule: PairedStopping
+    private var base: [LaunchKind: [LaunchPoint]] = [:]
+    private var new: [LaunchKind: [LaunchPoint]] = [:]
+
+    init(rule: PairedStopping) {
+        self.rule = rule
+    }
+
+    mutating func decide(after event: PipelineEvent, tally: LaunchTally) -> DeviceStop? {
+        switch event {
+        case .launched(let sample) where sample.build == RunManifest.baseBuild:
+            base[sample.kind, default: []].append(LaunchPoint(sample))
+            return nil
+        case .launched(let sample):
+            new[sample.kind, default: []].append(LaunchPoint(sample))
+            return nil
+        case .rejudged(let sample):
+            if sample.build == RunManifest.baseBuild {
+                Self.replace(sample, in: &base)
+            } else {
+                Self.replace(sample, in: &new)
+            }
+            return nil
+        case .iterationEnded(let iteration):
+            guard let reason = rule.stopReason(base: base, new: new, iterations: iteration) else { return nil }
+            return DeviceStop(.measured, .untilVerdict, note: reason, tally: tally)
+        case .prepared:
+            return nil
+        }
+    }
+
+    private static func replace(_ sample: Sample, in points: inout [LaunchKind: [LaunchPoint]]) {
+        guard
+            let index = points[sample.kind]?.firstIndex(where: {
+                $0.iteration == sample.iteration && $0.launchIndex == sample.launchIndex
+            })
+        else { return }
+        points[sample.kind]?[index] = LaunchPoint(sample)
+    }
+}

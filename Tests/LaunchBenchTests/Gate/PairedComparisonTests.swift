@@ -1,0 +1,130 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LaunchBench
+
+/// An A/B run's launches judged pair by pair: what pairs, what each verdict says, and what an A/B folder reads as.
+@Suite struct PairedComparisonTests {
+    /// Cold samples of one build with `total_premain_ms` values, iteration by iteration.
+    private static func build(_ values: [Double?], build: String, images: [String] = []) -> [Sample] {
+        values.enumerated().map { index, value in
+            var sample = GateSamples.make(
+                iteration: index + 1, status: value == nil ? .crashed : .ok,
+                metrics: value.map { [.totalPremainMs: $0] } ?? [:], bundleImages: images)
+            sample.build = build
+            return sample
+        }
+    }
+
+    /// Pairs with a fixed ratio and a small alternating wobble, so the shift is known and the interval narrow.
+    private static func values(_ count: Int, ratio: Double) -> (base: [Double], new: [Double]) {
+        let base = (0..<count).map { 400 + Double($0 % 5) * 8 }
+        let new = base.enumerated().map { $1 * ratio * ($0 % 2 == 0 ? 1.004 : 0.996) }
+        return (base, new)
+    }
+
+    private static func manifest(pairs: Int, digests: (String, String) = ("a", "b")) -> RunManifest {
+        var manifest = RunManifest(runID: "run", app: RunManifest.App(bundleID: "com.example.app"))
+        manifest.builds = [
+            RunManifest.Build(role: "new", path: "/builds/new/Sample.app", version: "1.0 (35)", digest: digests.0),
+            RunManifest.Build(role: "base", path: "/builds/base/Sample.app", version: "1.0 (34)", digest: digests.1),
+        ]
+        manifest.pairedDesign = PairedSequentialVerdict(minimumPairs: 5, maxPairs: pairs)
+        return manifest
+    }
+
+    private static func report(_ comparison: PairedComparison) -> GateReport {
+        var report = GateReport()
+        report.paired = comparison
+        return report
+    }
+
+    @Test func pairsMeetAtTheirIterationAndFailedLaunchesLeaveNoPair() {
+        let base = Self.build([400, 410, nil, 420], build: "base").map(LaunchPoint.init)
+        let new = Self.build([440, nil, 430, 460], build: "new").map(LaunchPoint.init)
+        let pairs = PairedLaunches(metric: .totalPremainMs, base: base, new: new.reversed())
+        #expect(pairs.base == [400, 420])
+        #expect(pairs.new == [440, 460])
+        #expect(PairedLaunches.metrics([], base: base, new: new) == [.totalPremainMs])
+    }
+
+    @Test func aSlowerBuildIsARegressionAndTheLineNamesTheSmallestVisibleChange() throws {
+        let (base, new) = Self.values(20, ratio: 1.10)
+        let comparison = PairedComparison(
+            new: GateLaunches(samples: Self.build(new, build: "new")),
+            base: GateLaunches(samples: Self.build(base, build: "base")), manifest: Self.manifest(pairs: 20),
+            settings: GateSettings())
+        let entry = try #require(comparison.entries.first)
+        #expect(comparison.entries.count == 1)
+        #expect(entry.verdict == .regression)
+        #expect(entry.pairs == 20)
+        let shift = try #require(entry.shift?.shiftPercent)
+        #expect((9...11).contains(shift), "\(shift)")
+        #expect(entry.reason.hasPrefix("Slower after"))
+        #expect(entry.reason.contains("the smallest change these pairs could show is ±"))
+        let report = Self.report(comparison)
+        #expect(report.outcome == .failed)
+        #expect(report.headline.hasPrefix("Gate: FAILED — NEW slower than BASE in 1"))
+        let text = GateTableReport.render(report)
+        #expect(text.contains("A/B: NEW /builds/new/Sample.app 1.0 (35) against BASE /builds/base/Sample.app 1.0 (34)"))
+        #expect(text.contains("smallest visible"))
+        #expect(GateJSONReport.render(report, exitCode: 2).contains("\"smallest_visible_change_percent\""))
+    }
+
+    @Test func theSameBuildTwiceIsUnchangedAndSaidToBeAnAARun() throws {
+        let (base, new) = Self.values(20, ratio: 1.0)
+        let comparison = PairedComparison(
+            new: GateLaunches(samples: Self.build(new, build: "new")),
+            base: GateLaunches(samples: Self.build(base, build: "base")),
+            manifest: Self.manifest(pairs: 20, digests: ("same", "same")), settings: GateSettings())
+        #expect(comparison.entries.map(\.verdict) == [.unchanged])
+        #expect(comparison.notes.contains(PairedComparison.sameBuildNote))
+        #expect(Self.report(comparison).outcome == .passed)
+    }
+
+    @Test func aDeviceLostBeforeThePairsDecidedIsUndecided() throws {
+        let (base, new) = Self.values(6, ratio: 1.02)
+        var manifest = Self.manifest(pairs: 40)
+        manifest.deviceOutcomes = [RunManifest.DeviceOutcome(udid: "UDID-A", outcome: .lost)]
+        let comparison = PairedComparison(
+            new: GateLaunches(samples: Self.build(new, build: "new")),
+            base: GateLaunches(samples: Self.build(base, build: "base")), manifest: manifest, settings: GateSettings())
+        let entry = try #require(comparison.entries.first)
+        #expect(entry.verdict == .insufficientData)
+        #expect(entry.reason.hasPrefix("Undecided: the device's launches ended"))
+        #expect(Self.report(comparison).outcome == .undecided)
+    }
+
+    @Test func imagesOneBuildLoadsAndTheOtherDoesNotAreNamed() {
+        let comparison = PairedComparison(
+            new: GateLaunches(
+                samples: Self.build([400, 401, 402], build: "new", images: ["Frameworks/Analytics.framework/Analytics"])),
+            base: GateLaunches(samples: Self.build([400, 401, 402], build: "base")), manifest: Self.manifest(pairs: 3),
+            settings: GateSettings())
+        #expect(
+            comparison.notes.contains {
+                $0.hasPrefix("NEW loads Frameworks/Analytics.framework/Analytics on Lab iPhone (UDID-A), BASE does not")
+            })
+    }
+
+    @Test func anABFolderIsReadWithItsBaseBuildAndOldSamplesStillRead() throws {
+        let (base, new) = Self.values(12, ratio: 1.0)
+        let folder = try GateSamples.resultsFolder(Self.build(new, build: "new"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Self.manifest(pairs: 12).write(to: folder.appendingPathComponent("run.json"))
+        let baseFolder = try GateSamples.resultsFolder(Self.build(base, build: "base"))
+        try FileManager.default.moveItem(at: baseFolder, to: folder.appendingPathComponent("base"))
+        let input = try GateInput.load(path: folder.path, role: .current)
+        #expect(input.baseBuild?.launches.count == 12)
+        let report = try GateCheck(settings: GateSettings()).report(current: input)
+        #expect(report.paired?.entries.map(\.verdict) == [.unchanged])
+        // A line written before A/B runs has no `build`: it reads as before.
+        let old = try GateSamples.resultsFolder(GateSamples.cold([400, 401]))
+        defer { try? FileManager.default.removeItem(at: old) }
+        let oldInput = try GateInput.load(path: old.path, role: .current)
+        #expect(oldInput.baseBuild == nil)
+        let oldSamples = try ResultsFolder.loadSamples(old).samples
+        #expect(oldSamples.allSatisfy { $0.build == nil })
+    }
+}
