@@ -43,6 +43,9 @@ package struct LaunchPlan: Sendable {
     /// When the app draws its first frame (emulated ms after process start), whether or not it prints a
     /// marker for it; `nil` when a fault ends or stops the launch before.
     package var firstFrameMs: Double?
+    /// When `application(_:didFinishLaunchingWithOptions:)` returns (emulated ms after process start), whether
+    /// or not the app prints a marker for it: UIKit's lifecycle code 26 (`KdebugLaunchEvents`).
+    package var didFinishLaunchingMs: Double?
     /// Whether dyld takes its classic (dyld2) path, as an override variable makes it on iOS 13–14; the kernel
     /// trace's shapes differ by path (`KdebugLaunchEvents`).
     package var takesDyld2Path = false
@@ -99,7 +102,7 @@ package struct LaunchPlanner: Sendable {
         let preMain = preMainPhases(
             nominal, bundleImageCount: bundleImages.count, faults: faults, noise: &noise, sd: sd, kind: kind,
             draws: draws)
-        let (markers, renderedAt) = plannedMarkers(
+        let (markers, renderedAt, finishedAt) = plannedMarkers(
             nominal, after: preMain.totalMs, noise: &noise, sd: sd, profile: profile)
 
         var pidRandom = draws.random("pid")
@@ -123,14 +126,18 @@ package struct LaunchPlanner: Sendable {
         // A fault that strikes before the first frame means it is never drawn.
         var firstFrame = renderedAt
         if let cut, let frame = renderedAt, frame > cut.atMs { firstFrame = nil }
+        var finished = finishedAt
+        if let cut, let at = finishedAt, at > cut.atMs { finished = nil }
         // Stable order: by time, dyld's and the app's writes keep their sequence at equal times.
         outputs = outputs.enumerated().sorted { ($0.element.atMs, $0.offset) < ($1.element.atMs, $1.offset) }.map(
             \.element)
-        return LaunchPlan(
+        var plan = LaunchPlan(
             kind: kind, launchNumber: launchNumber, pid: pid, outputs: outputs, ending: ending, endsAtMs: endsAt,
             counters: preMain.counters, phases: preMain.phases, images: images,
             appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame,
             takesDyld2Path: DyldOutput(osVersion: osVersion, environment: environment).usesDyld2Path)
+        plan.didFinishLaunchingMs = finished
+        return plan
     }
 
     /// The factor `PhoneVariation` puts on this launch's nominal figures (1 when the profile and the
@@ -195,7 +202,7 @@ package struct LaunchPlanner: Sendable {
     /// or not).
     private func plannedMarkers(
         _ nominal: LaunchTimings, after preMainMs: Double, noise: inout SeededRandom, sd: Double, profile: AppProfile
-    ) -> (markers: [(name: String, ms: Double)], renderedAtMs: Double?) {
+    ) -> (markers: [(name: String, ms: Double)], renderedAtMs: Double?, finishedAtMs: Double?) {
         let filled = nominal.withDerivedMarkers()
         let gaps: [(String, Double)] = [
             ("main", (filled.mainMs ?? 0) - nominal.preMainMs),
@@ -213,7 +220,7 @@ package struct LaunchPlanner: Sendable {
         let printed = wanted.map { name in
             markers.first { $0.name == name } ?? (name, (markers.last?.ms ?? preMainMs) + 1)
         }
-        return (printed, renderedAt)
+        return (printed, renderedAt, markers.first { $0.name == "didFinishLaunching" }?.ms)
     }
 
     /// What dyld writes: `DYLD_PRINT_LIBRARIES` lines spread over the dylib-loading phase, then the statistics

@@ -59,6 +59,8 @@ struct KdebugLaunchEvents {
         clock = loadDylibs(&builder, from: clock)
         clock = fixUpAndInitialize(&builder, initializers, from: clock)
         builder.end(launch, atUs: clock, arg4: dyldLaunchMode)
+        let mainUs = clock
+        uikitLifecycle(&builder, mainUs: mainUs)
         // UIKit's Initial Frame Rendering ends with the first frame (the code is unverified on iOS 17–26).
         if let frame = plan.firstFrameMs {
             clock = max(clock + 10, UInt64(frame * 1000))
@@ -66,6 +68,17 @@ struct KdebugLaunchEvents {
                 KdebugDebugID(rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue),
                 atUs: clock, args: (0, 0, 0, 0))
         }
+        // The page faults from dyld's start to the first frame, on draws of their own (the other events' draws
+        // stay as they were).
+        var faultRandom = SeededRandom(seed: 0xFA_17, parts: [String(plan.pid), String(plan.launchNumber)])
+        let faults = KdebugPageFaults(
+            cold: plan.kind == .cold, imageAddresses: (0..<plan.appImageCount).map(loadAddress), thread: threadID)
+        builder.records += faults.records(
+            faults.faults(random: &faultRandom), fromUs: 600, toUs: max(clock, mainUs), execTick: execTick)
+        // In time order, as one CPU's buffer holds them (equal times keep their order: UUID_MAP_A before _B).
+        builder.records = builder.records.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }.map(\.element)
 
         // A process that died before main emitted only what came before its end.
         switch plan.ending {
@@ -77,6 +90,31 @@ struct KdebugLaunchEvents {
         case .exit, .running: break
         }
         return Timeline(records: builder.records, endMs: Double(clock) / 1000)
+    }
+
+    /// UIKit's lifecycle codes after main, as py-ios-device's table reads them (`UIKitLifecycle` cites it):
+    /// UIKit initialization (90, arg1 0x32), scene creation (21), will/didFinishLaunching (23/24, 25/26, the
+    /// end at the plan's didFinishLaunching), the scene's connection and foreground (300/301, 312/313), then
+    /// Initial Frame Rendering (12), which the first frame's 0x31CA0006 ends. UIKit is closed source: the
+    /// function bits (none) and the gaps between codes are modelled.
+    private func uikitLifecycle(_ builder: inout Builder, mainUs: UInt64) {
+        guard let finished = plan.didFinishLaunchingMs else { return }
+        let finishedUs = max(mainUs + 60, UInt64(finished * 1000))
+        let span = Double(finishedUs - mainUs)
+        func code(_ code: UInt16, _ at: UInt64, arg1: UInt64 = 0) {
+            builder.point(KdebugDebugID(eventClass: 0x2B, subclass: 0x87, code: code), atUs: at, args: (arg1, 0, 0, 0))
+        }
+        code(90, mainUs + 10, arg1: 0x32)
+        for (number, fraction) in [(21, 0.3), (23, 0.4), (24, 0.45), (25, 0.5)] {
+            code(UInt16(number), mainUs + UInt64(span * fraction))
+        }
+        code(26, finishedUs)
+        guard let frame = plan.firstFrameMs else { return }
+        let frameUs = max(finishedUs + 60, UInt64(frame * 1000))
+        let rest = Double(frameUs - finishedUs)
+        for (number, fraction) in [(300, 0.1), (301, 0.3), (312, 0.4), (313, 0.5), (12, 0.6)] {
+            code(UInt16(number), finishedUs + UInt64(rest * fraction))
+        }
     }
 
     /// launchd spawns xpcproxy, which sets the app up and execs it in the same pid (a real iPhone capture:

@@ -2,6 +2,8 @@
 /// (arg2 = path string id).
 struct ImagePaths {
     private var pathIDs: [UInt64: UInt64] = [:]
+    /// Every UUID_MAP_A load address, with a MAP_B or not.
+    private var headers: Set<UInt64> = []
     private let strings: KdebugStrings
 
     init(records: [KdebugRecord], strings: KdebugStrings) {
@@ -10,10 +12,19 @@ struct ImagePaths {
         for record in records {
             if record.debugID.eventID == .dyldUUIDMapA {
                 mapA[record.threadID] = record.arg3
+                headers.insert(record.arg3)
             } else if record.debugID.eventID == .dyldUUIDMapB, let header = mapA.removeValue(forKey: record.threadID) {
                 pathIDs[header] = record.arg2
             }
         }
+    }
+
+    /// Each mapped image's load address with its path (`0x…` when its path string was not traced).
+    var loadAddresses: [UInt64: String] {
+        var out: [UInt64: String] = [:]
+        for (header, id) in pathIDs { out[header] = strings[id].flatMap { $0.isEmpty ? nil : $0 } }
+        for header in headers where out[header] == nil { out[header] = DyldLaunchPhases.hex(header) }
+        return out
     }
 
     /// The image an interval concerns (MAP_IMAGE: START arg2 is a path string id; the others: a mach header),

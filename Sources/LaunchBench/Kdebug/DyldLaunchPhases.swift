@@ -51,6 +51,14 @@ package struct DyldLaunchPhases: Sendable {
     package var firstFrameMs: Double?
     /// Its timestamp (ticks).
     var firstFrameTimestamp: UInt64?
+    /// The end of UIKit's `didFinishLaunchingWithOptions` (lifecycle code 26, `UIKitLifecycle`) after main, in
+    /// ms from the exec; nil without an exec or when the trace does not carry it.
+    package var didFinishLaunchingMs: Double?
+    /// UIKit's launch phases after main, from its lifecycle codes, by start.
+    package var uikitSpans: [UIKitSpan] = []
+    /// The process's page faults from its exec to its first frame (else to the end of the trace); nil without
+    /// an exec.
+    package var pageIns: LaunchPageIns?
     /// LAUNCH_EXECUTABLE END's arg4: 3 for a dyld3 launch, 2 for dyld2 (iOS 13–14), 4 or 0 for dyld4; nil
     /// without that END.
     package var dyldLaunchMode: UInt64?
@@ -66,9 +74,11 @@ package struct DyldLaunchPhases: Sendable {
     ///   - selection: which launch.
     ///   - threads: the RAW_VERSION2 header's thread map, if any (thread → pid for threads that predate the trace).
     /// - Returns: nil when no process matching `selection` appears in the records at all.
+    ///   - faults: the trace's page faults when they were paired as they arrived (`KdebugLaunchRecorder` keeps
+    ///     them so, not as records); nil pairs them from `records`.
     package init?(
         records: [KdebugRecord], timebase: MachTimebase, selection: DyldLaunchSelection = .firstLaunch,
-        threads: [KdebugThread] = []
+        threads: [KdebugThread] = [], faults: [VMFault]? = nil
     ) {
         let sorted = records.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
@@ -80,7 +90,8 @@ package struct DyldLaunchPhases: Sendable {
             strings.consume(record)
         }
         guard let process = map.select(selection, records: sorted) else { return nil }
-        self.init(process: process, map: map, strings: strings, records: sorted, timebase: timebase)
+        self.init(
+            process: process, map: map, strings: strings, records: sorted, timebase: timebase, faults: faults)
     }
 
     /// Measures one launch of a decoded trace, with its header's thread map.
@@ -96,7 +107,7 @@ package struct DyldLaunchPhases: Sendable {
 
     private init(
         process: ProcessMap.Selected, map: ProcessMap, strings: KdebugStrings, records: [KdebugRecord],
-        timebase: MachTimebase
+        timebase: MachTimebase, faults: [VMFault]?
     ) {
         let launch = DyldLaunchWindow(process: process, strings: strings, records: records, timebase: timebase)
         pid = process.pid
@@ -117,6 +128,9 @@ package struct DyldLaunchPhases: Sendable {
                     $0.debugID.eventID == .initialFrameRendering && $0.debugID.function == .end && $0.timestamp >= main
                 }?.timestamp
             firstFrameMs = firstFrameTimestamp.map(launch.ms)
+            let uikit = UIKitLifecycle.spans(launch.own, after: main)
+            uikitSpans = uikit.spans
+            didFinishLaunchingMs = uikit.didFinishLaunching.map(launch.ms)
         }
         dyldLaunchMode = launch.mode
         timeline = launch.intervals
@@ -124,6 +138,7 @@ package struct DyldLaunchPhases: Sendable {
         warnings = launch.warnings(allRecords: records)
         measurePhases(launch)
         dropUntimedPhases(launch)
+        measurePageIns(launch, strings: strings, faults: faults ?? VMFaultPairing.faults(in: launch.own))
         if !launch.unresolvedHeaders.isEmpty {
             warnings.append(
                 "No UUID_MAP path for mach header(s) \(launch.unresolvedHeaders.sorted().map(Self.hex).joined(separator: ", ")): "
@@ -131,6 +146,19 @@ package struct DyldLaunchPhases: Sendable {
         }
         if launch.bootstrap == nil {
             warnings.append("No BOOTSTRAP_START: process creation is unknown.")
+        }
+    }
+
+    /// Counts the process's faults from its exec to its first frame (to the end of the trace without one).
+    private mutating func measurePageIns(_ launch: DyldLaunchWindow, strings: KdebugStrings, faults: [VMFault]) {
+        guard let exec = execTimestamp else { return }
+        let images = ImagePaths(records: launch.own, strings: strings).loadAddresses
+        pageIns = LaunchPageIns(
+            faults: faults, threads: launch.process.threads, from: exec, to: firstFrameTimestamp ?? .max,
+            images: images, timebase: timebase, origin: originTimestamp)
+        if firstFrameTimestamp == nil, pageIns?.pageIns ?? 0 > 0 {
+            warnings.append(
+                "No first frame in the trace: page-ins are counted from the exec to the end of the capture.")
         }
     }
 

@@ -23,6 +23,11 @@ package actor KdebugLaunchRecorder {
     private let stopFeed: @Sendable () async -> Void
     private var decoder = KdebugChunkDecoder()
     private var records: [KdebugRecord] = []
+    /// The launch's page faults, paired as they arrive (a third of their records' size): a cold launch
+    /// faults thousands of times, so the records themselves are kept only up to ``rawFaultRecordLimit``.
+    private var faults: [VMFault] = []
+    private var pairing = VMFaultPairing()
+    private var faultRecords = 0
     private var lostEvents = 0
     private var failure: String?
     private var ended = false
@@ -50,13 +55,38 @@ package actor KdebugLaunchRecorder {
             failure = "the device sent a malformed kdebug header"
             return
         }
-        for record in decoded where record.debugID.eventID == .traceLostEvents { lostEvents += 1 }
-        records.append(contentsOf: decoded)
+        for record in decoded {
+            switch record.debugID.eventID {
+            case .traceLostEvents:
+                lostEvents += 1
+            case .machVMFault:
+                if let fault = pairing.consume(record) { faults.append(fault) }
+                faultRecords += 1
+                // The raw file keeps the first faults' records, so it stays bounded whatever the launch does.
+                guard faultRecords <= Self.rawFaultRecordLimit else { continue }
+            default:
+                break
+            }
+            records.append(record)
+        }
+    }
+
+    /// How many `MACH_vmfault` records a launch's raw trace keeps (16,384 records: 1 MiB): a launch's own
+    /// events are a few thousand records, so its raw file stays under about 1.5 MiB however often it faults.
+    package static let rawFaultRecordLimit = 16_384
+
+    /// What the recorder holds for the current launch: records (raw and for the phases) and paired faults.
+    package func retained() -> (records: Int, faults: Int, bytes: Int) {
+        (records.count, faults.count, records.count * KdebugRecord.size + faults.count * MemoryLayout<VMFault>.stride)
     }
 
     /// Forgets everything before the launch about to start.
     package func mark() {
         records.removeAll(keepingCapacity: true)
+        // Not kept: one launch's worth of faults must not stay reserved for the next.
+        faults.removeAll()
+        pairing = VMFaultPairing()
+        faultRecords = 0
         lostEvents = 0
     }
 
@@ -65,6 +95,11 @@ package actor KdebugLaunchRecorder {
     package func capture(executable: String, timeout: Duration) async -> Capture {
         var capture = await waitForLaunch(of: executable, timeout: timeout)
         capture.raw = RawKdebugWriter.bytes(header: decoder.header, records: records, timebase: timebase)
+        if faultRecords > Self.rawFaultRecordLimit {
+            capture.warnings.append(
+                "kdebug: the raw trace keeps the first \(Self.rawFaultRecordLimit) of the launch's "
+                    + "\(faultRecords) page-fault records; the counts include them all")
+        }
         return capture
     }
 
@@ -141,7 +176,7 @@ package actor KdebugLaunchRecorder {
     private func measure(executable: String) -> Capture {
         let phases = DyldLaunchPhases(
             records: records, timebase: timebase, selection: .executable(executable),
-            threads: decoder.header?.threads ?? [])
+            threads: decoder.header?.threads ?? [], faults: faults)
         // Lost events make every phase doubtful: none is given, and the one warning says why.
         guard lostEvents == 0 else {
             return Capture(

@@ -17,6 +17,16 @@ package enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     case processCreationMs = "process_creation_ms"
     /// kdebug: dyld building the app's launch closure (`BUILD_CLOSURE`), on the first launch after an install.
     case closureBuildMs = "closure_build_ms"
+    /// kdebug: the app's file-backed page-ins (`DBG_PAGEINV_FAULT`) from exec to the first frame; a count.
+    case pageIns = "page_ins"
+    /// kdebug: the summed duration of those page-ins, ms.
+    case pageInMs = "page_in_ms"
+    /// kdebug: zero-fill faults (`DBG_ZERO_FILL_FAULT`) from exec to the first frame; a count.
+    case zeroFillFaults = "zero_fill_faults"
+    /// kdebug: copy-on-write faults (`DBG_COW_FAULT`, `DBG_COR_FAULT`) from exec to the first frame; a count.
+    case cowFaults = "cow_faults"
+    /// kdebug: compressor faults (`DBG_COMPRESSOR_FAULT`, `…_SWAPIN_FAULT`) from exec to the first frame; a count.
+    case compressorFaults = "compressor_faults"
 
     /// The five pre-main metrics dyld prints.
     package static let preMain: [Metric] = [
@@ -24,6 +34,12 @@ package enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
     ]
     /// The after-main metrics the app's markers give.
     package static let markers: [Metric] = [.mainMs, .didFinishLaunchingMs, .firstFrameMs]
+
+    /// The page-fault metrics kdebug's `MACH_vmfault` events give.
+    package static let faults: [Metric] = [.pageIns, .pageInMs, .zeroFillFaults, .cowFaults, .compressorFaults]
+
+    /// Whether the metric counts events rather than timing them (reports print it without `ms`).
+    package var isCount: Bool { [.pageIns, .zeroFillFaults, .cowFaults, .compressorFaults].contains(self) }
 
     /// The app marker name that feeds this metric, if any.
     var markerName: String? {

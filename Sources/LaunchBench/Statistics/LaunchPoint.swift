@@ -42,6 +42,11 @@ extension Metric {
         case .wallMs: return 8
         case .processCreationMs: return 9
         case .closureBuildMs: return 10
+        case .pageIns: return 11
+        case .pageInMs: return 12
+        case .zeroFillFaults: return 13
+        case .cowFaults: return 14
+        case .compressorFaults: return 15
         }
     }
 }

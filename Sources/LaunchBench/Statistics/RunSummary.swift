@@ -245,6 +245,11 @@ extension Metric {
         case .wallMs: return "wall time"
         case .processCreationMs: return "process creation"
         case .closureBuildMs: return "launch closure build"
+        case .pageIns: return "page-ins"
+        case .pageInMs: return "page-in time"
+        case .zeroFillFaults: return "zero-fill faults"
+        case .cowFaults: return "copy-on-write faults"
+        case .compressorFaults: return "compressor faults"
         }
     }
 }

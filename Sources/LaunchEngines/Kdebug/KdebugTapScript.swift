@@ -37,8 +37,9 @@ enum KdebugTapScript {
 
         PINNED = "11.45.0"
         # (class << 24) | (subclass << 16): dyld timing and UUID maps; exec, new thread, strings, lost events;
-        # UIKit's Initial Frame Rendering (first frame).
-        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000}
+        # UIKit's Initial Frame Rendering (first frame) and lifecycle codes (DBG_ARIADNE 0x87); DBG_MACH_VM,
+        # whose MACH_vmfault (0x01300008) gives page-ins.
+        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000, 0x2B870000, 0x01300000}
         START_TIMEOUT_SECONDS = 20
 
 

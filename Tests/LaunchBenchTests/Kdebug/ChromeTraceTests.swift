@@ -18,7 +18,12 @@ extension KdebugTests {
             let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             #expect(Set(object.keys) == ["traceEvents", "displayTimeUnit"])
             #expect(object["displayTimeUnit"] as? String == "ms")
-            let events = try #require(object["traceEvents"] as? [[String: Any]])
+            let all = try #require(object["traceEvents"] as? [[String: Any]])
+            // The metadata first: the process and its main thread named for the viewer's tracks.
+            let metadata = all.prefix { $0["ph"] as? String == "M" }
+            #expect(metadata.map { $0["name"] as? String } == ["process_name", "thread_name"])
+            #expect(metadata.map { ($0["args"] as? [String: String])?["name"] } == ["Demo (pid 4243)", "main thread"])
+            let events = Array(all.dropFirst(metadata.count))
             #expect(
                 events.map { $0["name"] as? String } == [
                     "Process creation", "dyld launch Demo", "Map image A", "Map image B", "Map image C",
@@ -69,10 +74,48 @@ extension KdebugTests {
             #expect(try ChromeTrace.json(try synthPhases()) == data)
         }
 
+        /// UIKit's phases after main, a page-in counter that only rises, and an initializer named by its
+        /// function when the namer knows it.
+        @Test func showsUIKitPhasesPageInsAndNamedInitializers() throws {
+            typealias Faults = PageInsTests
+            var records = try KdebugFixtures.synth().records
+            func uikit(_ code: UInt16, at ms: Double, arg1: UInt64 = 0) -> KdebugRecord {
+                KdebugRecord(
+                    timestamp: Faults.exec + UInt64(ms * 24_000),
+                    debugID: KdebugDebugID(eventClass: 0x2B, subclass: 0x87, code: code), args: [arg1],
+                    threadID: Faults.thread)
+            }
+            records += [
+                uikit(90, at: 29, arg1: 0x32), uikit(21, at: 30), uikit(25, at: 31), uikit(26, at: 35),
+                uikit(12, at: 36), Faults.firstFrame(at: 40),
+            ]
+            records += Faults.fault(at: 3, address: Faults.demoText, type: 7)
+            records += Faults.fault(at: 3.5, address: Faults.demoText + 0x4000, type: 7)
+            records += Faults.fault(at: 30, address: Faults.frameworkB, type: 7)
+            let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
+            let events = ChromeTrace.events(phases) { interval in
+                interval.image == KdebugFixtures.imageB ? "_GLOBAL__sub_I_B.cpp" : nil
+            }
+            let uikitNames = events.filter { $0.cat == "uikit" && $0.ph == "X" }.map(\.name)
+            #expect(
+                uikitNames == [
+                    "UIKit initialization", "UIKit scene creation", "didFinishLaunchingWithOptions()",
+                    "UIKit scene creation", "Initial frame rendering",
+                ])
+            let counter = events.filter { $0.ph == "C" }
+            #expect(counter.map(\.ts) == [0, 4000, 31_000])
+            #expect(counter.map { $0.args["page-ins"] } == [.number(0), .number(2), .number(3)])
+            #expect(events.contains { $0.name == "Static initializer _GLOBAL__sub_I_B.cpp" })
+            #expect(events.contains { $0.name == "Static initializer Demo" })
+            #expect(KdebugFixtures.ns(phases.didFinishLaunchingMs) == 35_000_000)
+            let data = try ChromeTrace.json(phases)
+            #expect(String(decoding: data, as: UTF8.self).contains(#""args":{"page-ins":2}"#))
+        }
+
         @Test func leavesOutWhatIsUnknown() throws {
             let records = try KdebugTrace(bytes: KdebugFixtures.bytes("pykdebugparser-dyld.kdebug")).records
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
-            let events = ChromeTrace.events(phases)
+            let events = ChromeTrace.events(phases).filter { $0.ph != "M" }
             #expect(events.map(\.name) == ["dyld launch 0x100970000", "main"])  // no exec: no process creation
             #expect(events.map(\.pid) == [0, 0])
             #expect(events[0].ts == 431.25)

@@ -38,6 +38,7 @@ struct KdebugEnricher: SampleEnricher {
     func enrich(_ sample: inout Sample, of attempt: LaunchAttempt) async -> Bool {
         let capture = await recorder.capture(executable: executable, timeout: Self.grace)
         KdebugSampling.keepRaw(capture, of: &sample, store: store)
+        KdebugSampling.applyAfterMain(capture, to: &sample)
         if sample.premainSource == .dyldStatistics && crossChecks {
             let difference = KdebugSampling.crossCheck(capture, of: &sample)
             let skipped = KdebugSampling.untimed(capture, sample).map(\.title)

@@ -47,6 +47,31 @@ enum KdebugSampling {
         }
     }
 
+    /// Puts what the trace shows after main in the sample, whichever source timed pre-main: the page faults
+    /// from exec to the first frame, and UIKit's `didFinishLaunchingWithOptions` end where LaunchProbe printed
+    /// no `didFinishLaunching` (where it did, its marker stays and a disagreement past 1 ms and 2 % is noted:
+    /// the marker is printed inside the delegate method, UIKit's code after it returns).
+    static func applyAfterMain(_ capture: KdebugLaunchRecorder.Capture, to sample: inout Sample) {
+        guard let phases = capture.phases else { return }
+        if let faults = phases.pageIns {
+            sample.metrics[.pageIns] = Double(faults.pageIns)
+            sample.metrics[.pageInMs] = faults.pageInMs
+            sample.metrics[.zeroFillFaults] = Double(faults.zeroFill)
+            sample.metrics[.cowFaults] = Double(faults.copyOnWrite)
+            sample.metrics[.compressorFaults] = Double(faults.compressor)
+        }
+        guard let uikit = phases.didFinishLaunchingMs else { return }
+        if let marker = sample[.didFinishLaunchingMs] {
+            if abs(uikit - marker) > max(1, 0.02 * marker) {
+                sample.warnings.append(
+                    "UIKit's didFinishLaunching code (\(DecimalText.fixed(uikit, maxFractionDigits: 3)) ms) and "
+                        + "LaunchProbe's marker (\(DecimalText.fixed(marker, maxFractionDigits: 3)) ms) disagree")
+            }
+        } else {
+            sample.metrics[.didFinishLaunchingMs] = uikit
+        }
+    }
+
     /// Writes the launch's raw kdebug beside its log (`kdebug/UDID/0001-cold.kdebug`), whether its phases
     /// were used, only cross-checked, or not found: a launch to look into has its trace.
     static func keepRaw(_ capture: KdebugLaunchRecorder.Capture, of sample: inout Sample, store: ResultsStore) {
