@@ -7,6 +7,10 @@ import Foundation
 ///     detach UDID          unplug it (usbmuxd says Detached; open connections close)
 ///     attach UDID          plug it back in
 ///     reboot UDID [S]      detach, then attach after S emulated seconds (default 5)
+///     heat UDID C [H]      the battery is at C °C and cools toward 30 °C, halving the gap every H emulated
+///                          seconds (default 60); launches slow down while it is above 35 °C (EmulatedConditions)
+///     battery UDID PCT     the battery level, 0 to 100
+///     charging UDID on|off whether the battery charges
 ///     list                 each device and whether it is attached
 ///     help                 this list
 ///
@@ -20,6 +24,12 @@ package enum LabControl {
         case attach(udid: String)
         /// Detach, then attach after `seconds` emulated seconds.
         case reboot(udid: String, seconds: Double)
+        /// The battery is at `celsius` and cools with this half-life (emulated seconds).
+        case heat(udid: String, celsius: Double, halfLife: Double)
+        /// The battery level, %.
+        case battery(udid: String, percent: Int)
+        /// Whether the battery charges.
+        case charging(udid: String, on: Bool)
         /// Each device and whether it is attached.
         case list
         /// The commands.
@@ -28,7 +38,8 @@ package enum LabControl {
 
     /// The commands, for `help` and for errors.
     package static let usage =
-        "commands: detach UDID | attach UDID | reboot UDID [SECONDS] | list | help"
+        "commands: detach UDID | attach UDID | reboot UDID [SECONDS] | heat UDID CELSIUS [HALF-LIFE] | "
+        + "battery UDID PERCENT | charging UDID on|off | list | help"
 
     /// Parses one line; `nil` for a blank line.
     /// - Throws: `EmulatorError.badControlCommand` naming what is wrong.
@@ -48,9 +59,27 @@ package enum LabControl {
                 throw EmulatorError.badControlCommand("reboot's seconds must be a number of 0 or more; \(usage)")
             }
             return .reboot(udid: try udid(), seconds: seconds)
+        case "heat" where (3...4).contains(words.count):
+            let celsius = Double(words[2])
+            let halfLife = words.count == 4 ? Double(words[3]) : 60
+            guard let celsius, (-20...100).contains(celsius), let halfLife, halfLife.isFinite, halfLife > 0 else {
+                throw EmulatorError.badControlCommand(
+                    "heat needs a temperature from -20 to 100 °C and a half-life above 0 seconds; \(usage)")
+            }
+            return .heat(udid: try udid(), celsius: celsius, halfLife: halfLife)
+        case "battery" where words.count == 3:
+            guard let percent = Int(words[2]), (0...100).contains(percent) else {
+                throw EmulatorError.badControlCommand("battery's level must be a whole number from 0 to 100; \(usage)")
+            }
+            return .battery(udid: try udid(), percent: percent)
+        case "charging" where words.count == 3:
+            guard ["on", "off"].contains(words[2].lowercased()) else {
+                throw EmulatorError.badControlCommand("charging takes on or off; \(usage)")
+            }
+            return .charging(udid: try udid(), on: words[2].lowercased() == "on")
         case "list" where words.count == 1: return .list
         case "help" where words.count == 1: return .help
-        case "detach", "attach", "reboot", "list", "help":
+        case "detach", "attach", "reboot", "heat", "battery", "charging", "list", "help":
             throw EmulatorError.badControlCommand("wrong number of words in '\(line)'; \(usage)")
         default:
             throw EmulatorError.badControlCommand("unknown command '\(verb)'; \(usage)")
@@ -72,6 +101,15 @@ package enum LabControl {
             case .reboot(let udid, let seconds):
                 try await lab.reboot(udid: udid, bootSeconds: seconds)
                 return "ok rebooted \(udid)"
+            case .heat(let udid, let celsius, let halfLife):
+                try conditions(udid, on: lab).heat(to: celsius, halfLifeSeconds: halfLife, timeScale: lab.timeScale)
+                return "ok \(udid) at \(celsius) °C, cooling"
+            case .battery(let udid, let percent):
+                try conditions(udid, on: lab).batteryPercent = percent
+                return "ok \(udid) battery \(percent) %"
+            case .charging(let udid, let on):
+                try conditions(udid, on: lab).charging = on
+                return "ok \(udid) charging \(on ? "on" : "off")"
             case .list:
                 return lab.devices.map { "\($0.udid) \($0.isAttached ? "attached" : "detached")" }
                     .joined(separator: "\n")
@@ -81,5 +119,13 @@ package enum LabControl {
         } catch {
             return "error: \((error as? LocalizedError)?.errorDescription ?? "\(error)")"
         }
+    }
+
+    /// The device's battery and temperature state.
+    private static func conditions(_ udid: String, on lab: EmulatedLab) throws -> EmulatedConditions {
+        guard let device = lab.device(udid: udid) else {
+            throw EmulatorError.unknownDevice(udid: udid)
+        }
+        return device.services.conditions
     }
 }
