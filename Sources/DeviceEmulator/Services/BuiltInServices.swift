@@ -2,7 +2,8 @@
 /// Add a service here once it is implemented.
 package enum BuiltInServices {
     /// The default service set: installation_proxy, AFC, debugserver, diagnostics_relay, the
-    /// instruments server (DVT), and the iOS 17.4+
+    /// instruments server (DVT), the image mounter's
+    /// lookup, and the iOS 17.4+
     /// CoreDeviceProxy tunnel.
     package static var all: [any EmulatedService] { all(seed: 0) }
 
@@ -12,6 +13,7 @@ package enum BuiltInServices {
         [
             InstallationProxyService(), AFCService(), DebugServerService(seed: seed), DiagnosticsRelayService(),
             InstrumentsService(seed: seed), CoreDeviceProxyService(seed: seed),
+            ImageMounterService(),
         ]
     }
 }
