@@ -15,9 +15,10 @@ import LaunchBench
 struct KdebugPageFaults {
     /// iOS's arm64 page size.
     static let pageSize: UInt64 = 0x4000
-    /// Text pages a launch touches in the executable and in each framework (modelled).
-    static let executablePages = 160
-    static let frameworkPages = 48
+    /// Text pages a launch touches in the executable and in each framework (modelled; the emulator's images
+    /// lie 1 MiB apart, so each image's pages stay inside its range).
+    static let executablePages = 48
+    static let frameworkPages = 32
     /// `__DATA` pages written per image, and fresh heap/stack pages per launch (modelled).
     static let dataPages = 12
     static let zeroFillPages = 240
@@ -53,9 +54,9 @@ struct KdebugPageFaults {
                     out.append(Fault(address: address, type: .pageInFile, durationUs: 4))
                 }
             }
-            // __DATA sits after __TEXT in the image (the emulator's images are 1 MiB apart).
+            // __DATA sits after __TEXT in the image, within its 1 MiB.
             for page in 0..<Self.dataPages {
-                let address = base + 0x8_0000 + UInt64(page) * Self.pageSize
+                let address = base + 0xC_0000 + UInt64(page) * Self.pageSize
                 out.append(Fault(address: address, type: .copyOnWrite, durationUs: 6))
             }
         }

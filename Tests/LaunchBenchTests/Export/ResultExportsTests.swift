@@ -91,7 +91,7 @@ import Testing
         #expect(timeout[10..<18].allSatisfy { $0.isEmpty }, "a failed launch has empty cells, not zeros")
         #expect(timeout[18] == "30000")
         let first = samples[1]
-        #expect(first[2] == "Ana's iPhone" && first[10] == "357.89" && first[22] == "2026-11-20T10:00:01.037Z")
+        #expect(first[2] == "Ana's iPhone" && first[10] == "357.89" && first[27] == "2026-11-20T10:00:01.037Z")
 
         let summaryText = try String(contentsOf: dir.appendingPathComponent("summary.csv"), encoding: .utf8)
         let summary = CSVWriterTests.parse(String(summaryText.drop { $0 == "\u{FEFF}" }))
