@@ -99,7 +99,8 @@ import Testing
     @Test func imagesOneBuildLoadsAndTheOtherDoesNotAreNamed() {
         let comparison = PairedComparison(
             new: GateLaunches(
-                samples: Self.build([400, 401, 402], build: "new", images: ["Frameworks/Analytics.framework/Analytics"])),
+                samples: Self.build(
+                    [400, 401, 402], build: "new", images: ["Frameworks/Analytics.framework/Analytics"])),
             base: GateLaunches(samples: Self.build([400, 401, 402], build: "base")), manifest: Self.manifest(pairs: 3),
             settings: GateSettings())
         #expect(

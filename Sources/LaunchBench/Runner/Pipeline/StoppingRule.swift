@@ -53,13 +53,14 @@ struct StoppingRules: Sendable {
     private var rules: [any StoppingRule]
 
     /// The rules `plan` asks for: a lost device, too many failed installs or refused launches in a row always;
-    /// `--target-precision` and `--until-verdict` when given.
+    /// `--target-precision` and `--until-verdict` (against a baseline, or an A/B run's pairs) when given.
     init(_ plan: RunPlan) {
         var rules: [any StoppingRule] = [
             DeviceLostRule(), InARowLimit.failedInstalls, InARowLimit.refusedLaunches,
         ]
         if let stopping = plan.stopping { rules.append(PrecisionRule(rule: stopping)) }
         if let untilVerdict = plan.untilVerdict { rules.append(VerdictRule(rule: untilVerdict)) }
+        if let paired = plan.pairedVerdict { rules.append(PairedVerdictRule(rule: paired)) }
         self.rules = rules
     }
 
