@@ -14,8 +14,8 @@ extension DoctorChecker {
         case .connect(_, let message)?:
             return .fails(
                 .dtservicehub, message,
-                fix: "Mount the Developer Disk Image (`pymobiledevice3 mounter auto-mount --udid UDID`): without it "
-                    + "the phone lists no instruments service.", needed: wantsKdebug)
+                fix: "The message names the cause; a phone without the Developer Disk Image lists no instruments "
+                    + "service (`pymobiledevice3 mounter auto-mount --udid UDID`).", needed: wantsKdebug)
         case nil where seen.startError != nil:
             return .unknown(.dtservicehub, DeviceDoctor.describe(seen.startError!), needed: wantsKdebug)
         case nil, .kperfLocked?:

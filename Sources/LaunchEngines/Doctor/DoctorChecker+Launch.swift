@@ -74,8 +74,8 @@ extension DoctorChecker {
             ? .holds(.debugproxy, "the launch went through debugserver over the tunnel")
             : .fails(
                 .debugproxy, sample.message ?? sample.status.rawValue,
-                fix: "Mount the Developer Disk Image (`pymobiledevice3 mounter auto-mount`): without it the phone "
-                    + "lists no debugproxy.")
+                fix: "The message names the cause; a phone without the Developer Disk Image lists no debugproxy "
+                    + "(`pymobiledevice3 mounter auto-mount --udid UDID`).")
     }
 }
 

@@ -1,0 +1,211 @@
+import EmulatorTestSupport
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+import TestSupport
+import Testing
+
+@testable import DeviceEmulator
+
+extension RealPymobiledevice3TunnelTests {
+    /// `launchbench doctor` against emulated phones through the real pymobiledevice3 (kdebug session, tunnel):
+    /// every step holds on healthy iOS 16.7 and 17.5 phones, and each fault makes the step it breaks fail.
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct DoctorTests {
+        /// Runs doctor on `device` with `app` (the sample app by default).
+        static func doctor(
+            _ device: EmulatedDevice, app: AppBundle? = nil, timeout: Duration = .seconds(30),
+            onRow: @escaping @Sendable (DoctorRow) -> Void = { _ in }
+        ) async throws -> DoctorOutcome {
+            let engines = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+            let bundle: AppBundle
+            if let app {
+                bundle = app
+            } else {
+                let folder = EndToEnd.temporaryFolder("doctor-sample")
+                bundle = try AppBundle(contentsOf: try SampleApp.write(into: folder))
+            }
+            var doctor = DeviceDoctor(probe: MobileDeviceDriver(), setup: engines.setup, app: bundle)
+            doctor.launchTimeout = timeout
+            doctor.onRow = onRow
+            return try await doctor.check(udid: device.udid, folder: EndToEnd.temporaryFolder("doctor"))
+        }
+
+        static func expect(
+            _ report: DoctorReport, fails step: DoctorStep, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(report[step]?.state == .fails, "\(report.render())", sourceLocation: sourceLocation)
+            #expect(report[step]?.fix?.isEmpty == false, "\(report.render())", sourceLocation: sourceLocation)
+            #expect(!report.ready, sourceLocation: sourceLocation)
+        }
+
+        @Test func everyStepHoldsOnHealthyIOS16And17Phones() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) { devices in
+                for device in devices {
+                    let outcome = try await Self.doctor(device)
+                    let report = outcome.report
+                    let modern = device.spec.osVersion == "17.5"
+                    #expect(report.ready, "\(report.render())")
+                    let expected = DoctorStep.allCases.filter {
+                        modern || ![.tunnel, .debugproxy, .dtservicehub].contains($0)
+                    }
+                    #expect(report.rows.map(\.step) == expected)
+                    for row in report.rows {
+                        // On 17.5 launches go through process control, so debugproxy is not used (not needed).
+                        let holds = row.state == .holds || (row.step == .debugproxy && !row.needed)
+                        #expect(holds, "\(device.spec.osVersion) \(row.step.rawValue): \(row.detail)")
+                    }
+                    #expect(report[.launch]?.detail.contains("processcontrol") == true)
+                    #expect(report[.buildClosure]?.detail.contains("built the launch closure") == true)
+                    try Self.expectCapture(outcome, lab: try await SharedTestLab.lab())
+                }
+            }
+        }
+
+        /// What --capture writes: private (0700), the raw kdebug, its parse, the logs, the phone's model; no pair
+        /// record and none of the lab's host IDs.
+        static func expectCapture(_ outcome: DoctorOutcome, lab: EmulatedLab) throws {
+            let folder = EndToEnd.temporaryFolder("capture").appendingPathComponent("bug")
+            let files = try DoctorCapture.write(outcome, to: folder)
+            let mode = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            #expect(files.contains { $0.hasPrefix("kdebug/") && $0.hasSuffix("-cold.kdebug") }, "\(files)")
+            #expect(files.contains("kdebug-parse.txt"))
+            #expect(files.contains { $0.hasSuffix("kdebug-tap.log") }, "\(files)")
+            #expect(files.contains { $0.hasSuffix("0001-cold.log") }, "\(files)")
+            let device = try String(contentsOf: folder.appendingPathComponent("device.json"), encoding: .utf8)
+            #expect(device.contains(outcome.report.device?.productType ?? "?"))
+            for file in files {
+                let data = try Data(contentsOf: folder.appendingPathComponent(file))
+                let text = String(decoding: data, as: UTF8.self)
+                #expect(!text.contains(lab.hostID) && !text.contains(lab.systemBUID), "\(file)")
+            }
+        }
+
+        @Test func anUnmountedDiskImageIsNamedOnBothPhones() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7"), ("iPhone15,4", "17.5")]) { devices in
+                for device in devices {
+                    device.services.developerDiskImageMounted = false
+                    let report = try await Self.doctor(device).report
+                    Self.expect(report, fails: .diskImage)
+                    // iOS 16: lockdown refuses the instruments service; 17: RSD lists no dtservicehub.
+                    Self.expect(report, fails: device.spec.osVersion == "16.7" ? .lockdownServices : .dtservicehub)
+                }
+            }
+        }
+
+        @Test func developerModeOffIsNamed() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                devices[0].setLockdownValue(false, domain: "com.apple.security.mac.amfi", key: "DeveloperModeStatus")
+                let report = try await Self.doctor(devices[0]).report
+                Self.expect(report, fails: .developerMode)
+                #expect(report[.developerMode]?.fix?.contains("Settings > Privacy & Security") == true)
+            }
+        }
+
+        @Test func aRefusedTunnelServiceIsNamed() async throws {
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
+                devices[0].services.coreDeviceProxyRefusal = "PasswordProtected"
+                let report = try await Self.doctor(devices[0]).report
+                Self.expect(report, fails: .tunnel)
+                #expect(report[.tunnel]?.detail.contains("Password protected") == true, "\(report.render())")
+            }
+        }
+
+        @Test func aRecordingThatHoldsKperfIsNamed() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let other = try await Pymobiledevice3EndToEnd.kdebugTracer(
+                    logFolder: EndToEnd.temporaryFolder("doctor-kperf"))
+                let recording = try await other.startTrace(on: devices[0].info)
+                let report: DoctorReport
+                do {
+                    report = try await Self.doctor(devices[0]).report
+                } catch {
+                    await recording.stop()
+                    throw error
+                }
+                await recording.stop()
+                Self.expect(report, fails: .kperf)
+                Self.expect(report, fails: .firstMessage)
+                #expect(report[.dyldEvents]?.state == .unknown)
+            }
+        }
+
+        @Test func aFailedInstallFailsTheLaunch() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                devices[0].services.installFailure = InstallFailure(error: "ApplicationVerificationFailed")
+                let report = try await Self.doctor(devices[0]).report
+                Self.expect(report, fails: .launch)
+                #expect(report[.launch]?.detail.contains("install-failed") == true, "\(report.render())")
+            }
+        }
+
+        /// An app that hangs before drawing: no first frame in the trace, and the launch times out.
+        @Test func anAppThatNeverDrawsFailsTheFirstFrame() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let profile = EndToEnd.profile(
+                    faults: Faults(hang: PointFault(when: LaunchSelector(probability: 1), after: "didFinishLaunching")))
+                let app = try EndToEnd.makeApp("NeverDraws", profile: profile)
+                let report = try await Self.doctor(devices[0], app: app, timeout: .seconds(4)).report
+                #expect(report[.firstFrame]?.state == .fails, "\(report.render())")
+                #expect(report[.dyldEvents]?.state == .holds, "\(report.render())")
+                Self.expect(report, fails: .launch)
+            }
+        }
+
+        /// Unplugged while doctor checks it: the step then names it, every later step is unknown.
+        @Test func aPhoneThatGoesAwayFinishesTheTable() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let lab = try await SharedTestLab.lab()
+                let udid = devices[0].udid
+                let report = try await Self.doctor(devices[0]) { row in
+                    if row.step == .diskImage { try? lab.detach(udid: udid) }
+                }.report
+                try? lab.attach(udid: udid)
+                Self.expect(report, fails: .lockdownServices)
+                #expect(report[.lockdownServices]?.detail.contains("went away") == true, "\(report.render())")
+                let after = report.rows.drop { $0.step != .lockdownServices }.dropFirst()
+                #expect(!after.isEmpty)
+                #expect(after.allSatisfy { $0.state == .unknown }, "\(report.render())")
+                #expect(report.rows.last?.step == .delivery)
+            }
+        }
+    }
+}
+
+/// `launchbench doctor`'s bad input and an unreachable usbmuxd, through the built binary.
+@Suite(.tags(.emulator, .subprocess), .timeLimit(.minutes(2))) struct DoctorCommandTests {
+    @Test func anUnknownDeviceExits64NamingItAndTheAttachedOnes() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 1, osVersion: "16.7")) { lab in
+            let outcome = try await LaunchbenchCLI.run(
+                ["doctor", "--device", "00008030-NOTATTACHED", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(outcome.status == 64, "\(outcome.stderr)")
+            #expect(outcome.stderr.contains("00008030-NOTATTACHED"))
+            #expect(outcome.stderr.contains(lab.devices[0].udid))
+        }
+    }
+
+    @Test func aMissingAppExits64NamingIt() async throws {
+        let outcome = try await LaunchbenchCLI.run(["doctor", "--app", "/nonexistent/Missing.app"])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains("/nonexistent/Missing.app"), "\(outcome.stderr)")
+    }
+
+    @Test func anAppThatIsNoAppExits64NamingIt() async throws {
+        let file = EndToEnd.temporaryFolder("doctor-notapp").appendingPathComponent("notes.txt")
+        try Data("not an app".utf8).write(to: file)
+        let outcome = try await LaunchbenchCLI.run(["doctor", "--app", file.path])
+        #expect(outcome.status == 64)
+        #expect(outcome.stderr.contains(file.path), "\(outcome.stderr)")
+    }
+
+    @Test func anUnreachableUsbmuxdFailsTheFirstStepAndLeavesTheRestUnknown() async throws {
+        let socket = EndToEnd.temporaryFolder("doctor-nomux").appendingPathComponent("none.sock")
+        let outcome = try await LaunchbenchCLI.run(["doctor", "--usbmuxd", "UNIX:" + socket.path])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        let rows = outcome.stdout.split(separator: "\n")
+        #expect(rows.contains { $0.hasPrefix("usbmuxd reachable") && $0.contains("fails") }, "\(outcome.stdout)")
+        #expect(rows.contains { $0.hasPrefix("launch ") && $0.contains("unknown") }, "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("Fixes:"))
+    }
+}
