@@ -23,6 +23,9 @@ package enum LaunchBenchError: Error, Sendable, Equatable {
     case devicesBusy([String])
     /// No device is attached at all.
     case noDevicesAttached
+    /// A binary that should be an arm64 Mach-O (an app's executable or framework, a dSYM's companion file) is
+    /// not one, or is truncated or inconsistent; `reason` names the field at fault.
+    case badMachO(path: String, reason: String)
     /// Devices are attached, but none of those to measure could be read (restarting, unplugged).
     case noReadableDevice([UnreadableDevice])
 }
@@ -58,6 +61,9 @@ extension LaunchBenchError: LocalizedError {
         case .devicesBusy(let devices):
             return "Every selected device is in use by another launchbench run: \(devices.joined(separator: "; ")). "
                 + "Wait for that run to end (or stop it), or pick another device with --device."
+        case .badMachO(let path, let reason):
+            return "Cannot read \(path) as a Mach-O binary: \(reason). Pass the app's own arm64 build, or its dSYM "
+                + "(<Name>.dSYM, or the file in its Contents/Resources/DWARF/)."
         case .noDevicesAttached:
             return "No device is attached. Connect an unlocked, paired iPhone (trust this computer), "
                 + "or try `launchbench demo` to run against an emulated lab."

@@ -3,8 +3,10 @@ import LaunchBench
 
 /// The sample app the emulated lab measures by default (`launchbench demo`, the tests, the benchmarks): the
 /// bytes of `Fixtures/SampleApp/Sample.app`, kept here so an installed launchbench writes the very app a
-/// checkout measures (`SampleAppTests` proves them byte-equal). The executable and frameworks are
-/// placeholders: the emulator never runs them; `launchbench-emulator.json` says what the app does in it.
+/// checkout measures (`SampleAppTests` proves them byte-equal). The executable and frameworks are real arm64
+/// Mach-O files with static initializers (`Scripts/make-sample-binaries`, kept in `SampleAppBinaries.swift`);
+/// the emulator never runs them, it reads their initializers, and `launchbench-emulator.json` says how long
+/// the app takes.
 package enum SampleApp {
     /// The app's `CFBundleIdentifier`.
     package static let bundleID = "com.example.launchbench.sample"
@@ -72,39 +74,12 @@ package enum SampleApp {
         """
     }
 
-    /// Every file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break).
+    /// Every text file of `Sample.app`: its path inside the bundle and its text (UTF-8, ending in a line break);
+    /// the binaries are `binaries`.
     package static let files: [(path: String, text: String)] = [
         ("Frameworks/SampleKit.framework/Info.plist", frameworkInfoPlist("SampleKit")),
-        (
-            "Frameworks/SampleKit.framework/SampleKit",
-            """
-            placeholder framework binary
-
-            """
-        ),
         ("Frameworks/SampleNetworking.framework/Info.plist", frameworkInfoPlist("SampleNetworking")),
-        (
-            "Frameworks/SampleNetworking.framework/SampleNetworking",
-            """
-            placeholder framework binary
-
-            """
-        ),
-        (
-            "Frameworks/libSampleAnalytics.dylib",
-            """
-            placeholder dylib
-
-            """
-        ),
         ("Info.plist", infoPlist(build: fixtureBuild)),
-        (
-            "Sample",
-            """
-            placeholder Mach-O executable of the launchbench sample app (the emulator never runs it)
-
-            """
-        ),
         (
             "launchbench-emulator.json",
             """
@@ -192,10 +167,26 @@ package enum SampleApp {
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(text.utf8).write(to: url)
             }
+            for binary in binaries {
+                let url = app.appendingPathComponent(binary.path)
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try bytes(of: binary).write(to: url)
+            }
         } catch {
             throw LaunchBenchError.cannotWrite(
                 path: app.path, reason: "the sample app cannot be written (\(error.localizedDescription))")
         }
         return app
+    }
+
+    /// A binary's bytes: zeros with its runs laid in.
+    static func bytes(of binary: (path: String, size: Int, runs: [(offset: Int, base64: [String])])) -> Data {
+        var data = Data(count: binary.size)
+        for run in binary.runs {
+            guard let bytes = Data(base64Encoded: run.base64.joined()) else { continue }
+            data.replaceSubrange(run.offset..<(run.offset + bytes.count), with: bytes)
+        }
+        return data
     }
 }
