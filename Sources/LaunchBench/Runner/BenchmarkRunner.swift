@@ -159,8 +159,13 @@ package struct BenchmarkRunner: Sendable {
                 let trace = traces[position]
                 group.addTask { [driver, reporter, conditions] in
                     await DeviceCompletion(index: index) {
-                        let watch = ConditionWatch(
-                            reader: conditions, policy: plan.conditions, device: device, reporter: reporter)
+                        // Without a reader the conditions are not recorded at all, unless --require asks for
+                        // them: then each device says they cannot be checked.
+                        let watch =
+                            conditions == nil && plan.conditions.requirements.isEmpty
+                            ? nil
+                            : ConditionWatch(
+                                reader: conditions, policy: plan.conditions, device: device, reporter: reporter)
                         var session = DeviceRun(
                             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
                             referenceStore: referenceStore, baseStore: baseStore, trace: trace,
