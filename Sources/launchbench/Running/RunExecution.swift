@@ -32,7 +32,8 @@ enum RunExecution {
         let engines = setup.engines(base: base, devices: devices, logs: folder.appendingPathComponent("logs"))
         do {
             let code = try await measure(
-                plan, runner: engines.runner(reporter: progress, conditions: base), progress: progress, devices: selection,
+                plan, runner: engines.runner(reporter: progress, conditions: base), progress: progress,
+                devices: selection,
                 store: store, busy: locks.busy, gate: gate)
             await engines.shutdown()
             return code
@@ -99,11 +100,18 @@ enum RunExecution {
             iterations =
                 "up to \(stopping.maxIterations) iterations (until the cold median is known within "
                 + "±\(DecimalText.fixed(stopping.targetPrecisionPercent, maxFractionDigits: 2)) %)"
+        } else if let rule = plan.pairedVerdict {
+            iterations = "up to \(rule.design.maxPairs) iterations (until the pairs of the two builds decide)"
         } else if let rule = plan.untilVerdict {
             iterations =
                 "up to \(rule.design.maxLaunches) iterations (until the verdict against the baseline is settled)"
         } else {
             iterations = "\(plan.iterations) iterations"
+        }
+        if let base = plan.against {
+            return "Measuring \(plan.app.bundleID) NEW \(plan.app.versionDescription) against BASE "
+                + "\(base.versionDescription) on \(deviceText), both builds each iteration (ABBA order): "
+                + "\(iterations), \(cold), \(warm) each. Results: \(folder.path) (BASE in base/)"
         }
         return "Measuring \(plan.app.bundleID) \(plan.app.versionDescription) on \(deviceText): \(iterations), "
             + "\(cold), \(warm) each. Results: \(folder.path)"
