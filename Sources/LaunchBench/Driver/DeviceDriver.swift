@@ -28,6 +28,10 @@ package protocol DeviceDriver: Sendable {
 
     /// Restarts the device and returns once it is attached again (the caller waits the settle time).
     func restart(_ udid: String, timeout: Duration) async throws
+
+    /// The device's log (syslog relay) from now on, line by line, until the stream's consumer stops; the
+    /// default throws `DeviceLogUnavailable`.
+    func deviceLog(on udid: String) async throws -> AsyncThrowingStream<String, any Error>
 }
 
 extension DeviceDriver {

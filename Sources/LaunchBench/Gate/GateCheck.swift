@@ -58,6 +58,8 @@ package struct GateCheck: Sendable {
                     .map { Self.inBase($0) } + guardrail.check(launches: base.launches).map { Self.inBase($0) }
             }
         }
+        if let baseline { report.notes += Self.disturbedNotes(baseline, side: "baseline") }
+        report.notes += Self.disturbedNotes(current, side: "current")
         return report
     }
 

@@ -16,6 +16,8 @@ package actor KdebugLaunchRecorder {
         /// The launch's records since ``mark()`` as a RAW_VERSION2 file (the device's header and thread map
         /// first), kept whether or not phases were found: what a bug report needs.
         package var raw: [UInt8] = []
+        /// The newest exec of the app since its previous launch that was not a launch of launchbench's.
+        package var prelaunch: Prelaunch? = nil
     }
 
     /// The device's mach timebase.
@@ -31,6 +33,12 @@ package actor KdebugLaunchRecorder {
     private var lostEvents = 0
     private var failure: String?
     private var ended = false
+    /// Prelaunches seen after the previous launch, found when the trace was marked for the next.
+    private var pending: [Prelaunches.Seen] = []
+    /// Execs in `records` that are accounted for: launches, and prelaunches already given to a launch.
+    private var accounted: Set<Prelaunches.ExecKey> = []
+    /// The pid of the launch since the mark, when its launcher said (process control).
+    private var launchPid: Int?
 
     /// Starts reading `feed`.
     package init(feed: KdebugFeed) {
@@ -80,9 +88,16 @@ package actor KdebugLaunchRecorder {
         (records.count, faults.count, records.count * KdebugRecord.size + faults.count * MemoryLayout<VMFault>.stride)
     }
 
-    /// Forgets everything before the launch about to start.
-    package func mark() {
+    /// Forgets everything before the launch about to start; with `executable`, first keeps the execs of it that
+    /// came after the previous launch (the phone's prelaunches) for the next capture.
+    package func mark(executable: String? = nil) {
+        if let executable {
+            pending += Prelaunches.find(
+                executable, in: records, threads: decoder.header?.threads ?? [], excluding: accounted)
+        }
         records.removeAll(keepingCapacity: true)
+        accounted.removeAll()
+        launchPid = nil
         // Not kept: one launch's worth of faults must not stay reserved for the next.
         faults.removeAll()
         pairing = VMFaultPairing()
@@ -95,12 +110,30 @@ package actor KdebugLaunchRecorder {
     package func capture(executable: String, timeout: Duration) async -> Capture {
         var capture = await waitForLaunch(of: executable, timeout: timeout)
         capture.raw = RawKdebugWriter.bytes(header: decoder.header, records: records, timebase: timebase)
+        let launch = exec(of: executable)
+        let seen = pending + prelaunchesBefore(launch, of: executable)
+        capture.prelaunch = Prelaunches.label(seen, launch: launch, timebase: timebase)
+        accounted.formUnion(seen.map { Prelaunches.ExecKey($0.exec) })
+        if let launch { accounted.insert(Prelaunches.ExecKey(launch)) }
+        pending = []
         if faultRecords > Self.rawFaultRecordLimit {
             capture.warnings.append(
                 "kdebug: the raw trace keeps the first \(Self.rawFaultRecordLimit) of the launch's "
                     + "\(faultRecords) page-fault records; the counts include them all")
         }
         return capture
+    }
+
+    /// The launch since the mark started as `pid`: only an exec in that process is the launch.
+    package func launched(pid: Int) {
+        launchPid = pid
+    }
+
+    /// The execs of `executable` since the last mark before `launch` (all of them without one): prelaunches whose
+    /// events reached the trace only after the mark.
+    private func prelaunchesBefore(_ launch: KdebugRecord?, of executable: String) -> [Prelaunches.Seen] {
+        Prelaunches.find(executable, in: records, threads: decoder.header?.threads ?? [], excluding: accounted)
+            .filter { seen in launch.map { seen.exec.timestamp < $0.timestamp } ?? true }
     }
 
     private func waitForLaunch(of executable: String, timeout: Duration) async -> Capture {
@@ -174,8 +207,13 @@ package actor KdebugLaunchRecorder {
     }
 
     private func measure(executable: String) -> Capture {
+        // A prelaunch's process is not the launch: its records are left out.
+        let others = prelaunchesBefore(exec(of: executable), of: executable).reduce(into: Set<UInt64>()) {
+            $0.formUnion($1.threads)
+        }
         let phases = DyldLaunchPhases(
-            records: records, timebase: timebase, selection: .executable(executable),
+            records: others.isEmpty ? records : records.filter { !others.contains($0.threadID) }, timebase: timebase,
+            selection: .executable(executable),
             threads: decoder.header?.threads ?? [], faults: faults)
         // Lost events make every phase doubtful: none is given, and the one warning says why.
         guard lostEvents == 0 else {
@@ -186,25 +224,30 @@ package actor KdebugLaunchRecorder {
         return Capture(phases: phases, lostEvents: 0, warnings: phases?.warnings.map { "kdebug: " + $0 } ?? [])
     }
 
-    /// The first exec under `executable`'s name since the last mark: its record (exec records the name under
+    /// The newest exec under `executable`'s name since the last mark: its record (exec records the name under
     /// which it ran, cut to 31 bytes or fewer, so a prefix of the executable's name matches). An earlier exec in
-    /// the same pid (launchd's `xpcproxy`) is not the launch.
+    /// the same pid (launchd's `xpcproxy`) is not the launch, nor is an earlier exec of the app (the phone's
+    /// prelaunch, when its events reached the trace after the mark), nor one in another pid than the launcher's.
     private func exec(of executable: String) -> KdebugRecord? {
         var lastExec: [UInt64: KdebugRecord] = [:]
+        var newest: KdebugRecord?
         for record in records {
             switch record.debugID.eventID {
             case .traceDataExec:
                 lastExec[record.threadID] = record
             case .traceStringExec:
                 let name = String(decoding: record.argumentBytes.prefix { $0 != 0 }, as: UTF8.self)
-                if DyldLaunchSelection.execName(name, matches: executable), let exec = lastExec[record.threadID] {
-                    return exec
+                if DyldLaunchSelection.execName(name, matches: executable), let exec = lastExec[record.threadID],
+                    exec.timestamp >= newest?.timestamp ?? 0,
+                    launchPid.map({ Int(truncatingIfNeeded: exec.arg1) == $0 }) ?? true
+                {
+                    newest = exec
                 }
             default:
                 break
             }
         }
-        return nil
+        return newest
     }
 
     /// How far the launch of `executable` since the last ``mark()`` got: whether dyld reached main

@@ -64,7 +64,10 @@ struct DeviceRun: Sendable {
         }
         pipeline = LaunchPipeline(
             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
-            launcher: launcher, enrichers: (traced.map { [$0] } ?? []) + enrichers)
+            launcher: launcher,
+            // Prelaunches: seen by the kdebug session when there is one, else in the device log.
+            enrichers: (traced.map { [$0.labelling(plan)] }
+                ?? [PrelaunchWatch(driver: driver, udid: device.udid, plan: plan)]) + enrichers)
         if let baseStore, let basePlan = plan.basePlan {
             // Measured exactly as the new build (same launcher, kdebug read the same way); the kdebug session is
             // stopped once, by the new build's pipeline.

@@ -59,6 +59,9 @@ package struct RunPlan: Sendable {
     package var premain: PremainSelection = .auto
     /// How each device's app is launched (`--launcher`).
     package var launcher: LauncherChoice = .auto
+    /// `--count-prelaunched`: count a cold launch after a prelaunch, and a launch whose closure dyld rebuilt, in
+    /// the statistics (they are labelled either way; see `LaunchDisturbance`).
+    package var countPrelaunched = false
     /// The device conditions recorded before each iteration, and those `--require` waits for.
     package var conditions = ConditionPolicy()
 

@@ -99,8 +99,11 @@ package struct DeviceSummary: Sendable, Hashable {
     package var device: DeviceIdentity
     /// Cold before warm; a kind with no launches is left out (`--warm 0`).
     package var kinds: [KindSummary]
-    /// What the user should know about this device (why it was stopped, where its times come from).
+    /// What the user should know about this device (why it was stopped, where its times come from, which
+    /// launches the phone disturbed).
     package var remarks: [String]
+    /// Its launches after a prelaunch or with a rebuilt closure; the set-aside ones are in no `kinds` entry.
+    package var disturbed: DisturbedLaunches
     /// What the launches themselves said: failure messages and parser warnings, each distinct text
     /// once with how many launches said it, in order of first appearance.
     package var messages: [LaunchMessage]
@@ -111,7 +114,8 @@ package struct DeviceSummary: Sendable, Hashable {
     package var appVersion: String
 
     fileprivate init(_ launches: DeviceLaunches, metrics: [Metric], remarks: [String]) {
-        self.remarks = remarks
+        disturbed = launches.disturbed
+        self.remarks = remarks + launches.disturbed.remarks
         messages = launches.messageOrder.map { LaunchMessage(text: $0, launches: launches.messageCounts[$0] ?? 0) }
         device = launches.device
         appBundleID = launches.appBundleID ?? ""
@@ -262,6 +266,7 @@ private struct DeviceLaunches: Sendable {
     var messageCounts: [String: Int] = [:]
     var messageOrder: [String] = []
     var kinds: [LaunchKind: KindLaunches] = [:]
+    var disturbed = DisturbedLaunches()
 
     mutating func add(_ sample: Sample) {
         // The latest sample names the device: a rename or an iOS update mid-run shows its final state.
@@ -278,6 +283,9 @@ private struct DeviceLaunches: Sendable {
             if messageCounts[text] == nil { messageOrder.append(text) }
             messageCounts[text, default: 0] += 1
         }
+        disturbed.add(sample)
+        // A set-aside launch is named, not measured: no statistic, chart or gate sees it.
+        if sample.setAside { return }
         kinds[sample.kind, default: KindLaunches()].add(sample)
     }
 }

@@ -95,6 +95,12 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to keep reading after a launch is complete.", valueName: "seconds"))
     var grace: Double = 0.5
 
+    @Flag(
+        help: ArgumentHelp(
+            "Count a cold launch after the phone prelaunched the app, and a launch whose closure dyld rebuilt, in "
+                + "the statistics (they are labelled and named either way)."))
+    var countPrelaunched = false
+
     @OptionGroup var results: OutputOptions
 
     @OptionGroup var connection: ConnectionOptions
@@ -168,6 +174,7 @@ struct Run: AsyncParsableCommand {
                 grace: Self.duration(grace), settle: Self.duration(settle), premain: engines.premainSelection))
         plan.launcher = engines.launcherChoice
         plan.conditions = conditions.policy
+        plan.countPrelaunched = countPrelaunched
         let usbmuxd = connection.apply()
         let code = try await RunExecution.execute(
             plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,

@@ -27,9 +27,11 @@ struct DeviceTrace: Sendable {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
         do {
             let feed = try await tracer.startTrace(on: device)
+            let recorder = KdebugLaunchRecorder(feed: feed)
             return DeviceTrace(
-                recorder: KdebugLaunchRecorder(feed: feed), processControl: feed.processControl, source: source,
-                note: nil)
+                recorder: recorder,
+                processControl: feed.processControl.map { PidReportingProcessControl(base: $0, recorder: recorder) },
+                source: source, note: nil)
         } catch {
             let note =
                 source == .kdebug

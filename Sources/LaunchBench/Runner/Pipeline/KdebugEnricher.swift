@@ -12,13 +12,16 @@ struct KdebugEnricher: SampleEnricher {
     let crossChecks: Bool
     /// Where the raw trace and the timeline of each launch are written.
     let store: ResultsStore
+    /// The plan whose rules label a launch after a prelaunch or with a rebuilt closure (`LaunchDisturbance`);
+    /// `nil`: not labelled.
+    var labels: RunPlan? = nil
 
     /// How long after a launch ends its kdebug events may still arrive (a phone flushes every 100 ms;
     /// delivery bottoms out near 200 ms).
     static let grace: Duration = .seconds(3)
 
     func willLaunch(_ attempt: LaunchAttempt) async {
-        await recorder.mark()
+        await recorder.mark(executable: executable)
     }
 
     /// Tells `watcher` what the trace shows of the running launch, every 50 ms, until the first frame.
@@ -38,6 +41,11 @@ struct KdebugEnricher: SampleEnricher {
     func enrich(_ sample: inout Sample, of attempt: LaunchAttempt) async -> Bool {
         let capture = await recorder.capture(executable: executable, timeout: Self.grace)
         KdebugSampling.keepRaw(capture, of: &sample, store: store)
+        if let labels {
+            LaunchDisturbance.label(
+                &sample, prelaunch: capture.prelaunch, builtClosure: capture.phases?.closureBuildMs != nil,
+                attempt: attempt, plan: labels)
+        }
         KdebugSampling.applyAfterMain(capture, to: &sample)
         if sample.premainSource == .dyldStatistics && crossChecks {
             let difference = KdebugSampling.crossCheck(capture, of: &sample)
@@ -47,6 +55,13 @@ struct KdebugEnricher: SampleEnricher {
         }
         KdebugSampling.apply(capture, to: &sample, store: store)
         return capture.phases?.mainMs != nil
+    }
+
+    /// This enricher, labelling each launch by `plan`'s rules.
+    func labelling(_ plan: RunPlan) -> KdebugEnricher {
+        var labelled = self
+        labelled.labels = plan
+        return labelled
     }
 
     /// Stops the session; the note says how dyld's statistics compared with kdebug, when they were checked.
