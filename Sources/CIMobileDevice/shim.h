@@ -17,5 +17,6 @@
 #include <libimobiledevice/debugserver.h>
 #include <libimobiledevice/diagnostics_relay.h>
 #include <libimobiledevice/mobile_image_mounter.h>
+#include <libimobiledevice/syslog_relay.h>
 
 #endif

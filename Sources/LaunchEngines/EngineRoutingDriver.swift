@@ -42,6 +42,11 @@ package final class EngineRoutingDriver: DeviceDriver {
         return try await base.reinstall(app, on: udid, timeout: timeout)
     }
 
+    /// The syslog relay is a lockdown service, whatever engine launches: `base` reads it.
+    package func deviceLog(on udid: String) async throws -> AsyncThrowingStream<String, any Error> {
+        try await base.deviceLog(on: udid)
+    }
+
     package func uninstall(bundleID: String, on udid: String) async throws {
         if case .devicectl = try await engine(of: udid).1.engine, let devicectl {
             return try await devicectl.uninstall(bundleID: bundleID, on: udid)
