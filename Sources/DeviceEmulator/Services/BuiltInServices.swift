@@ -2,7 +2,7 @@
 /// Add a service here once it is implemented.
 package enum BuiltInServices {
     /// The default service set: installation_proxy, AFC, debugserver, diagnostics_relay, the
-    /// instruments server (DVT), the image mounter's
+    /// instruments server (DVT), the syslog relay, the image mounter's
     /// lookup, and the iOS 17.4+
     /// CoreDeviceProxy tunnel.
     package static var all: [any EmulatedService] { all(seed: 0) }
@@ -12,7 +12,7 @@ package enum BuiltInServices {
     package static func all(seed: UInt64) -> [any EmulatedService] {
         [
             InstallationProxyService(), AFCService(), DebugServerService(seed: seed), DiagnosticsRelayService(),
-            InstrumentsService(seed: seed), CoreDeviceProxyService(seed: seed),
+            InstrumentsService(seed: seed), CoreDeviceProxyService(seed: seed), SyslogRelayService(),
             ImageMounterService(),
         ]
     }

@@ -153,7 +153,9 @@ final class DebugServerHandler: ChannelInboundHandler {
         planner.device = moment
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
         KdebugTaps.publishLaunch(
-            plan: plan, device: device, lab: lab, buildsClosure: kind == .cold, eventLoop: context.eventLoop)
+            plan: plan, device: device, lab: lab,
+            buildsClosure: device.closures.build(app.bundleID, cold: kind == .cold, launchNumber: number),
+            eventLoop: context.eventLoop)
 
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         for output in plan.outputs {

@@ -27,6 +27,8 @@ struct InstallationProxyEngine {
     static let browseBatch = 20
 
     let state: DeviceServiceState
+    /// Told of each install as its `Complete` goes out, with the install's number (a phone's prelaunch follows).
+    var installed: (@Sendable (InstalledApp, Int) -> Void)? = nil
 
     /// The replies to `request`.
     func handle(_ request: [String: Any]) -> [Step] {
@@ -81,7 +83,11 @@ struct InstallationProxyEngine {
         return statusSteps(upTo: 90, stepMs: stepMs)
             + [
                 Step(
-                    delayMs: stepMs, message: ["Status": "Complete"], effect: { state.install(app) },
+                    delayMs: stepMs, message: ["Status": "Complete"],
+                    effect: { [installed] in
+                        state.install(app)
+                        installed?(app, number)
+                    },
                     bundleID: app.bundleID)
             ]
     }

@@ -8,7 +8,11 @@ package struct InstallationProxyService: EmulatedService {
     package init() {}
 
     package func accept(_ connection: ServiceConnection) throws {
-        let engine = InstallationProxyEngine(state: connection.device.services)
+        var engine = InstallationProxyEngine(state: connection.device.services)
+        let (device, lab) = (connection.device, connection.lab)
+        engine.installed = { app, number in
+            device.prelaunches.installed(app, number: number, device: device, lab: lab, seed: 0)
+        }
         try connection.addHandlers(
             ByteToMessageHandler(PlistFrameDecoder()), InstallationProxyHandler(engine: engine, lab: connection.lab))
     }

@@ -106,7 +106,9 @@ final class ProcessControlChannel: InstrumentsChannel {
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
         processes.launch(plan, bundleID: bundleID, observer: observer, lab: lab, eventLoop: eventLoop)
         KdebugTaps.publishLaunch(
-            plan: plan, device: device, lab: lab, buildsClosure: kind == .cold, eventLoop: eventLoop)
+            plan: plan, device: device, lab: lab,
+            buildsClosure: device.closures.build(bundleID, cold: kind == .cold, launchNumber: number),
+            eventLoop: eventLoop)
         replies.object(NSNumber(value: plan.pid))
     }
 
