@@ -209,3 +209,24 @@ extension RealPymobiledevice3TunnelTests {
         #expect(outcome.stdout.contains("Fixes:"))
     }
 }
+
+extension RealPymobiledevice3TunnelTests.DoctorTests {
+    /// A phone that forgot this host's pairing refuses the lockdown session: the pairing step names it.
+    @Test func aPhoneThatForgotThePairingIsNamed() async throws {
+        try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+            let lab = try await SharedTestLab.lab()
+            lab.setForgetsPairing(true, udid: devices[0].udid)
+            let report: DoctorReport
+            do {
+                report = try await Self.doctor(devices[0]).report
+            } catch {
+                lab.setForgetsPairing(false, udid: devices[0].udid)
+                throw error
+            }
+            lab.setForgetsPairing(false, udid: devices[0].udid)
+            Self.expect(report, fails: .pairing)
+            #expect(report[.pairing]?.fix?.contains("Trust") == true)
+            #expect(report.rows.drop { $0.step != .pairing }.dropFirst().allSatisfy { $0.state != .holds })
+        }
+    }
+}

@@ -38,6 +38,9 @@ package final class EmulatedLab: Sendable {
     /// encoding it (certificates as data, twice through the XML serializer) took ~5 ms a request, which every
     /// client that reads the record pays (libimobiledevice: at each lockdown session and each TLS service).
     private let pairRecords: Locked<[String: Data]> = Locked([:])
+    /// Devices that forgot this host's pairing (as after Settings > Reset Location & Privacy): their lockdown
+    /// refuses `StartSession` with `InvalidHostID` while the host still holds its pair record.
+    private let forgotten: Locked<Set<String>> = Locked([])
 
     private init(rootDirectory: URL, addresses: [USBMuxAddress], timeScale: Double) {
         self.rootDirectory = rootDirectory
@@ -289,6 +292,16 @@ package final class EmulatedLab: Sendable {
     func removeListener(_ channel: any Channel) {
         state.withLock { _ = $0.listeners.removeValue(forKey: ObjectIdentifier(channel)) }
     }
+
+    /// Makes the device forget (or, with `false`, remember again) this host's pairing.
+    package func setForgetsPairing(_ forgets: Bool, udid: String) {
+        forgotten.withLock { set in
+            if forgets { set.insert(udid) } else { set.remove(udid) }
+        }
+    }
+
+    /// Whether the device forgot this host's pairing (`setForgetsPairing`).
+    func forgetsPairing(udid: String) -> Bool { forgotten.withLock { $0.contains(udid) } }
 
     /// usbmuxd's `ReadPairRecord` reply for a device (XML plist bytes: the record as `PairRecordData`); `nil`
     /// for a UDID the lab does not know.

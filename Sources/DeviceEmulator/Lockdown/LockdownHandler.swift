@@ -90,7 +90,9 @@ final class LockdownHandler: ChannelInboundHandler {
             reply["Error"] = "MissingHostID"
             return
         }
-        guard hostID == lab.hostID else {
+        // A phone that forgot the pairing knows no host ID (libimobiledevice's lockdown.c maps the error to
+        // LOCKDOWN_E_INVALID_HOST_ID).
+        guard hostID == lab.hostID, !lab.forgetsPairing(udid: device.udid) else {
             reply["Error"] = "InvalidHostID"
             return
         }
