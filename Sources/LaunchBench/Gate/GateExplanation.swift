@@ -48,8 +48,31 @@ package struct GateExplanation: Sendable, Hashable {
         }
     }
 
+    /// How the median page-ins of the launches moved (kdebug's `page_ins`), when both sides traced page faults.
+    package struct PageInChange: Sendable, Hashable {
+        /// The baseline's median page-ins per launch.
+        package var baselineMedian: Double
+        /// The current run's.
+        package var currentMedian: Double
+
+        /// `page-ins +912 (+35 %)`.
+        package var text: String {
+            let delta = currentMedian - baselineMedian
+            let sign = delta >= 0 ? "+" : "-"
+            var text = "page-ins \(sign)\(DecimalText.fixed(abs(delta), maxFractionDigits: 0))"
+            if baselineMedian > 0 {
+                text += " (\(sign)\(DecimalText.fixed(abs(delta) / baselineMedian * 100, maxFractionDigits: 0)) %)"
+            }
+            return text
+        }
+    }
+
     /// Phases measured on both sides, in launch order.
     package var phases: [PhaseShift]
+    /// The page-ins' change, when it is past ``minimumPageInChangeFraction`` of the baseline's median.
+    package var pageIns: PageInChange? = nil
+    /// Page-in changes smaller than this share of the baseline's median are not named.
+    static let minimumPageInChangeFraction = 0.1
     /// Appeared and disappeared images, then the largest initializer changes (at most `imageLimit` of those).
     package var images: [ImageChange]
 
@@ -119,6 +142,7 @@ package struct GateExplanation: Sendable, Hashable {
                 currentMedianMs: c)
         }
         .sorted { abs($0.deltaMs ?? 0) > abs($1.deltaMs ?? 0) }
+        pageIns = Self.pageInChange(old, new)
         images = changes + moved.prefix(Self.imageLimit)
     }
 
@@ -142,6 +166,20 @@ package struct GateExplanation: Sendable, Hashable {
         ]
     }
 
+    /// The median page-ins of each side, when both traced faults and they moved past the threshold (and by at
+    /// least one page).
+    static func pageInChange(_ old: [LaunchPoint], _ new: [LaunchPoint]) -> PageInChange? {
+        let before = old.compactMap { $0[.pageIns] }.sorted()
+        let after = new.compactMap { $0[.pageIns] }.sorted()
+        guard !before.isEmpty, !after.isEmpty else { return nil }
+        let change = PageInChange(
+            baselineMedian: Percentile.of(sorted: before, fraction: 0.5),
+            currentMedian: Percentile.of(sorted: after, fraction: 0.5))
+        let delta = abs(change.currentMedian - change.baselineMedian)
+        guard delta >= max(1, change.baselineMedian * minimumPageInChangeFraction) else { return nil }
+        return change
+    }
+
     /// The phase that moved the most in the direction of `totalShiftMs` (`nil` when none did).
     package func mainPhase(forShift totalShiftMs: Double) -> PhaseShift? {
         phases.filter { ($0.shift.shift > 0) == (totalShiftMs > 0) && $0.shift.shift != 0 }
@@ -159,7 +197,8 @@ package struct GateExplanation: Sendable, Hashable {
             }
         }
         let causes = images.prefix(Self.imageLimit).map(Self.describe)
-        if !causes.isEmpty { text += (text.isEmpty ? "" : ": ") + causes.joined(separator: ", ") }
+        let named = causes + (pageIns.map { [$0.text] } ?? [])
+        if !named.isEmpty { text += (text.isEmpty ? "" : ": ") + named.joined(separator: ", ") }
         return text.isEmpty ? nil : text
     }
 

@@ -78,6 +78,11 @@ enum GateText {
             let sides = "median \(ms(change.baselineMedianMs)) → \(ms(change.currentMedianMs)) ms"
             return "\(GateExplanation.describe(change)) (\(sides))"
         }
+        if let pageIns = explanation.pageIns {
+            let sides =
+                "median \(DecimalText.fixed(pageIns.baselineMedian, maxFractionDigits: 1)) → \(DecimalText.fixed(pageIns.currentMedian, maxFractionDigits: 1))"
+            lines.append("\(pageIns.text) from exec to first frame (\(sides))")
+        }
         if explanation.images.contains(where: { $0.change == .changed }) {
             lines.append("Initializer medians are over the launches whose dyld list named the image.")
         }

@@ -68,6 +68,9 @@ package struct Sample: Sendable, Hashable, Codable {
     /// Kept out of the statistics and the gate, and named in the reports: a cold launch after a prelaunch, or a
     /// rebuilt closure, unless the run counted them (`--count-prelaunched`; `set_aside`, written only when true).
     package var setAside = false
+    /// kdebug: the file-backed page-ins from exec to the first frame by image, most first (`page_ins_by_image` in
+    /// samples.jsonl: `[{image, page_ins, ms}]`, the image's path; absent when page faults were not traced).
+    package var pageInsByImage: [ImagePageIns]?
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -128,6 +131,7 @@ package struct Sample: Sendable, Hashable, Codable {
         case prelaunch
         case closureRebuilt = "closure_rebuilt"
         case setAside = "set_aside"
+        case pageInsByImage = "page_ins_by_image"
     }
 
     private struct MetricKey: CodingKey {
@@ -167,13 +171,15 @@ package struct Sample: Sendable, Hashable, Codable {
         prelaunch = try c.decodeIfPresent(Prelaunch.self, forKey: .prelaunch)
         closureRebuilt = try c.decodeIfPresent(Bool.self, forKey: .closureRebuilt) ?? false
         setAside = try c.decodeIfPresent(Bool.self, forKey: .setAside) ?? false
+        pageInsByImage = try c.decodeIfPresent([ImagePageIns].self, forKey: .pageInsByImage)
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
         for metric in Metric.allCases {
             let key = MetricKey(stringValue: metric.rawValue)
             if let value = try m.decodeIfPresent(Double.self, forKey: key) {
-                if let problem = Self.impossibility(value, limitMs: limit) {
+                // A count (page-ins) is bounded by no timeout.
+                if let problem = Self.impossibility(value, limitMs: metric.isCount ? .infinity : limit) {
                     throw DecodingError.dataCorruptedError(forKey: key, in: m, debugDescription: problem)
                 }
                 metrics[metric] = value
@@ -235,6 +241,7 @@ package struct Sample: Sendable, Hashable, Codable {
         try c.encodeIfPresent(prelaunch, forKey: .prelaunch)
         if closureRebuilt { try c.encode(true, forKey: .closureRebuilt) }
         if setAside { try c.encode(true, forKey: .setAside) }
+        try c.encodeIfPresent(pageInsByImage, forKey: .pageInsByImage)
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

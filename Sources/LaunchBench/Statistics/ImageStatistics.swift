@@ -21,6 +21,11 @@ package struct ImageStatistics: Sendable, Hashable {
         package var medianInitializerMs: Double?
         /// 90th percentile of the listed initializer times, in ms; `nil` when no launch listed one.
         package var p90InitializerMs: Double?
+        /// Median file-backed page-ins (kdebug's `DBG_PAGEINV_FAULT`) in the image's range per launch, over the
+        /// launches whose page faults were traced (0 where none fell in it); `nil` when none was.
+        package var medianPageIns: Double? = nil
+        /// Median of those page-ins' summed duration per launch, ms; `nil` when no launch traced faults.
+        package var medianPageInMs: Double? = nil
     }
 
     /// Launches that did not fail (the ones that could print anything).
@@ -55,6 +60,11 @@ package struct ImageStatistics: Sendable, Hashable {
         private var listed: [String: Int] = [:]
         private var listedOrder: [String] = []
         private var times: [String: [Double]] = [:]
+        /// Page-ins and their ms per image (bundle path or file name) over the launches that traced faults.
+        private var pageIns: [String: [(count: Double, ms: Double)]] = [:]
+        private var pageInOrder: [String] = []
+        private var pageInBundle: Set<String> = []
+        private var pageInLaunches = 0
 
         /// An empty accumulator.
         package init() {}
@@ -66,6 +76,16 @@ package struct ImageStatistics: Sendable, Hashable {
             if sample.initializers != nil { withList += 1 }
             if sample[.initializerMs] != nil { withPhase += 1 }
             if !sample.bundleImages.isEmpty { withLibraries += 1 }
+            if let traced = sample.pageInsByImage {
+                pageInLaunches += 1
+                for entry in traced {
+                    let inside = LoadedImage(path: entry.image).pathInsideAppBundle
+                    let key = inside ?? ImageStatistics.fileName(of: entry.image)
+                    if pageIns[key] == nil { pageInOrder.append(key) }
+                    if inside != nil { pageInBundle.insert(key) }
+                    pageIns[key, default: []].append((Double(entry.pageIns), entry.ms))
+                }
+            }
             for image in Set(sample.bundleImages) {
                 if loaded[image] == nil { loadedOrder.append(image) }
                 loaded[image, default: 0] += 1
@@ -96,13 +116,23 @@ package struct ImageStatistics: Sendable, Hashable {
                 listedByKey[key, default: 0] += listed[name] ?? 0
                 timesByKey[key, default: []] += times[name] ?? []
             }
+            // Images only the page faults name (the executable, which dyld does not map) get rows too.
+            for key in pageInOrder where !order.contains(key) { order.append(key) }
             let images = order.map { key in
                 let values = (timesByKey[key] ?? []).sorted()
-                return Image(
-                    image: key, inBundle: loaded[key] != nil, launchesLoaded: loaded[key] ?? 0,
-                    launchesListed: listedByKey[key] ?? 0,
+                var image = Image(
+                    image: key, inBundle: loaded[key] != nil || pageInBundle.contains(key),
+                    launchesLoaded: loaded[key] ?? 0, launchesListed: listedByKey[key] ?? 0,
                     medianInitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.5),
                     p90InitializerMs: values.isEmpty ? nil : Percentile.of(sorted: values, fraction: 0.9))
+                if pageInLaunches > 0 {
+                    // A launch that traced faults but none in this image paged in 0 there.
+                    let seen = pageIns[key] ?? []
+                    let zeros = [Double](repeating: 0, count: max(0, pageInLaunches - seen.count))
+                    image.medianPageIns = Percentile.of(sorted: (seen.map(\.count) + zeros).sorted(), fraction: 0.5)
+                    image.medianPageInMs = Percentile.of(sorted: (seen.map(\.ms) + zeros).sorted(), fraction: 0.5)
+                }
+                return image
             }
             .sorted { a, b in
                 switch (a.medianInitializerMs, b.medianInitializerMs) {

@@ -131,10 +131,10 @@ import Testing
         let text = ImagesCSV.csv(RunSummary(samples: samples)).text
         let lines = text.components(separatedBy: "\r\n")
         #expect(lines[0] == ImagesCSV.header.joined(separator: ","))
-        #expect(lines.contains("UDID-1,cold,\(Self.networking),true,7,6,5,32.91,39.816"))
-        #expect(lines.contains("UDID-1,cold,App,true,7,7,0,,"))
-        #expect(lines.contains("UDID-1,cold,\"'=HYPERLINK(\"\"x\"\")\",true,7,1,0,,"))
-        #expect(lines.contains("UDID-1,cold,ServiceCore,false,7,0,1,417.15,417.15"))
+        #expect(lines.contains("UDID-1,cold,\(Self.networking),true,7,6,5,32.91,39.816,,"))
+        #expect(lines.contains("UDID-1,cold,App,true,7,7,0,,,,"))
+        #expect(lines.contains("UDID-1,cold,\"'=HYPERLINK(\"\"x\"\")\",true,7,1,0,,,,"))
+        #expect(lines.contains("UDID-1,cold,ServiceCore,false,7,0,1,417.15,417.15,,"))
     }
 
     @Test func htmlAndTextNameTheCausesAndEscapeImageNames() throws {

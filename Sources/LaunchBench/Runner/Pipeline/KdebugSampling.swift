@@ -59,6 +59,7 @@ enum KdebugSampling {
             sample.metrics[.zeroFillFaults] = Double(faults.zeroFill)
             sample.metrics[.cowFaults] = Double(faults.copyOnWrite)
             sample.metrics[.compressorFaults] = Double(faults.compressor)
+            sample.pageInsByImage = faults.byImage
         }
         guard let uikit = phases.didFinishLaunchingMs else { return }
         if let marker = sample[.didFinishLaunchingMs] {
