@@ -230,3 +230,44 @@ extension RealPymobiledevice3TunnelTests.DoctorTests {
         }
     }
 }
+
+extension RealPymobiledevice3TunnelTests.DoctorTests {
+    /// A trace buffer that wraps during the launch: the lost-events record fails the delivery step.
+    @Test func droppedEventsFailTheDelivery() async throws {
+        try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+            let taps = devices[0].serviceState(KdebugTaps.self) { KdebugTaps() }
+            taps.dropsEvents = true
+            let report: DoctorReport
+            do {
+                report = try await Self.doctor(devices[0]).report
+            } catch {
+                taps.dropsEvents = false
+                throw error
+            }
+            taps.dropsEvents = false
+            Self.expect(report, fails: .delivery)
+            #expect(report[.delivery]?.detail.contains("dropped events") == true, "\(report.render())")
+        }
+    }
+
+    /// The command itself, with its default app (the sample app, as `demo` writes it) and --capture, against a
+    /// private lab: every step holds (exit 0), rows on stdout, the capture written.
+    @Test func theCommandChecksTheSampleAppAndCaptures() async throws {
+        let executable = try #require(Pymobiledevice3EndToEnd.executable)
+        try await PrivateLab.with(devices: [.numbered(1, productType: "iPhone14,5", osVersion: "16.7")]) { lab in
+            let capture = EndToEnd.temporaryFolder("doctor-cli").appendingPathComponent("capture")
+            let outcome = try await LaunchbenchCLI.run(
+                [
+                    "doctor", "--device", lab.devices[0].udid, "--usbmuxd", lab.usbmuxdSocketAddress, "--capture",
+                    capture.path,
+                ],
+                environment: ["LAUNCHBENCH_PYMOBILEDEVICE3": executable, "NO_COLOR": "1"], timeout: .seconds(180))
+            #expect(outcome.status == 0, "\(outcome.stdout)\n\(outcome.stderr)")
+            #expect(outcome.stdout.contains("Ready: every step a run needs holds."), "\(outcome.stdout)")
+            #expect(outcome.stdout.contains("of Sample (pid"), "\(outcome.stdout)")
+            #expect(outcome.stdout.contains("no pair record, keys or host IDs"))
+            let readme = try String(contentsOf: capture.appendingPathComponent("README.txt"), encoding: .utf8)
+            #expect(readme.contains("Not included"))
+        }
+    }
+}

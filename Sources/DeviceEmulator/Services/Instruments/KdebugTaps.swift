@@ -33,8 +33,22 @@ final class KdebugTaps: Sendable {
 
     var isEmpty: Bool { taps.withLock { $0.isEmpty } }
 
+    private let dropping = Locked(false)
+
+    /// A trace buffer that wraps during every launch (a fault; default off): the kernel's reader then puts a
+    /// `TRACE_LOST_EVENTS` record (0x07020008, no arguments) before the events it still has, stamped with the
+    /// read's earliest time (xnu bsd/kern/kdebug_common.c:629-630 and :845, xnu-11417.101.15).
+    var dropsEvents: Bool {
+        get { dropping.current }
+        set { dropping.withLock { $0 = newValue } }
+    }
+
     /// Sends `records` to every running session, in chunks of whole records.
     func publish(_ records: [KdebugRecord]) {
+        var records = records
+        if dropsEvents, let first = records.map(\.timestamp).min() {
+            records.insert(KdebugRecord(timestamp: first, debugID: .traceLostEvents), at: 0)
+        }
         for tap in taps.withLock({ Array($0.values) }) {
             let wanted = records.filter { tap.filter.passes($0.debugID) }
             var start = 0
