@@ -39,7 +39,7 @@ import Testing
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.verdict == .notComparable)
         #expect(entry.changes == ["temperature 30 °C → 42.4 °C"])
-        #expect(entry.reason.hasPrefix("Not comparable: temperature 30 °C → 42.4 °C between the baseline and this run"))
+        #expect(entry.reason.hasPrefix("Not comparable: temperature 30 °C → 42.4 °C between the baseline and"))
         #expect(report.comparison?.notes.contains { $0.contains("battery 100 % → 90 %") } == true)
 
         let anyway = try Self.report(cool, hot, anyway: true)

@@ -31,7 +31,8 @@ import Testing
         let folder = Self.folder(conditions: record)
         let remark =
             "Conditions: battery 87 %, charging, 33.2 °C, 31 GB free, uptime, Low Power Mode, thermal state: not "
-            + "reported (typical of 6 readings); --require temperature<=35: 1 iteration taken outside it, waited 42.5 s."
+            + "reported (typical of 6 readings); --require temperature<=35: 1 iteration taken outside it, "
+            + "waited 42.5 s."
         #expect(folder.summary.devices.first?.remarks.contains(remark) == true)
         #expect(SummaryTextReport.render(folder.summary).contains(remark))
         #expect(

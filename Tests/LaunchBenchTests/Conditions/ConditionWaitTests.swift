@@ -56,6 +56,13 @@ import Testing
                 "waiting for temperature<=35 (temperature 38 °C now)",
                 "waiting for temperature<=35 (temperature 36 °C now)",
             ])
+        let notes = reporter.notes.map(\.1)
+        #expect(
+            notes.contains(
+                "Iteration 1: waiting for --require temperature<=35 (temperature 40 °C now), asking every 0.001 s "
+                    + "for up to 30 s."))
+        #expect(notes.contains { $0.hasPrefix("Iteration 1: --require temperature<=35 held after ") })
+        #expect(!notes.contains { $0.hasPrefix("Iteration 2:") })
         let record = try #require(result.manifest.deviceOutcomes?.first?.conditions)
         #expect(record.readings == 3 && record.typical?.temperatureC == 34 && record.iterationsOutside == 0)
         #expect(record.first?.temperatureC == 34 && record.last?.temperatureC == 35)

@@ -50,16 +50,20 @@ final class ConditionWatch: SampleEnricher, Sendable {
         }
     }
 
-    /// Reads the conditions and, with requirements, waits until they hold, up to the policy's limit.
+    /// Reads the conditions and, with requirements, waits until they hold, up to the policy's limit. The wait's
+    /// start and end are device notes (one line each in a CI log); the progress line shows each poll.
     func beforeIteration(_ iteration: Int) async -> Outcome {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + policy.waitLimit
+        let limit = "\(Self.seconds(policy.waitLimit)) s"
+        var waiting = false
         defer { state.withLock { $0.waited += clock.now - start } }
         while true {
             var conditions = await read()
             let unreported = policy.requirements.filter { $0.holds(in: conditions) == nil }
             let unmet = policy.requirements.filter { $0.holds(in: conditions) == false }
+            let unmetText = unmet.map(\.text).joined(separator: ",")
             noteUnreported(unreported, conditions)
             if unmet.isEmpty || clock.now >= deadline {
                 let outside = unmet.map(\.text) + unreported.map { "\($0.text) (not reported)" }
@@ -68,31 +72,44 @@ final class ConditionWatch: SampleEnricher, Sendable {
                         unmet.isEmpty
                         ? "The device does not report what --require \(unreported.map(\.text).joined(separator: ",")) "
                             + "needs; its launches were stopped (--outside-requirements stop)."
-                        : "--require \(unmet.map(\.text).joined(separator: ",")) still did not hold after "
-                            + "\(DecimalText.fixed(policy.waitLimit.totalSeconds, maxFractionDigits: 1)) s (\(Self.now(unmet, conditions))); the device's "
-                            + "launches were stopped (--outside-requirements stop)."
+                        : "--require \(unmetText) still did not hold after \(limit) (\(Self.now(unmet, conditions))); "
+                            + "the device's launches were stopped (--outside-requirements stop)."
                     keep(conditions, outside: false)
                     return .stop(reason)
                 }
                 if !unmet.isEmpty {
-                    reporter.report(
-                        .deviceNote(
-                            device,
-                            "Iteration \(iteration): --require \(unmet.map(\.text).joined(separator: ",")) still did "
-                                + "not hold after \(DecimalText.fixed(policy.waitLimit.totalSeconds, maxFractionDigits: 1)) s "
-                                + "(\(Self.now(unmet, conditions))); its launches are recorded as taken outside them."))
+                    note(
+                        "Iteration \(iteration): --require \(unmetText) still did not hold after \(limit) "
+                            + "(\(Self.now(unmet, conditions))); its launches are recorded as taken outside them.")
+                } else if waiting {
+                    note(
+                        "Iteration \(iteration): --require \(policy.requirementText) held after "
+                            + "\(Self.seconds(clock.now - start)) s.")
                 }
                 conditions.outsideRequirements = outside.isEmpty ? nil : outside
                 keep(conditions, outside: !outside.isEmpty)
                 return .proceed
             }
+            if !waiting {
+                waiting = true
+                note(
+                    "Iteration \(iteration): waiting for --require \(unmetText) (\(Self.now(unmet, conditions))), "
+                        + "asking every \(Self.seconds(policy.poll)) s for up to \(limit).")
+            }
             reporter.report(
                 .preparing(
                     udid: device.udid, iteration: iteration,
-                    step: "waiting for \(unmet.map(\.text).joined(separator: ",")) (\(Self.now(unmet, conditions)))"))
+                    step: "waiting for \(unmetText) (\(Self.now(unmet, conditions)))"))
             let pause = min(policy.poll, deadline - clock.now)
             do { try await Task.sleep(for: pause) } catch { return .cancelled }
         }
+    }
+
+    private func note(_ text: String) { reporter.report(.deviceNote(device, text)) }
+
+    /// Seconds in words: `600`, `0.5`.
+    static func seconds(_ duration: Duration) -> String {
+        DecimalText.fixed(duration.totalSeconds, maxFractionDigits: 3)
     }
 
     /// The iteration's conditions on each of its samples.
