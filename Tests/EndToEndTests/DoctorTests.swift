@@ -271,3 +271,23 @@ extension RealPymobiledevice3TunnelTests.DoctorTests {
         }
     }
 }
+
+extension RealPymobiledevice3TunnelTests.DoctorTests {
+    /// A phone that sends no dyld events for the app: the step that reads them fails, the launch itself holds.
+    @Test func dyldEventsThatNeverArriveAreNamed() async throws {
+        try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+            let taps = devices[0].serviceState(KdebugTaps.self) { KdebugTaps() }
+            taps.withholdsDyldEvents = true
+            let report: DoctorReport
+            do {
+                report = try await Self.doctor(devices[0]).report
+            } catch {
+                taps.withholdsDyldEvents = false
+                throw error
+            }
+            taps.withholdsDyldEvents = false
+            Self.expect(report, fails: .dyldEvents)
+            #expect(report[.dyldEvents]?.detail.contains("no dyld launch of the app") == true, "\(report.render())")
+        }
+    }
+}

@@ -43,9 +43,20 @@ final class KdebugTaps: Sendable {
         set { dropping.withLock { $0 = newValue } }
     }
 
+    private let withholding = Locked(false)
+
+    /// A phone whose sessions never see dyld's events (class 31, DBG_DYLD) of the apps launched (a fault; default
+    /// off). Whether a real phone sends them for a third-party app is what RealPhoneStatus.md asks first; this
+    /// plays the answer "no", with exec and UIKit's events still arriving.
+    var withholdsDyldEvents: Bool {
+        get { withholding.current }
+        set { withholding.withLock { $0 = newValue } }
+    }
+
     /// Sends `records` to every running session, in chunks of whole records.
     func publish(_ records: [KdebugRecord]) {
         var records = records
+        if withholdsDyldEvents { records.removeAll { $0.debugID.eventClass == 0x1F } }
         if dropsEvents, let first = records.map(\.timestamp).min() {
             records.insert(KdebugRecord(timestamp: first, debugID: .traceLostEvents), at: 0)
         }
