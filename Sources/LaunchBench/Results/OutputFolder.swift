@@ -10,7 +10,9 @@ package enum OutputFolder {
         [
             ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
             ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
-        ] + ResultsMerge.deviceFolders + [RunManifest.referenceFolderName, ResultsStore.reserveFileName]
+        ] + ResultsMerge.deviceFolders + [
+            RunManifest.referenceFolderName, RunManifest.baseFolderName, ResultsStore.reserveFileName,
+        ]
 
     /// Creates the results folder and returns it.
     ///
