@@ -20,7 +20,10 @@ struct Emulator: AsyncParsableCommand {
             While it runs, lines on stdin drive the lab, each answered on stdout: `detach UDID` (unplug: usbmuxd \
             says Detached and open connections close), `attach UDID`, `reboot UDID [SECONDS]` (detach, then attach \
             after SECONDS emulated seconds, default 5), `list`, `help`. Rehearse an unplugged phone in your pipeline: \
-            `launchbench run` records that device's launch as device-lost and goes on with the others.
+            `launchbench run` records that device's launch as device-lost and goes on with the others. \
+            `heat UDID CELSIUS [HALF-LIFE]` makes a phone hot (it cools toward 30 °C, halving the gap every HALF-LIFE \
+            emulated seconds, default 60, and launches slow by 3 % per °C above 35 °C: a model), `battery UDID \
+            PERCENT` and `charging UDID on|off` set what it reports, to rehearse `run --require`.
 
             A real phone's launches wander more than the apps' per-phase noise: --launch-noise, --run-offset \
             (drawn once per device start), --drift (slow, within a start) and --outliers (background work) give \
@@ -225,7 +228,9 @@ struct Emulator: AsyncParsableCommand {
         if let standIn {
             Terminal.note("tunneld stand-in on 127.0.0.1:\(standIn.port): launchbench run … --tunneld \(standIn.port)")
         }
-        Terminal.note("Press Ctrl-C to stop. On stdin: detach UDID, attach UDID, reboot UDID [SECONDS], list, help.")
+        Terminal.note(
+            "Press Ctrl-C to stop. On stdin: detach UDID, attach UDID, reboot UDID [SECONDS], heat UDID CELSIUS "
+                + "[HALF-LIFE], battery UDID PERCENT, charging UDID on|off, list, help.")
         Self.readControlLines(for: lab)
 
         var iterator = stopRequests.makeAsyncIterator()
