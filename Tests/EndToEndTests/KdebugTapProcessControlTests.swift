@@ -123,7 +123,10 @@ extension RealPymobiledevice3Tests {
                 try helper.send(["cmd": "launch", "id": 5, "bundle": "com.example.absent", "kill_existing": true])
                 let refused = try await helper.next(type: "refused", id: 5)
                 #expect(refused["cmd"] as? String == "launch")
-                #expect((refused["message"] as? String ?? "").contains("not installed"), "\(refused)")
+                // The phone's NSError by its parts (FrontBoard's NotFound), for launchbench to name the cause.
+                #expect(refused["domain"] as? String == "FBSOpenApplicationErrorDomain", "\(refused)")
+                #expect(Helper.int(refused, "code") == 4 && refused["code_name"] as? String == "NotFound")
+                #expect((refused["reason"] as? String ?? "").contains("returned nil for \"com.example.absent\""))
                 #expect(try await helper.stop() == 0)
             }
         }

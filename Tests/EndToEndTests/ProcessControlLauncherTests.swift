@@ -100,6 +100,89 @@ extension RealPymobiledevice3Tests {
             }
         }
 
+        /// FrontBoard refuses an app whose signature is invalid and one whose developer the phone's user has not
+        /// trusted with one reason (Security): each launch is refused with the cause, the phone's words and the fix.
+        @Test(arguments: ["signature", "untrusted profile"])
+        func anAppThePhoneWillNotLaunchIsRefusedWithTheCauseAndTheFix(fault: String) async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                var profile = EndToEnd.profile()
+                if fault == "signature" {
+                    profile.codeSignatureValid = false
+                } else {
+                    devices[0].services.trustsAppDevelopers = false
+                }
+                let result = try await Self.run(profile, launcher: .processControl, devices: devices, name: "Refused")
+                let samples = try result.samples
+                #expect(!samples.isEmpty)
+                for sample in samples {
+                    let message = sample.message ?? ""
+                    #expect(sample.status == .launchRefused && sample.launcher == .processControl, "\(message)")
+                    #expect(message.contains("FBSOpenApplicationErrorDomain code 3 Security"), "\(message)")
+                    #expect(message.contains("code signature is invalid"), "\(message)")
+                    #expect(message.contains("Settings > General > VPN & Device Management"), "\(message)")
+                }
+                #expect(devices[0].services.launchHistory.isEmpty)
+            }
+        }
+
+        /// With Developer Mode off the phone offers no instruments service: `processcontrol` refuses each launch
+        /// with advice that names Developer Mode and how to turn it on; `auto` falls back to debugserver and says so.
+        @Test(arguments: [LauncherChoice.auto, .processControl])
+        func withDeveloperModeOff(launcher: LauncherChoice) async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                devices[0].setLockdownValue(false, domain: "com.apple.security.mac.amfi", key: "DeveloperModeStatus")
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: launcher, devices: devices, name: "NoDeveloperMode")
+                let samples = try result.samples
+                #expect(!samples.isEmpty)
+                let notes = result.manifest.outcome(of: devices[0].udid)?.notes ?? []
+                #expect(notes.contains { $0.contains("Developer Mode is off") }, "\(notes)")
+                for sample in samples {
+                    let label = "\(sample.status) \(sample.message ?? "")"
+                    if launcher == .auto {
+                        #expect(sample.launcher == .debugserver, "\(label)")
+                    } else {
+                        #expect(sample.status == .launchRefused && sample.launcher == .processControl, "\(label)")
+                        #expect(sample.message?.contains("Developer Mode is off") == true, "\(label)")
+                        #expect(sample.message?.contains("Settings > Privacy & Security > Developer Mode") == true)
+                    }
+                }
+                #expect(
+                    notes.contains { $0.contains("launches go through debugserver, not process control") }
+                        == (launcher == .auto), "\(notes)")
+            }
+        }
+
+        /// The phone cancels processcontrol's channel right after the cold launch's first write: the rest of its
+        /// output never arrives, kdebug completes the launch and keeps its numbers, and the sample says why its
+        /// markers are missing. The warm launch reopens the channel and is whole.
+        @Test func aLaunchWhoseOutputIsLostKeepsItsKdebugNumbers() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                devices[0].services.processControlChannelDrops = 1
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: .processControl, devices: devices, name: "Lost")
+                let samples = try result.samples
+                #expect(samples.count == 2)
+                let cold = try #require(samples.first)
+                let label = "\(cold.status) \(cold.message ?? "") \(cold.warnings)"
+                #expect(cold.status == .ok, "\(label)")
+                #expect(cold.premainSource == .kdebug && cold[.totalPremainMs] != nil, "\(label)")
+                #expect(cold[.firstFrameMs] != nil, "\(label)")
+                #expect(cold.warnings.contains { $0.contains("output stopped arriving") }, "\(label)")
+                let warm = try #require(samples.last)
+                #expect(warm.status == .ok, "\(warm.message ?? "")")
+                #expect(!warm.warnings.contains { $0.contains("output stopped arriving") })
+                // What arrived of each launch's output: the cold one's first write only.
+                func log(_ sample: Sample) throws -> String {
+                    try String(
+                        contentsOf: result.folder.appendingPathComponent(try #require(sample.logPath)), encoding: .utf8)
+                }
+                let (coldLog, warmLog) = (try log(cold), try log(warm))
+                #expect(coldLog.split(separator: "\n").count == 1 && !coldLog.contains("done"), "\(coldLog)")
+                #expect(warmLog.contains("[launchbench] done"), "\(warmLog)")
+            }
+        }
+
         /// Without the Developer Disk Image the instruments service is refused: `processcontrol` refuses each
         /// launch with the advice that names the image; `auto` falls back to debugserver and says so.
         @Test(arguments: [LauncherChoice.auto, .processControl])

@@ -176,7 +176,13 @@ extension RealPymobiledevice3TunnelTests {
                 #expect(sample.premainSource == expected, "\(sample.osVersion)")
                 #expect((sample[.totalPremainMs] != nil) == (expected != nil), "\(sample.osVersion)")
                 #expect(sample[.firstFrameMs] != nil)
+                // `--launcher auto`: process control, no debugger, wherever kdebug is the source.
+                let launcher: LaunchMethod = expected == .kdebug ? .processControl : .debugserver
+                #expect(sample.launcher == launcher, "\(sample.osVersion)")
             }
+            // The summary names each phone's launcher under it.
+            #expect(child.standardOutput.contains("Launcher: debugserver"), "stdout: \(child.standardOutput)")
+            #expect(child.standardOutput.contains("Launcher: processcontrol") == modern)
             if modern {
                 let traces = output.appendingPathComponent("traces")
                 let devices = try FileManager.default.contentsOfDirectory(atPath: traces.path)

@@ -170,22 +170,29 @@ extension RealPymobiledevice3TunnelTests {
     /// iOS 17.0–17.3.1 through a tunneld: the emulator's loopback stand-in for pymobiledevice3's root
     /// `remote tunneld`, on its own port (`--tunneld PORT`), so parallel runs never share 49151.
     @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct TunneldEndToEndTests {
-        @Test func samplesThroughTunneldEqualTheEmulatorsTruth() async throws {
+        /// Both launchers: the sidecar's debugserver, or process control on the kdebug helper's own DTX connection,
+        /// which reaches the instruments service through the same tunneld.
+        @Test(arguments: [LauncherChoice.debugserver, .processControl])
+        func samplesThroughTunneldEqualTheEmulatorsTruth(launcher: LauncherChoice) async throws {
             let tunneld = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
             defer { Task { await tunneld.stop() } }
             try await EndToEnd.withDevices([("iPhone15,2", "17.2")]) { devices in
                 let app = try EndToEnd.makeApp("ThroughTunneld", profile: EndToEnd.profile())
                 let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto, tunneld: String(tunneld.port))
-                // The kdebug helper reaches the instruments service through the same tunneld; the launches go
-                // through the sidecar's debugserver.
                 var plan = EndToEnd.plan(app, devices: devices, iterations: 2)
-                plan.launcher = .debugserver
+                plan.launcher = launcher
                 let result = try await Pymobiledevice3EndToEnd.run(plan, driver: driver, readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.count == 4)
                 #expect(samples.allSatisfy { $0.status == .ok }, "\(samples.map { $0.message ?? "" })")
                 #expect(samples.allSatisfy { $0.premainSource == .kdebug && $0[.dylibLoadingMs] != nil })
+                #expect(samples.allSatisfy { $0[.firstFrameMs] != nil && $0[.didFinishLaunchingMs] != nil })
+                let method: LaunchMethod = launcher == .processControl ? .processControl : .debugserver
+                #expect(samples.allSatisfy { $0.launcher == method })
                 #expect(result.manifest.outcome(of: devices[0].udid)?.premainSource == .kdebug)
+                #expect(result.manifest.outcome(of: devices[0].udid)?.launcher == method)
+                #expect(devices[0].services.launchHistory.count == 4)
+                guard launcher == .debugserver else { return }  // no sidecar is started for process control
                 let udid = devices[0].udid
                 let log = try String(
                     contentsOf: result.folder.appendingPathComponent("logs/\(udid)/pymobiledevice3.log"),

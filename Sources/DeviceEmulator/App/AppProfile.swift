@@ -47,6 +47,9 @@ package struct AppProfile: Codable, Sendable, Hashable {
     package var exitAfterDone: Bool?
     /// Signed for development (get-task-allow). When false debugserver refuses the launch (default true).
     package var developmentSigned: Bool?
+    /// Its code signature is valid (default true). When false FrontBoard refuses every launch of it (Security),
+    /// through processcontrol as through a tap.
+    package var codeSignatureValid: Bool?
     /// After-main markers printed, in order (default `main`, `didFinishLaunching`, `firstFrame`).
     package var markers: [String]?
     /// Whether `[launchbench] done` follows the last marker (default true).

@@ -18,6 +18,8 @@ package final class DeviceServiceState: Sendable {
         var installDelayMs: Double = 0
         var isDebugserverWedged = false
         var developerDiskImageMounted = true
+        var trustsAppDevelopers = true
+        var processControlChannelDrops = 0
         var coreDeviceProxyRefusal: String?
         var launches: [EmulatedLaunch] = []
         var activities: [DeviceActivity] = []
@@ -92,6 +94,30 @@ package final class DeviceServiceState: Sendable {
     package var developerDiskImageMounted: Bool {
         get { state.withLock { $0.developerDiskImageMounted } }
         set { state.withLock { $0.developerDiskImageMounted = newValue } }
+    }
+
+    /// Whether the user trusted the developer profile the installed apps are signed with (Settings > General >
+    /// VPN & Device Management). When false FrontBoard refuses their launches (Security). Default true.
+    package var trustsAppDevelopers: Bool {
+        get { state.withLock { $0.trustsAppDevelopers } }
+        set { state.withLock { $0.trustsAppDevelopers = newValue } }
+    }
+
+    /// How many of the next processcontrol launches have their channel cancelled by the phone right after the
+    /// app's first write (`_channelCanceled:`): the client hears nothing more of them. Which phone does this, and
+    /// when, is unknown; it stands for a processcontrol stream lost while the kernel trace goes on. Default 0.
+    package var processControlChannelDrops: Int {
+        get { state.withLock { $0.processControlChannelDrops } }
+        set { state.withLock { $0.processControlChannelDrops = max(0, newValue) } }
+    }
+
+    /// Takes one of ``processControlChannelDrops``: whether this launch's channel is to be cancelled.
+    func takeProcessControlChannelDrop() -> Bool {
+        state.withLock { state in
+            guard state.processControlChannelDrops > 0 else { return false }
+            state.processControlChannelDrops -= 1
+            return true
+        }
     }
 
     /// iOS 17.4+: refuse `StartService` of CoreDeviceProxy with this lockdown error (e.g. `InvalidService`,

@@ -111,6 +111,13 @@ package protocol LaunchObserver: AnyObject, Sendable {
     func output(_ bytes: [UInt8])
     /// Asked between reads (at least every ~100 ms): `nil` to keep the app running, else why to end it now.
     func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop?
+    /// The app's output will not arrive any more, though the app may run on (process control's stream was lost):
+    /// the launch ends on what else measures it.
+    func outputLost(_ reason: String)
+}
+
+extension LaunchObserver {
+    package func outputLost(_ reason: String) {}
 }
 
 /// Why the harness ended an app that was still running.

@@ -31,10 +31,13 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         /// When the host saw dyld reach main and the first frame in the kernel trace.
         var kdebugMainAt: ContinuousClock.Instant?
         var kdebugFrameAt: ContinuousClock.Instant?
+        /// Why the output stopped arriving while the app ran (``outputLost(_:)``), if it did.
+        var outputLost: String?
 
-        /// When kdebug alone completes the launch: the app prints no markers, nor are any expected.
+        /// When kdebug alone completes the launch: the app prints no markers, nor are any expected, or its output
+        /// was lost (the markers cannot come).
         func kdebugCompleteAt(grace: Duration, expectsMarkers: Bool) -> ContinuousClock.Instant? {
-            guard !expectsMarkers, parser.progress.markers.isEmpty else { return nil }
+            guard outputLost != nil || (!expectsMarkers && parser.progress.markers.isEmpty) else { return nil }
             return kdebugFrameAt ?? kdebugMainAt.map { $0 + grace }
         }
 
@@ -110,6 +113,17 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         return state.withLock { $0.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)?.at }
     }
 
+    /// The output stopped arriving: kdebug completes the launch from now on, and the sample says why its markers
+    /// are missing.
+    func outputLost(_ reason: String) {
+        state.withLock { state in
+            if state.outputLost == nil { state.outputLost = reason }
+        }
+    }
+
+    /// How the warning of a launch whose output was lost begins (such a launch says nothing of the app's markers).
+    static let outputLostWarning = "The app's output stopped arriving mid-launch"
+
     /// Makes the next `shouldEnd` answer `.cancelled` (Ctrl-C).
     func cancel() {
         state.withLock { $0.cancelled = true }
@@ -122,7 +136,12 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         return state.withLock { state in
             let progress = state.parser.progress
             let completion = state.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)
-            let record = state.parser.finishSingleLaunch()
+            var record = state.parser.finishSingleLaunch()
+            if let lost = state.outputLost {
+                record.warnings.append(
+                    Self.outputLostWarning + " (\(lost)): markers after that are missing; the pre-main phases and "
+                        + "first frame come from kdebug.")
+            }
             return LaunchObservation(
                 record: record, launchedAt: state.launchedAt, completeAt: completion?.at,
                 completedByKdebug: completion?.byKdebug ?? false,

@@ -9,6 +9,8 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     case version(message: String)
     /// The instruments service could not be reached.
     case connect(udid: String, message: String)
+    /// The instruments service is refused and the phone says Developer Mode is off (iOS 16+).
+    case developerModeOff(udid: String)
     /// The session ended during the run.
     case lost(udid: String, message: String)
     /// The phone sent a DTX message of type COMPRESSED (LZ4), which pymobiledevice3 refuses.
@@ -34,6 +36,12 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
             return "The instruments service of \(udid) could not be reached: \(message). kdebug is read from iOS 14 on "
                 + "(the older service is untested) with the Developer Disk Image mounted (and on iOS 17+ a tunnel); `launchbench devices` shows what "
                 + "the phone lacks."
+        case .developerModeOff(let udid):
+            return
+                "The instruments service of \(udid) is refused because Developer Mode is off, so kdebug cannot be read "
+                + "and process control cannot launch: turn it on in Settings > Privacy & Security > Developer Mode (or "
+                + "`pymobiledevice3 amfi enable-developer-mode --udid \(udid)`), restart the phone, then mount the "
+                + "Developer Disk Image (`pymobiledevice3 mounter auto-mount --udid \(udid)`)."
         case .lost(let udid, let message):
             return "The kernel trace of \(udid) ended: \(message)."
         case .compressed(let udid, let message):
@@ -57,10 +65,11 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     }
 
     /// A fault of the phone or the host, not of the helper process: a restarted helper would meet it again
-    /// (kperf held by another session, another pymobiledevice3, compressed messages, no Python, no script).
+    /// (kperf held by another session, another pymobiledevice3, compressed messages, no Python, no script,
+    /// Developer Mode off).
     var recursOnRestart: Bool {
         switch self {
-        case .kperfLocked, .version, .compressed, .noPython, .cannotWriteScript: return true
+        case .kperfLocked, .version, .compressed, .noPython, .cannotWriteScript, .developerModeOff: return true
         case .connect, .lost, .exited, .hung: return false
         }
     }
@@ -71,6 +80,7 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
         case "kperf-locked": return .kperfLocked(udid: udid, notice: message)
         case "version": return .version(message: message)
         case "connect": return .connect(udid: udid, message: message)
+        case "developer-mode": return .developerModeOff(udid: udid)
         case "compressed": return .compressed(udid: udid, message: message)
         default: return .lost(udid: udid, message: message)
         }

@@ -17,7 +17,8 @@ final class KdebugTapProcessControl: ProcessControl {
     private enum Answer: Sendable {
         case pid(Int)
         case done
-        case refused(String)
+        /// The helper's message, and the phone's NSError when it sent one.
+        case refused(String, ProcessControlRefusal?)
     }
 
     private struct State {
@@ -42,6 +43,9 @@ final class KdebugTapProcessControl: ProcessControl {
             "cmd": "launch", "bundle": request.bundleID, "args": request.arguments, "env": environment,
             "kill_existing": true,
         ])
+        if case .refused(let message, let refusal) = answer {
+            throw ProcessControlError(.refused, refusal?.message(device: udid, bundleID: request.bundleID) ?? message)
+        }
         guard case .pid(let pid) = answer, pid > 0 else {
             throw ProcessControlError(.refused, "process control on \(udid) answered the launch without a pid")
         }
@@ -63,10 +67,12 @@ final class KdebugTapProcessControl: ProcessControl {
     }
 
     func kill(_ pid: Int) async throws {
-        _ = try await ask(["cmd": "kill", "pid": pid])
+        if case .refused(let message, _) = try await ask(["cmd": "kill", "pid": pid]) {
+            throw ProcessControlError(.refused, message)
+        }
     }
 
-    /// Sends a command and waits for the answer with its id.
+    /// Sends a command and waits for the answer with its id (a refusal is an answer).
     private func ask(_ command: [String: Any]) async throws -> Answer {
         let id = state.withLock { state -> Int in
             state.nextID += 1
@@ -94,7 +100,6 @@ final class KdebugTapProcessControl: ProcessControl {
                 self?.fail(id, late)
             }
         }
-        if case .refused(let message) = answer { throw ProcessControlError(.refused, message) }
         return answer
     }
 
@@ -112,7 +117,16 @@ final class KdebugTapProcessControl: ProcessControl {
             answer(number("id"), .done)
         case "refused":
             let text = object["message"] as? String ?? ""
-            answer(number("id"), .refused(text.isEmpty ? "process control refused (\(object["error"] ?? ""))" : text))
+            let domain = object["domain"] as? String
+            let reason = object["reason"] as? String
+            let refusal =
+                domain == nil && reason == nil
+                ? nil
+                : ProcessControlRefusal(
+                    domain: domain, code: number("code"), codeName: object["code_name"] as? String, reason: reason)
+            answer(
+                number("id"),
+                .refused(text.isEmpty ? "process control refused (\(object["error"] ?? ""))" : text, refusal))
         case "output":
             if let pid = number("pid"), let text = object["text"] as? String {
                 deliver(.output(Array(text.utf8)), pid: pid)
@@ -121,6 +135,8 @@ final class KdebugTapProcessControl: ProcessControl {
             if let pid = number("pid") {
                 deliver(.terminated(exitCode: number("exit_code"), signal: number("signal")), pid: pid)
             }
+        case "control-lost":
+            streamsLost("process control's channel closed (\(object["reason"] as? String ?? ""))")
         default:
             return false
         }
@@ -146,6 +162,23 @@ final class KdebugTapProcessControl: ProcessControl {
         }
         continuation?.yield(event)
         if case .terminated = event { continuation?.finish() }
+    }
+
+    /// The processcontrol channel closed while the helper runs on: every process's stream says so (the next
+    /// command reopens the channel).
+    private func streamsLost(_ reason: String) {
+        let processes = state.withLock { state in
+            defer {
+                state.processes.removeAll()
+                state.early.removeAll()
+                state.earlyCount = 0
+            }
+            return Array(state.processes.values)
+        }
+        for process in processes {
+            process.yield(.lost(reason))
+            process.finish()
+        }
     }
 
     /// The helper is gone: every waiting command fails and every process's stream says so.

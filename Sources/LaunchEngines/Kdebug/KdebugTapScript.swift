@@ -14,7 +14,8 @@ enum KdebugTapScript {
           {"type": "ready", "numer": N, "denom": D, "mach_absolute_time": T}   once the session runs
           {"type": "chunk", "data": "<base64>"}                                  each kdebug chunk, as sent
           {"type": "notice", "notice": "...", "status": N}                       a notice from the device
-          {"type": "error", "kind": "kperf-locked|version|connect|compressed|lost", "message": "..."}   then exits 3
+          {"type": "error", "kind": "kperf-locked|version|connect|developer-mode|compressed|lost", "message": "..."}
+              then exits 3
         It also launches, finds and ends apps through processcontrol on the same DTX connection, without a
         debugger, when asked on stdin (one JSON object a line; "id" is echoed in the answer):
           {"cmd": "launch", "id": N, "bundle": B, "args": [...], "env": {...}, "kill_existing": true}
@@ -22,9 +23,11 @@ enum KdebugTapScript {
           {"cmd": "kill", "id": N, "pid": P}      -> {"type": "killed", "id": N, "pid": P}
           {"cmd": "pid", "id": N, "bundle": B}    -> {"type": "pid", "id": N, "pid": P}   (0: not running)
           a command the device refuses            -> {"type": "refused", "id": N, "cmd": C, "error": E, "message": M}
+              with the phone's NSError, if it sent one: "domain", "code", "code_name", "reason"
         and forwards the processes' output and ends as the device reports them:
           {"type": "output", "pid": P, "text": "..."}                      as sent: part of a line or several
           {"type": "terminated", "pid": P, "exit_code": X, "signal": S}   the one that does not apply is null
+          {"type": "control-lost", "reason": R}   the processcontrol channel closed: no more events of its processes
         Closing its stdin stops the session and ends it (exit 0).
         Usage: python3 kdebug_tap.py --udid UDID [--usbmux ADDRESS] [--transport lockdown|userspace|tunneld]
                                      [--tunneld HOST:PORT]"""
@@ -40,6 +43,8 @@ enum KdebugTapScript {
         # UIKit's Initial Frame Rendering (first frame) and lifecycle codes (DBG_ARIADNE 0x87); DBG_MACH_VM,
         # whose MACH_vmfault (0x01300008) gives page-ins.
         FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000, 0x2B870000, 0x01300000}
+        import os as h7os  # H7-MEASURE (not committed)
+        if h7os.environ.get("H7_NO_FAULTS"): FILTERS = FILTERS - {0x01300000}  # H7-MEASURE
         START_TIMEOUT_SECONDS = 20
 
 
@@ -112,7 +117,30 @@ enum KdebugTapScript {
                         emit({"type": "terminated", "pid": number(args[0]), "exit_code": number(args[1]),
                               "signal": number(args[2])})
 
+                def on_closed(self, reason=""):
+                    """The channel closed under its processes (the phone cancelled it: dtx/service.py
+                    _recv_channel_cancelled): their output and ends will not come; the next command reopens it."""
+                    self.closed = True
+                    emit({"type": "control-lost", "reason": reason or "the phone closed the processcontrol channel"})
+                    super().on_closed(reason)
+
             return Observed
+
+
+        def refusal(ident, kind, error):
+            """A refused command; the phone's NSError (pymobiledevice3's DTXNsError: dtx/channel.py _unwrap_reply) by
+            its parts, so launchbench can name the cause: FrontBoard's domain, code, code name and reason."""
+            line = {"type": "refused", "id": ident, "cmd": kind, "error": type(error).__name__, "message": str(error)}
+            ns_error = getattr(error, "error", None)
+            if type(error).__name__ == "DTXNsError" and ns_error is not None:
+                info = ns_error.user_info if isinstance(ns_error.user_info, dict) else {}
+
+                def text(key):
+                    return info.get(key) if isinstance(info.get(key), str) else None
+
+                line.update({"domain": ns_error.domain, "code": ns_error.code, "code_name": text("BSErrorCodeDescription"),
+                             "reason": text("NSLocalizedFailureReason") or text("NSLocalizedDescription")})
+            return line
 
 
         async def serve_commands(dvt, commands):
@@ -124,7 +152,7 @@ enum KdebugTapScript {
                 command = await commands.get()
                 kind, ident = command.get("cmd"), command.get("id")
                 try:
-                    if control is None:
+                    if control is None or getattr(control.service, "closed", False):
                         control = ProcessControl(dvt, await dvt.dtx.open_channel(observed_process_control()))
                     if kind == "launch":
                         pid = await control.launch(command["bundle"], arguments=command.get("args") or [],
@@ -147,8 +175,18 @@ enum KdebugTapScript {
                     emit({"type": "refused", "id": ident, "cmd": kind, "error": "no-pid",
                           "message": "the device answered the launch without a pid"})
                 except Exception as error:
-                    emit({"type": "refused", "id": ident, "cmd": kind, "error": type(error).__name__,
-                          "message": str(error)})
+                    emit(refusal(ident, kind, error))
+
+
+        async def developer_mode_off(provider):
+            """Whether the phone says Developer Mode is off (iOS 16+: lockdown's com.apple.security.mac.amfi
+            DeveloperModeStatus, read as pymobiledevice3's get_developer_mode_status does); False when it cannot say."""
+            try:
+                if not getattr(provider, "has_developer_mode", False):
+                    return False
+                return not await provider.get_developer_mode_status()
+            except Exception:
+                return False
 
 
         def notice_of(data):
@@ -230,7 +268,11 @@ enum KdebugTapScript {
                 fail("connect", "the device did not start the core profile session")
             except Exception as error:
                 if type(error).__name__ in ("InvalidServiceError", "StartServiceError"):
-                    # No instruments service: before iOS 14 (the old one is not used), or no Developer Disk Image.
+                    # No instruments service: before iOS 14 (the old one is not used), or no Developer Disk Image,
+                    # which cannot be mounted while Developer Mode is off (mobile_image_mounter.py,
+                    # raise_if_cannot_mount), so that is named first.
+                    if await developer_mode_off(provider):
+                        fail("developer-mode", "Developer Mode is off")
                     fail("connect", f"the device does not offer the instruments service ({type(error).__name__})")
                 fail(failure_kind(error), f"the instruments connection to {args.udid} failed: {error!r}")
             finally:

@@ -42,6 +42,17 @@ struct Demo: AsyncParsableCommand {
             valueName: "n"))
     var build: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "How the phones start the app: auto, processcontrol or debugserver (as run's --launcher).",
+            discussion: """
+                auto: process control, with no debugger attached, on the phones whose pre-main phases come from \
+                kdebug (iOS 16+ here, with pymobiledevice3); debugserver on the others. Each phone's launcher is \
+                named under it in the summary.
+                """,
+            valueName: "launcher"))
+    var launcher: String = "auto"
+
     func validate() throws {
         guard (1...1_000).contains(iterations) else {
             throw ValidationError(
@@ -49,6 +60,11 @@ struct Demo: AsyncParsableCommand {
         }
         if let build, build.isEmpty || !build.allSatisfy({ $0.isNumber || $0 == "." }) {
             throw ValidationError("--build '\(build)' is not a build number. Use digits and dots, e.g. --build 35.")
+        }
+        guard LauncherChoice(rawValue: launcher) != nil else {
+            throw ValidationError(
+                "--launcher \(launcher) is not a launcher. Use one of: "
+                    + LauncherChoice.allCases.map(\.rawValue).joined(separator: ", ") + ".")
         }
     }
 
@@ -62,10 +78,11 @@ struct Demo: AsyncParsableCommand {
             for line in lab.description.split(separator: "\n", omittingEmptySubsequences: false) {
                 Terminal.note(String(line))
             }
-            let plan = RunPlan(
+            var plan = RunPlan(
                 app: app, iterations: iterations, coldMode: .reinstall, warmLaunches: 1,
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
+            plan.launcher = LauncherChoice(rawValue: launcher) ?? .auto
             code = try await RunExecution.execute(
                 plan, engines: lab.engines, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
                 output: results.output, overwrite: results.overwrite)

@@ -14,7 +14,8 @@ enum ProcessControlClientScript {
 
     /// Runs the client in `mode` (`wait`: launch, read until the app ends; `kill`: launch, read to `done`, kill;
     /// `relaunch`: launch, read to `done`, launch again, kill the second; `absent`: launch an app that is not
-    /// installed) and returns its JSON lines.
+    /// installed; `nocallback`: as `kill`, without publishing the terminationCallback capability, then one more
+    /// request, so any notice would have arrived) and returns its JSON lines.
     static func run(
         mode: String, udid: String, bundleID: String, usbmux: String, environment: [String: String] = [:]
     ) async throws -> (lines: [[String: Any]], stderr: String) {
@@ -52,7 +53,11 @@ enum ProcessControlClientScript {
 
         async def main(mode, udid, bundle, usbmux, env):
             lockdown = await create_using_usbmux(serial=udid, usbmux_address=usbmux)
-            async with DvtProvider(lockdown) as dvt:
+            provider = DvtProvider(lockdown)
+            if mode == "nocallback":
+                provider.sent_capabilities.pop(
+                    "com.apple.instruments.client.processcontrol.capability.terminationCallback")
+            async with provider as dvt:
                 pc = ProcessControl(dvt, await dvt.dtx.open_channel(Observed))
                 output = {}
                 done = {}
@@ -82,6 +87,13 @@ enum ProcessControlClientScript {
                     reader.cancel()
                     return
                 pid = await launch()
+                if mode == "nocallback":
+                    await wait(done, pid)
+                    await pc.kill(pid)
+                    emit({"type": "killed", "pid": pid})
+                    emit({"type": "pid_for_bundle", "pid": await pc.process_identifier_for_bundle_identifier(bundle)})
+                    reader.cancel()
+                    return
                 if mode == "wait":
                     await wait(ended, pid)
                 else:

@@ -158,13 +158,30 @@ struct ProcessControlEventsTests {
         }
     }
 
-    /// A launch the phone refuses comes back as an ERROR reply with an NSError pymobiledevice3 reads.
+    /// A launch the phone refuses comes back as an ERROR reply with FrontBoard's NSError, which pymobiledevice3
+    /// reads (`FrontBoardRefusal` cites the phones' replies).
     @Test func aLaunchOfAnAppNotInstalledIsAnErrorTheClientReads() async throws {
         try await Self.withInstalledApp(ios: "16.7") { lab, device, app in
             let lines = try await Self.run("absent", lab, device, app)
             let refused = try #require(lines.first { $0["type"] as? String == "refused" })
             #expect(refused["error"] as? String == "DTXNsError", "\(refused)")
-            #expect((refused["message"] as? String ?? "").contains("not installed"), "\(refused)")
+            let message = refused["message"] as? String ?? ""
+            #expect(message.hasPrefix("FBSOpenApplicationErrorDomain (code 4,"), "\(refused)")
+            #expect(message.contains("'BSErrorCodeDescription': 'NotFound'"), "\(refused)")
+            #expect(message.contains("returned nil for \"com.example.absent\""), "\(refused)")
+        }
+    }
+
+    /// A client that does not publish the terminationCallback capability gets the app's output but no
+    /// termination notice, of a kill or of an exit (the kill's reply comes after the notice it would have had).
+    @Test func aClientWithoutTheTerminationCapabilityHearsNoEnd() async throws {
+        try await Self.withInstalledApp(ios: "16.7", exitsAfterDone: false) { lab, device, app in
+            let lines = try await Self.run("nocallback", lab, device, app)
+            let pid = try #require(Self.int(lines.first { $0["type"] as? String == "launched" }, "pid"))
+            #expect(Self.output(of: pid, in: lines).contains("[launchbench] done"))
+            #expect(lines.contains { $0["type"] as? String == "killed" }, "\(lines)")
+            #expect(Self.terminations(lines).isEmpty, "\(lines)")
+            #expect(device.services.activityHistory.contains { $0.bundleID == app.bundleID }, "the kill ended it")
         }
     }
 }

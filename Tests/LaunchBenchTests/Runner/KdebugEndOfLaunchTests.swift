@@ -53,6 +53,19 @@ import Testing
         #expect(printing.shouldEnd(at: start + .seconds(5)) == nil)
     }
 
+    /// Output lost mid-launch (process control's stream): the markers cannot come, so kdebug completes the launch
+    /// even of an app that prints them, and the sample says why its markers are missing.
+    @Test func lostOutputLetsKdebugCompleteALaunchThatPrintsMarkers() {
+        let (watcher, start) = watcher(expectsMarkers: true)
+        watcher.output(Array(FakeOutput.mark("main", 300).utf8))
+        watcher.kdebugProgress(KdebugLaunchProgress(reachedMain: true, firstFrame: true), at: start)
+        #expect(watcher.shouldEnd(at: start + .seconds(5)) == nil)
+        watcher.outputLost("process control's channel closed")
+        #expect(watcher.shouldEnd(at: start + .seconds(5)) == .complete)
+        let warnings = watcher.finish().record.warnings
+        #expect(warnings.contains { $0.hasPrefix(LaunchWatcher.outputLostWarning) && $0.contains("channel closed") })
+    }
+
     /// An app without LaunchProbe that exits by itself after main is a launch; without kdebug's phases it
     /// measured nothing.
     @Test func aSilentAppThatExitsAfterMainIsOk() {

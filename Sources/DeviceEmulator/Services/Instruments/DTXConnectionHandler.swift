@@ -31,7 +31,11 @@ struct InstrumentsReplies {
 
     /// An ERROR reply carrying an NSError with `text` as its description.
     func error(_ text: String) {
-        let error = ArchivedError(domain: "DTXMessage", code: 1, userInfo: [NSLocalizedDescriptionKey: text])
+        error(ArchivedError(domain: "DTXMessage", code: 1, userInfo: [NSLocalizedDescriptionKey: text]))
+    }
+
+    /// An ERROR reply carrying `error`.
+    func error(_ error: ArchivedError) {
         reply(.error, payload: error.archived())
     }
 
@@ -51,6 +55,22 @@ struct InstrumentsReplies {
                 DTXMessage(
                     kind: .dispatch, identifier: next(), channel: channel, auxiliary: auxiliary,
                     payload: KeyedArchive.encode(selector as NSString)))
+        }
+    }
+
+    /// Cancels this channel from the device's side, usable from any thread: `_channelCanceled:` on the control
+    /// channel with the code as the device names it (negated; pymobiledevice3's `dtx/connection.py`,
+    /// `_on_channel_cancelled`, negates it back).
+    var channelCanceller: @Sendable () -> Void {
+        let send = self.send
+        let next = self.nextIdentifier
+        let code = -request.channel
+        return {
+            send(
+                DTXMessage(
+                    kind: .dispatch, identifier: next(), channel: 0,
+                    auxiliary: DTXArguments.encode([.object(NSNumber(value: code))]),
+                    payload: KeyedArchive.encode("_channelCanceled:" as NSString)))
         }
     }
 

@@ -14,6 +14,8 @@ final class EmulatedProcesses: Sendable {
         var send: @Sendable (_ selector: String, _ auxiliary: [UInt8]) -> Void
         /// Whether its connection published `…processcontrol.capability.terminationCallback`.
         var wantsTermination: Bool
+        /// Cancels the observer's channel from the phone's side (``DeviceServiceState/processControlChannelDrops``).
+        var cancel: @Sendable () -> Void = {}
     }
 
     private struct Running {
@@ -23,6 +25,8 @@ final class EmulatedProcesses: Sendable {
         var observers: Set<Int>
         var timers: [Scheduled<Void>] = []
         var launchName: String
+        /// The phone cancels its observers' channels after its first write.
+        var dropsChannel = false
         var startedAt = Date()
         var start = ContinuousClock.now
     }
@@ -65,7 +69,7 @@ final class EmulatedProcesses: Sendable {
             state.nextToken += 1
             state.running[plan.pid] = Running(
                 token: state.nextToken, pid: plan.pid, bundleID: bundleID, observers: [observer],
-                launchName: plan.kind.rawValue)
+                launchName: plan.kind.rawValue, dropsChannel: services.takeProcessControlChannelDrop())
             return state.nextToken
         }
         var timers: [Scheduled<Void>] = []
@@ -122,13 +126,23 @@ final class EmulatedProcesses: Sendable {
     }
 
     private func write(_ bytes: [UInt8], pid: Int, token: Int, at machTime: UInt64) {
-        let observers = state.withLock { state -> [Observer] in
-            guard let process = state.running[pid], process.token == token else { return [] }
-            return process.observers.compactMap { state.observers[$0] }
+        let (observers, drops) = state.withLock { state -> ([Observer], Bool) in
+            guard let process = state.running[pid], process.token == token else { return ([], false) }
+            let observers = process.observers.compactMap { state.observers[$0] }
+            guard process.dropsChannel else { return (observers, false) }
+            // The cancelled channels observe nothing any more.
+            for key in process.observers {
+                state.observers[key] = nil
+                for other in state.running.keys { state.running[other]?.observers.remove(key) }
+            }
+            return (observers, true)
         }
         guard !observers.isEmpty else { return }
         let auxiliary = ProcessControlMessages.output(bytes, pid: pid, machTime: machTime)
-        for observer in observers { observer.send(ProcessControlMessages.outputSelector, auxiliary) }
+        for observer in observers {
+            observer.send(ProcessControlMessages.outputSelector, auxiliary)
+            if drops { observer.cancel() }
+        }
     }
 
     @discardableResult

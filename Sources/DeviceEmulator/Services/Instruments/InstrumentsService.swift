@@ -21,9 +21,16 @@ package struct InstrumentsService: EmulatedService {
 
     package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         guard let version = device.osVersion, version.major >= 14, version.major < 17,
-            device.services.developerDiskImageMounted
+            device.services.developerDiskImageMounted, !Self.developerModeOff(device)
         else { return .refused("InvalidService") }
         return .available
+    }
+
+    /// Developer Mode off (lockdown's `DeveloperModeStatus`, iOS 16+): no developer service is offered, as the
+    /// Developer Disk Image they come from cannot be mounted then (pymobiledevice3's `mobile_image_mounter.py`,
+    /// `raise_if_cannot_mount`, refuses it with DeveloperModeIsNotEnabledError).
+    static func developerModeOff(_ device: EmulatedDevice) -> Bool {
+        device.lockdownValue(domain: "com.apple.security.mac.amfi", key: "DeveloperModeStatus") as? Bool == false
     }
 
     package func usesTLS(_ name: String, on device: EmulatedDevice) -> Bool { true }

@@ -36,7 +36,11 @@ final class ProcessControlChannel: InstrumentsChannel {
 
     func receive(selector: String, arguments: [DTXArgument], replies: InstrumentsReplies) {
         let observer =
-            self.observer ?? processes.add(.init(send: replies.dispatchSender, wantsTermination: reportsTermination))
+            self.observer
+            ?? processes.add(
+                .init(
+                    send: replies.dispatchSender, wantsTermination: reportsTermination,
+                    cancel: replies.channelCanceller))
         self.observer = observer
         let values = arguments.map(\.value)
         switch selector {
@@ -75,10 +79,13 @@ final class ProcessControlChannel: InstrumentsChannel {
             return replies.error("processcontrol: launch needs path, bundle id, environment, arguments, options")
         }
         guard let app = device.services.app(bundleID), let version = device.osVersion else {
-            return replies.error("The application \(bundleID) is not installed on the device.")
+            return replies.error(FrontBoardRefusal.notFound(bundleID))
+        }
+        if app.profile.codeSignatureValid == false || !device.services.trustsAppDevelopers {
+            return replies.error(FrontBoardRefusal.security(bundleID))
         }
         if device.services.isLocked {
-            return replies.error("Unable to launch \(bundleID) because the device was not, or could not be, unlocked.")
+            return replies.error(FrontBoardRefusal.locked(bundleID))
         }
         let options = arguments[4] as? NSDictionary
         let killExisting = (options?["KillExisting"] as? NSNumber)?.boolValue ?? false

@@ -43,7 +43,9 @@ struct EndMarkerWatch: Sendable {
     /// - Parameter knewMarkers: whether the run knew before this launch that the app prints its markers.
     mutating func note(_ sample: Sample, printedEndMarker: Bool, knewMarkers: Bool) -> Set<LaunchSlot> {
         guard !knewMarkers else { return [] }
-        if sample.status == .ok && !printedEndMarker {
+        // A launch whose output was lost could not print its markers: it says nothing of a hang.
+        let outputLost = sample.warnings.contains { $0.hasPrefix(LaunchWatcher.outputLostWarning) }
+        if sample.status == .ok && !printedEndMarker && !outputLost {
             endedWithoutMarkers.insert(LaunchSlot(sample))
         } else if printedEndMarker && !endedWithoutMarkers.isEmpty {
             defer { endedWithoutMarkers = [] }

@@ -1,7 +1,8 @@
 /// The launch step through process control, with no debugger attached: the app starts at once, its output comes
 /// back as output events and its end as a termination notice; the harness ends it with SIGKILL. A death by a
-/// signal it did not get from the harness is a crash. When the stream of events is lost mid-launch, the launch
-/// goes on until the observer's rule ends it (its markers are missing; its kdebug numbers are kept).
+/// signal it did not get from the harness is a crash. When the stream of events is lost mid-launch, the observer
+/// is told (``LaunchObserver/outputLost(_:)``) and the launch goes on until kdebug completes it or `--timeout`
+/// (its later markers are missing; its kdebug numbers are kept; the sample says so).
 struct ProcessControlLauncher: AppLauncher {
     let control: any ProcessControl
     /// How long a kill waits for the phone's termination notice before the launch returns anyway.
@@ -18,9 +19,13 @@ struct ProcessControlLauncher: AppLauncher {
         observer.launched(at: .now)
         let inbox = Inbox(process.events)
         defer { inbox.close() }
+        var lost = false
         while true {
             switch inbox.take(into: observer) {
             case .ended(let termination): return termination
+            case .lost(let reason) where !lost:
+                lost = true
+                observer.outputLost(reason)
             case .running, .lost: break
             }
             if let stop = observer.shouldEnd(at: .now) ?? (Task.isCancelled ? .cancelled : nil) {
@@ -35,7 +40,8 @@ struct ProcessControlLauncher: AppLauncher {
     /// The process's events as they arrive, handed to the observer from the launch's own loop.
     private final class Inbox: Sendable {
         enum State {
-            case running, lost
+            case running
+            case lost(String)
             case ended(LaunchTermination)
         }
 
@@ -66,10 +72,12 @@ struct ProcessControlLauncher: AppLauncher {
         }
 
         /// Returns when an event arrives, at the latest after `limit`: an exit is seen at once, not a tick later.
+        /// Once the stream has ended (and been taken) it waits the whole `limit`, so a launch whose stream was
+        /// lost still ticks instead of spinning.
         func waitForEvent(upTo limit: Duration) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = pending.withLock { state -> Bool in
-                    if !state.events.isEmpty || state.finished { return true }
+                    if !state.events.isEmpty { return true }
                     state.waiter = continuation
                     return false
                 }
@@ -93,10 +101,10 @@ struct ProcessControlLauncher: AppLauncher {
                 case .terminated(let exitCode, let signal):
                     if let signal { return .ended(.crashed(signal: signal)) }
                     return .ended(.exited(status: exitCode ?? 0))
-                case .lost: return .lost
+                case .lost(let reason): return .lost(reason)
                 }
             }
-            return finished ? .lost : .running
+            return finished ? .lost("process control's event stream ended") : .running
         }
 
         /// Waits (bounded) until the process's end or the stream's has arrived.
