@@ -17,7 +17,7 @@ package enum ResultExports {
     }
 
     /// Reads `run.json` and `samples.jsonl` from `resultsFolder` and (re)writes `samples.csv`,
-    /// `summary.csv`, `images.csv`, `summary.json` and `report.html` there, each atomically. One pass over
+    /// `summary.csv`, `images.csv`, `initializers.csv`, `summary.json` and `report.html` there, each atomically. One pass over
     /// the samples, none of them kept: `samples.csv` is written row by row as they are read.
     ///
     /// - Parameters:
@@ -62,13 +62,14 @@ package enum ResultExports {
 /// The files `ResultExports.writeAll` makes from a folder's summary (it writes `samples.csv` too, row by row as
 /// the samples are read: `SamplesCSV.FileWriter`).
 package enum ExportFile: Sendable, CaseIterable {
-    case summaryCSV, imagesCSV, summaryJSON, reportHTML
+    case summaryCSV, imagesCSV, initializersCSV, summaryJSON, reportHTML
 
     /// The file's name inside the results folder (`samples.csv`, `summary.json`, …).
     package var fileName: String {
         switch self {
         case .summaryCSV: return ResultsFolder.FileName.summaryCSV
         case .imagesCSV: return ResultsFolder.FileName.imagesCSV
+        case .initializersCSV: return ResultsFolder.FileName.initializersCSV
         case .summaryJSON: return ResultsFolder.FileName.summaryJSON
         case .reportHTML: return ResultsFolder.FileName.reportHTML
         }
@@ -79,6 +80,7 @@ package enum ExportFile: Sendable, CaseIterable {
         switch self {
         case .summaryCSV: return SummaryCSV.csv(summary).data(byteOrderMark: true)
         case .imagesCSV: return ImagesCSV.csv(summary).data(byteOrderMark: true)
+        case .initializersCSV: return InitializersCSV.csv(summary).data(byteOrderMark: true)
         case .summaryJSON: return try SummaryDocument(folder: folder, summary: summary).jsonData()
         case .reportHTML: return Data(HTMLReport.render(folder, summary: summary).utf8)
         }

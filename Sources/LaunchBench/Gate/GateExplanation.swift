@@ -75,6 +75,9 @@ package struct GateExplanation: Sendable, Hashable {
     static let minimumPageInChangeFraction = 0.1
     /// Appeared and disappeared images, then the largest initializer changes (at most `imageLimit` of those).
     package var images: [ImageChange]
+    /// Static initializer functions that appeared in a bundle image, then those whose median moved past the
+    /// same noise floor as an image's (at most `imageLimit`), when kdebug named them on both sides.
+    package var functions: [FunctionChange] = []
 
     static let imageLimit = 3
     /// Initializer changes smaller than this are launch-to-launch noise, not a cause worth naming.
@@ -144,6 +147,7 @@ package struct GateExplanation: Sendable, Hashable {
         .sorted { abs($0.deltaMs ?? 0) > abs($1.deltaMs ?? 0) }
         pageIns = Self.pageInChange(old, new)
         images = changes + moved.prefix(Self.imageLimit)
+        functions = Self.functionChanges(before, after)
     }
 
     /// The phases compared: dyld's four, then the after-main stretches from the app's markers.
@@ -196,7 +200,7 @@ package struct GateExplanation: Sendable, Hashable {
                 text += ", of which \(phase.phase) \(Self.signedMs(phase.shift.shift))"
             }
         }
-        let causes = images.prefix(Self.imageLimit).map(Self.describe)
+        let causes = images.prefix(Self.imageLimit).map(Self.describe) + functions.prefix(Self.imageLimit).map(\.text)
         let named = causes + (pageIns.map { [$0.text] } ?? [])
         if !named.isEmpty { text += (text.isEmpty ? "" : ": ") + named.joined(separator: ", ") }
         return text.isEmpty ? nil : text

@@ -78,6 +78,10 @@ enum GateText {
             let sides = "median \(ms(change.baselineMedianMs)) → \(ms(change.currentMedianMs)) ms"
             return "\(GateExplanation.describe(change)) (\(sides))"
         }
+        lines += explanation.functions.map { change in
+            guard let base = change.baselineMedianMs else { return change.text }
+            return "\(change.text) in \(change.image) (median \(ms(base)) → \(ms(change.currentMedianMs)) ms)"
+        }
         if let pageIns = explanation.pageIns {
             let sides =
                 "median \(DecimalText.fixed(pageIns.baselineMedian, maxFractionDigits: 1)) → \(DecimalText.fixed(pageIns.currentMedian, maxFractionDigits: 1))"

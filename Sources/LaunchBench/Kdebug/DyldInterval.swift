@@ -56,6 +56,9 @@ package struct DyldInterval: Hashable, Sendable {
     package var image: String?
     /// START arg2 for the kinds that carry a mach header (STATIC_INITIALIZER, OBJC_INIT, LAUNCH_EXECUTABLE).
     package var machHeader: UInt64?
+    /// For STATIC_INITIALIZER: the initializer's offset from the image's load address (START arg3 without
+    /// pointer-authentication bits, minus arg2; see `InitializerAddress`); nil for the other kinds.
+    package var initializerOffset: UInt64?
     /// The thread that emitted the START.
     package var threadID: UInt64
     /// dyld's trace-pair id (arg1 of both records).

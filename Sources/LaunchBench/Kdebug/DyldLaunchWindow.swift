@@ -48,11 +48,15 @@ struct DyldLaunchWindow {
         let names = ImagePaths(records: own, strings: strings)
         intervals = pairs.paired.map { start, end, kind in
             let (path, header) = names.image(kind: kind, start: start)
-            return DyldInterval(
+            var interval = DyldInterval(
                 kind: kind, image: path, machHeader: header, threadID: start.threadID, pairID: start.arg1,
                 startTimestamp: start.timestamp, endTimestamp: end.timestamp,
                 startMs: timebase.milliseconds(from: origin, to: start.timestamp),
                 endMs: timebase.milliseconds(from: origin, to: end.timestamp))
+            if kind == .staticInitializer, let header {
+                interval.initializerOffset = InitializerAddress.offset(function: start.arg3, header: header)
+            }
+            return interval
         }.filter { $0.startTimestamp <= window }.sorted {
             ($0.startTimestamp, $0.endTimestamp) < ($1.startTimestamp, $1.endTimestamp)
         }

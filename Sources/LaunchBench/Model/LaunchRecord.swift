@@ -76,10 +76,30 @@ package struct InitializerTime: Sendable, Hashable, Codable {
     package var image: String
     /// `nil` when the value was the wrap artefact or unreadable.
     package var ms: Double?
+    /// Its static initializers one by one, when kdebug timed them (STATIC_INITIALIZER), in the order dyld ran
+    /// them; `nil` from dyld's printed statistics, which time images only.
+    package var functions: [InitializerFunctionTime]?
 
     /// An image's initializer time in ms.
-    package init(image: String, ms: Double?) {
+    package init(image: String, ms: Double?, functions: [InitializerFunctionTime]? = nil) {
         self.image = image
+        self.ms = ms
+        self.functions = functions
+    }
+}
+
+/// One static initializer of an image in one launch: `functions` of `InitializerTime` in `samples.jsonl`.
+package struct InitializerFunctionTime: Sendable, Hashable, Codable {
+    /// The function, as `InitializerNames` names it: demangled or as the symbol table spells it, `func_0x4000`
+    /// for a stripped binary's function start, `0x4000` (its offset in the image) when the image's binary is
+    /// not at hand.
+    package var function: String
+    /// Its STATIC_INITIALIZER interval, ms.
+    package var ms: Double
+
+    /// An initializer's time.
+    package init(function: String, ms: Double) {
+        self.function = function
         self.ms = ms
     }
 }

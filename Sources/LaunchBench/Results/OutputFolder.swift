@@ -10,6 +10,7 @@ package enum OutputFolder {
         [
             ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
             ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
+            ResultsFolder.FileName.initializersCSV,
         ] + ResultsMerge.deviceFolders + [
             RunManifest.referenceFolderName, RunManifest.baseFolderName, ResultsStore.reserveFileName,
         ]

@@ -60,21 +60,24 @@ struct DeviceRun: Sendable {
         let traced = trace.recorder.map {
             KdebugEnricher(
                 recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
-                store: store)
+                store: store, initializerNames: Self.initializerNames(plan, device: device, reporter: reporter))
         }
         pipeline = LaunchPipeline(
             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
             launcher: launcher,
             // Prelaunches: seen by the kdebug session when there is one, else in the device log.
-            enrichers: (traced.map { [$0.labelling(plan)] }
-                ?? [PrelaunchWatch(driver: driver, udid: device.udid, plan: plan)]) + enrichers)
+            enrichers: (traced.map { [$0.labelling(plan)] } ?? [
+                PrelaunchWatch(driver: driver, udid: device.udid, plan: plan)
+            ])
+                + enrichers)
         if let baseStore, let basePlan = plan.basePlan {
             // Measured exactly as the new build (same launcher, kdebug read the same way); the kdebug session is
             // stopped once, by the new build's pipeline.
             let baseTraced = trace.recorder.map {
                 KdebugEnricher(
                     recorder: $0, executable: basePlan.app.executable,
-                    crossChecks: basePlan.crossChecksPremain(on: device), store: baseStore)
+                    crossChecks: basePlan.crossChecksPremain(on: device), store: baseStore,
+                    initializerNames: Self.initializerNames(basePlan, device: device, reporter: SilentRunReporter()))
             }
             base = LaunchPipeline(
                 driver: driver, device: device, plan: basePlan, runID: runID, store: baseStore,

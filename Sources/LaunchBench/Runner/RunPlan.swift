@@ -62,6 +62,8 @@ package struct RunPlan: Sendable {
     /// `--count-prelaunched`: count a cold launch after a prelaunch, and a launch whose closure dyld rebuilt, in
     /// the statistics (they are labelled either way; see `LaunchDisturbance`).
     package var countPrelaunched = false
+    /// Where kdebug's static initializers get their function names (`--dsym`, `swift-demangle`).
+    package var initializerSymbols = InitializerSymbolSources()
     /// The device conditions recorded before each iteration, and those `--require` waits for.
     package var conditions = ConditionPolicy()
 

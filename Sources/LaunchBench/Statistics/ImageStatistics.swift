@@ -40,6 +40,24 @@ package struct ImageStatistics: Sendable, Hashable {
     /// Bundle images first by initializer time (longest median first), then the rest by name.
     package var images: [Image]
 
+    /// One static initializer function of one image, as kdebug timed it (a row of `initializers.csv`).
+    package struct Function: Sendable, Hashable {
+        /// The image's file name, as in the initializer list (`SampleNetworking`).
+        package var image: String
+        /// The function's name (`InitializerFunctionTime.function`).
+        package var function: String
+        /// Launches in which dyld ran it.
+        package var launches: Int
+        /// Median of its times over those launches, ms.
+        package var medianMs: Double
+        /// 90th percentile of its times over those launches, ms.
+        package var p90Ms: Double
+    }
+
+    /// The static initializer functions kdebug timed, longest median first (then image and name); empty when
+    /// no launch named them (dyld's printed statistics time images only).
+    package var functions: [Function] = []
+
     /// - Parameter samples: one device's launches of one kind; failed launches are left out.
     package init(samples: [Sample]) {
         var accumulator = Accumulator()
@@ -65,6 +83,7 @@ package struct ImageStatistics: Sendable, Hashable {
         private var pageInOrder: [String] = []
         private var pageInBundle: Set<String> = []
         private var pageInLaunches = 0
+        private var functionTimes: [[String]: [Double]] = [:]
 
         /// An empty accumulator.
         package init() {}
@@ -97,6 +116,9 @@ package struct ImageStatistics: Sendable, Hashable {
                     listed[entry.image, default: 0] += 1
                 }
                 if let ms = entry.ms, ms.isFinite { times[entry.image, default: []].append(ms) }
+                for function in entry.functions ?? [] where function.ms.isFinite {
+                    functionTimes[[entry.image, function.function], default: []].append(function.ms)
+                }
             }
         }
 
@@ -142,9 +164,18 @@ package struct ImageStatistics: Sendable, Hashable {
                 default: return a.image < b.image
                 }
             }
-            return ImageStatistics(
+            var statistics = ImageStatistics(
                 launches: launches, launchesWithInitializerList: withList, launchesWithInitializerPhase: withPhase,
                 launchesWithLibraries: withLibraries, images: images)
+            statistics.functions = functionTimes.map { key, times in
+                let values = times.sorted()
+                return Function(
+                    image: key[0], function: key[1], launches: values.count,
+                    medianMs: Percentile.of(sorted: values, fraction: 0.5),
+                    p90Ms: Percentile.of(sorted: values, fraction: 0.9))
+            }
+            .sorted { ($1.medianMs, $0.image, $0.function) < ($0.medianMs, $1.image, $1.function) }
+            return statistics
         }
     }
 

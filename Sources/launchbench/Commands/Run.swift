@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LaunchBench
+import LaunchEngines
 
 /// `launchbench run APP`: the benchmark itself.
 struct Run: AsyncParsableCommand {
@@ -74,6 +75,13 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Warm launches after each cold launch.", valueName: "k"))
     var warm: Int = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "The app's dSYM (a .dSYM bundle, a folder of them, or a DWARF file): names the static initializers "
+                + "kdebug times when the binaries are stripped (matched by UUID).", valueName: "path"),
+        completion: .file())
+    var dsym: String?
 
     @Option(
         name: .customLong("env"),
@@ -175,6 +183,7 @@ struct Run: AsyncParsableCommand {
         plan.launcher = engines.launcherChoice
         plan.conditions = conditions.policy
         plan.countPrelaunched = countPrelaunched
+        plan.initializerSymbols = Self.initializerSymbols(dsym: dsym)
         let usbmuxd = connection.apply()
         let code = try await RunExecution.execute(
             plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,
@@ -183,6 +192,18 @@ struct Run: AsyncParsableCommand {
     }
 
     static func duration(_ seconds: Double) -> Duration { .seconds(clamping: seconds) }
+
+    /// `--dsym` and the toolchain's `swift-demangle`; without the latter, said once on stderr.
+    static func initializerSymbols(dsym: String?) -> InitializerSymbolSources {
+        let demangler = SwiftDemangleTool.locate()
+        if demangler == nil {
+            FileHandle.standardError.write(
+                Data(
+                    ("note: no swift-demangle beside a swift on PATH (or \(SwiftDemangleTool.environmentVariable)): "
+                        + "Swift initializers keep their mangled names.\n").utf8))
+        }
+        return InitializerSymbolSources(dsym: dsym.map { URL(fileURLWithPath: $0) }, demangler: demangler)
+    }
 }
 
 extension RunPlan.ColdMode: ExpressibleByArgument {}

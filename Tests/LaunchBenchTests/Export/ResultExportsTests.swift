@@ -76,7 +76,7 @@ import Testing
         let outcome = try ResultExports.writeAll(resultsFolder: dir)
         #expect(
             outcome.written.map(\.lastPathComponent) == [
-                "samples.csv", "summary.csv", "images.csv", "summary.json", "report.html",
+                "samples.csv", "summary.csv", "images.csv", "initializers.csv", "summary.json", "report.html",
             ])
 
         let samplesData = try Data(contentsOf: dir.appendingPathComponent("samples.csv"))

@@ -159,6 +159,8 @@ extension KdebugTests {
             #expect(phases.initializersByImage == [pathA: 3.0, "0xb000": 6.0])
             let initializers = phases.timeline.filter { $0.kind == .staticInitializer }
             #expect(initializers.map(\.pairID) == [7, 8])
+            // START arg3 − arg2: the initializer's offset in its image.
+            #expect(initializers.map(\.initializerOffset) == [0x100, 0x100])
             #expect(initializers.map(\.startMs) == [2.0, 3.0])
             #expect(initializers.map(\.endMs) == [5.0, 9.0])
             #expect(phases.initializerMs == 7.0)

@@ -15,6 +15,8 @@ struct KdebugEnricher: SampleEnricher {
     /// The plan whose rules label a launch after a prelaunch or with a rebuilt closure (`LaunchDisturbance`);
     /// `nil`: not labelled.
     var labels: RunPlan? = nil
+    /// The app's initializer functions by image and offset; nil: initializers are timed by image only.
+    var initializerNames: InitializerNames? = nil
 
     /// How long after a launch ends its kdebug events may still arrive (a phone flushes every 100 ms;
     /// delivery bottoms out near 200 ms).
@@ -54,6 +56,9 @@ struct KdebugEnricher: SampleEnricher {
             return false
         }
         KdebugSampling.apply(capture, to: &sample, store: store)
+        if let initializerNames, let phases = capture.phases {
+            KdebugSampling.nameInitializers(phases, in: &sample, names: initializerNames)
+        }
         return capture.phases?.mainMs != nil
     }
 
