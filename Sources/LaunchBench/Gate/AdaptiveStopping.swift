@@ -44,9 +44,9 @@ package struct AdaptiveStopping: Sendable, Hashable, Codable {
     }
 
     /// The values the rule watches: the cold launches' gate metric (`total_premain_ms` where
-    /// measured, else `first_frame_ms`, else `wall_ms`), failed launches left out.
+    /// measured, else `first_frame_ms`, else `wall_ms`), failed and set-aside launches left out.
     static func coldValues(_ samples: [Sample]) -> [Double] {
-        coldValues(points: samples.filter { $0.kind == .cold }.map(LaunchPoint.init))
+        coldValues(points: samples.filter { $0.kind == .cold && !$0.setAside }.map(LaunchPoint.init))
     }
 
     /// `coldValues(_:)` of a device's cold launches' points.

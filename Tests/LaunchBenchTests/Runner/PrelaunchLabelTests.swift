@@ -101,6 +101,8 @@ import Testing
                 "1 launch set aside, not in the statistics (--count-prelaunched counts them): iteration 2 cold after "
                     + "a prewarm (pid 812, reached main, 4.2 s before, seen by kdebug)."
             ])
+        // --target-precision watches the same values as the statistics.
+        #expect(AdaptiveStopping.coldValues(samples) == [101, 103])
         // A round trip through samples.jsonl keeps the label.
         let line = try JSONEncoder().encode(samples[1])
         let read = try JSONDecoder().decode(Sample.self, from: line)
