@@ -81,9 +81,10 @@ package final class EmulatedConditions: Sendable {
     }
 
     /// The live keys of lockdown's `com.apple.mobile.battery` domain, over the static ones `LockdownValues`
-    /// holds (`ideviceinfo -q com.apple.mobile.battery` lists `BatteryCurrentCapacity`, `BatteryIsCharging`,
-    /// `ExternalChargeCapable`, `ExternalConnected`, `FullyCharged`); and `AmountDataAvailable` of
-    /// `com.apple.disk_usage`.
+    /// holds, and of `com.apple.disk_usage`. Both domains are in libimobiledevice 1.3.0's `tools/ideviceinfo.c`
+    /// domain list; the keys (`BatteryCurrentCapacity` an integer %, `BatteryIsCharging`, `ExternalConnected`,
+    /// `FullyCharged`; `AmountDataAvailable`, `TotalDataAvailable` in bytes) are those public tools read from
+    /// real phones with `ideviceinfo -q DOMAIN` or `AMDeviceCopyValue` (unverified here: RealPhoneStatus.md).
     func lockdownValues(domain: String?) -> [String: Any]? {
         switch domain {
         case "com.apple.mobile.battery":
