@@ -109,4 +109,25 @@ import Testing
         #expect(read.prelaunch == Self.prewarm && read.setAside && !read.closureRebuilt)
         #expect(String(decoding: line, as: UTF8.self).contains("\"seconds_before\":4.2"))
     }
+
+    @Test func theGateNamesTheSetAsideLaunchesOfEachSide() throws {
+        func input(_ samples: [Sample], _ path: String) -> GateInput {
+            GateInput(
+                path: path, folder: ResultsFolder(url: URL(fileURLWithPath: path), manifest: nil, samples: samples),
+                appBundleID: samples.first?.appBundleID, launches: GateLaunches(samples: samples),
+                referenceLaunches: GateLaunches(samples: []))
+        }
+        let baseline = (1...5).map { Self.sample(iteration: $0, index: 0) }
+        var current = baseline
+        current[2].prelaunch = Self.prewarm
+        current[2].setAside = true
+        let report = try GateCheck(baseline: input(baseline, "/base"), settings: GateSettings()).report(
+            current: input(current, "/head"))
+        #expect(
+            report.notes == [
+                "current /head: Phone: 1 launch set aside, not in the statistics (--count-prelaunched counts them): "
+                    + "iteration 3 cold after a prewarm (pid 812, reached main, 4.2 s before, seen by kdebug)."
+            ])
+        #expect(report.comparison?.entries.first { $0.kind == .cold }?.current.launches == 4)
+    }
 }
