@@ -62,6 +62,23 @@ extension RealPymobiledevice3TunnelTests {
             }
         }
 
+        /// `--launcher debugserver` on iOS 17.5: the launch goes through debugproxy, which the step then checks.
+        @Test func withDebugserverTheLaunchChecksDebugproxy() async throws {
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
+                let engines = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+                let folder = EndToEnd.temporaryFolder("doctor-debugserver")
+                var doctor = DeviceDoctor(
+                    probe: MobileDeviceDriver(), setup: engines.setup,
+                    app: try AppBundle(contentsOf: try SampleApp.write(into: folder)))
+                doctor.launcher = .debugserver
+                let report = try await doctor.check(udid: devices[0].udid, folder: folder.appendingPathComponent("run"))
+                    .report
+                #expect(report.ready, "\(report.render())")
+                #expect(report[.debugproxy]?.state == .holds && report[.debugproxy]?.needed == true)
+                #expect(report[.launch]?.detail.contains("debugserver") == true, "\(report.render())")
+            }
+        }
+
         /// What --capture writes: private (0700), the raw kdebug, its parse, the logs, the phone's model; no pair
         /// record and none of the lab's host IDs.
         static func expectCapture(_ outcome: DoctorOutcome, lab: EmulatedLab) throws {
@@ -88,8 +105,14 @@ extension RealPymobiledevice3TunnelTests {
                     device.services.developerDiskImageMounted = false
                     let report = try await Self.doctor(device).report
                     Self.expect(report, fails: .diskImage)
-                    // iOS 16: lockdown refuses the instruments service; 17: RSD lists no dtservicehub.
-                    Self.expect(report, fails: device.spec.osVersion == "16.7" ? .lockdownServices : .dtservicehub)
+                    // iOS 16: lockdown refuses the instruments service; 17: RSD lists neither dtservicehub nor
+                    // debugproxy (the launch falls back to debugserver without a kdebug session).
+                    if device.spec.osVersion == "16.7" {
+                        Self.expect(report, fails: .lockdownServices)
+                    } else {
+                        Self.expect(report, fails: .dtservicehub)
+                        Self.expect(report, fails: .debugproxy)
+                    }
                 }
             }
         }

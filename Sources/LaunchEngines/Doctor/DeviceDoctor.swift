@@ -14,6 +14,9 @@ package struct DeviceDoctor: Sendable {
     package var app: AppBundle
     /// A launch's `--timeout`.
     package var launchTimeout: Duration = .seconds(30)
+    /// `--premain` and `--launcher`, as `run` takes them.
+    package var premain: PremainSelection = .auto
+    package var launcher: LauncherChoice = .auto
     /// Called with each row as it is known (the command prints them as they come).
     package var onRow: @Sendable (DoctorRow) -> Void = { _ in }
 
@@ -24,9 +27,10 @@ package struct DeviceDoctor: Sendable {
         self.app = app
     }
 
-    /// Checks `udid` (the only attached device when `nil`); the launch's results folder is `folder`.
+    /// Checks `udid` (the only attached device when `nil`); the launch's results folder is `folder` (created).
     /// - Throws: `LaunchBenchError.deviceNotAttached` (listing the attached ones) when `udid` is not attached,
-    ///   `.noDevicesAttached`, or `DoctorError.severalDevices` when no UDID was given and several are attached.
+    ///   `.noDevicesAttached`, or `DoctorError.severalDevices` when no UDID was given and several are attached;
+    ///   `.cannotWrite` when `folder` cannot be created.
     package func check(udid: String?, folder: URL) async throws -> DoctorOutcome {
         var rows = RowLog(onRow: onRow)
         let listing: DeviceListing
@@ -52,10 +56,15 @@ package struct DeviceDoctor: Sendable {
         }
         var plan = RunPlan(
             app: app, deviceUDIDs: [device.udid], iterations: 1, coldMode: .reinstall, warmLaunches: 0,
-            timeout: launchTimeout, grace: .milliseconds(500))
-        plan.launcher = .auto
+            timeout: launchTimeout, grace: .milliseconds(500), premain: premain)
+        plan.launcher = launcher
         let kdebug = plan.premainSource(for: device) == .kdebug || plan.crossChecksPremain(on: device)
         let steps = Self.steps(for: device.version, kdebug: kdebug)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw LaunchBenchError.cannotWrite(path: folder.path, reason: error.localizedDescription)
+        }
         var checker = DoctorChecker(doctor: self, device: device, steps: steps, rows: rows)
         await checker.run(plan: plan, folder: folder)
         return checker.outcome

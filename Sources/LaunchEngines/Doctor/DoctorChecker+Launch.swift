@@ -31,9 +31,18 @@ extension DoctorChecker {
         let wantsKdebug = plan.premainSource(for: device) == .kdebug
         var seen: KdebugSeen?
         if let observation = observed?.observation { seen = await KdebugSeen(observation) }
+        // A run that stopped before arming the session (results not writable) says nothing about kdebug.
+        let armed = seen.map { $0.startError != nil || $0.timebase != nil } ?? true
         let launch = KdebugLaunchFile.read(
             folder: folder, udid: device.udid, executable: plan.app.executable, timebase: seen?.timebase)
         await add(Self.debugproxy(sample, modern: device.version.map { $0.major >= 17 } ?? false))
+        guard armed else {
+            await add(launchRow(failure: failure, engine: decision.engine?.rawValue ?? ""))
+            rows.unknown(
+                steps.filter { step in !rows.rows.contains { $0.step == step } },
+                "not checked: the run stopped before its kdebug session started")
+            return
+        }
         await add(Self.dtservicehub(seen, wantsKdebug: wantsKdebug))
         for row in Self.session(seen, wantsKdebug: wantsKdebug) { await add(row) }
         await add(launchRow(failure: failure, engine: decision.engine?.rawValue ?? ""))

@@ -68,6 +68,8 @@ struct Doctor: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var doctor = DeviceDoctor(probe: MobileDeviceDriver(), setup: engines.setup(usbmuxd: usbmuxd), app: bundle)
+        doctor.premain = engines.premainSelection
+        doctor.launcher = engines.launcherChoice
         doctor.onRow = { row in Terminal.note(UserText.logLine("\(row.step.rawValue): \(row.state.rawValue)")) }
         let outcome: DoctorOutcome
         do {
