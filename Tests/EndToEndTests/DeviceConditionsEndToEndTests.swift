@@ -126,4 +126,16 @@ import Testing
             #expect(try stopped.samples.isEmpty)
         }
     }
+
+    @Test(arguments: ["12.5.7", "17.5"])
+    func theConditionsReadOnEveryIOSThroughLockdown(_ osVersion: String) async throws {
+        _ = try await SharedTestLab.lab()
+        try await EndToEnd.withDevices([("iPhone12,1", osVersion)]) { devices in
+            devices[0].services.conditions.batteryPercent = 23
+            let conditions = try await MobileDeviceDriver().conditions(of: devices[0].udid)
+            #expect(conditions.batteryPercent == 23 && conditions.charging == false)
+            #expect(conditions.temperatureC == 30 && conditions.freeStorageBytes == 31e9)
+            #expect(Set((conditions.unavailable ?? [:]).keys) == ["uptime", "low-power-mode", "thermal-state"])
+        }
+    }
 }
