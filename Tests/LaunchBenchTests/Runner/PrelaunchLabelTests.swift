@@ -101,6 +101,15 @@ import Testing
                 "1 launch set aside, not in the statistics (--count-prelaunched counts them): iteration 2 cold after "
                     + "a prewarm (pid 812, reached main, 4.2 s before, seen by kdebug)."
             ])
+        // Every report names it under the device.
+        let summary = RunSummary(samples: samples)
+        let folder = ResultsFolder(url: URL(fileURLWithPath: "/r"), manifest: nil, samples: samples)
+        for report in [
+            SummaryTextReport.render(summary), MarkdownReport.render(summary),
+            HTMLReport.render(folder, summary: summary),
+        ] {
+            #expect(report.contains("iteration 2 cold after a prewarm"))
+        }
         // --target-precision watches the same values as the statistics.
         #expect(AdaptiveStopping.coldValues(samples) == [101, 103])
         // A round trip through samples.jsonl keeps the label.
