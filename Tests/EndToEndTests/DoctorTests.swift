@@ -79,6 +79,25 @@ extension RealPymobiledevice3TunnelTests {
             }
         }
 
+        /// Unplugged during the launch: the launch step names it, and what the launch would show is unknown.
+        @Test func aPhoneThatGoesAwayDuringTheLaunchNamesTheLaunch() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let lab = try await SharedTestLab.lab()
+                let udid = devices[0].udid
+                let report = try await Self.doctor(devices[0]) { row in
+                    if row.step == .lockdownServices { try? lab.detach(udid: udid) }
+                }.report
+                try? lab.attach(udid: udid)
+                Self.expect(report, fails: .launch)
+                #expect(report[.launch]?.detail.contains("went away") == true, "\(report.render())")
+                #expect(
+                    report.rows.map(\.step)
+                        == DoctorStep.allCases.filter { ![.tunnel, .debugproxy, .dtservicehub].contains($0) })
+                let others = report.rows.drop { $0.step != .lockdownServices }.dropFirst().filter { $0.step != .launch }
+                #expect(others.allSatisfy { $0.state == .unknown }, "\(report.render())")
+            }
+        }
+
         /// What --capture writes: private (0700), the raw kdebug, its parse, the logs, the phone's model; no pair
         /// record and none of the lab's host IDs.
         static func expectCapture(_ outcome: DoctorOutcome, lab: EmulatedLab) throws {

@@ -28,6 +28,17 @@ extension DoctorChecker {
             failure = DeviceDoctor.describe(error)
         }
         await engines.shutdown()
+        if sample?.status != .ok, await !isAttached() {
+            // Gone during the launch: the launch's step says so, and nothing the launch would have shown is known.
+            lost = true
+            for step in steps where !rows.rows.contains(where: { $0.step == step }) {
+                rows.add(
+                    step == .launch
+                        ? .fails(.launch, "the device went away during the launch", fix: Self.lostFix)
+                        : .unknown(step, "not checked: the device went away"))
+            }
+            return
+        }
         let wantsKdebug = plan.premainSource(for: device) == .kdebug
         var seen: KdebugSeen?
         if let observation = observed?.observation { seen = await KdebugSeen(observation) }

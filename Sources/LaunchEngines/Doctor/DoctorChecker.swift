@@ -8,7 +8,7 @@ struct DoctorChecker {
     let device: DeviceInfo
     let steps: [DoctorStep]
     var rows: RowLog
-    private(set) var lost = false
+    var lost = false
     var runFolder: URL?
     var sample: Sample?
 
@@ -41,7 +41,7 @@ struct DoctorChecker {
         rows.add(row)
     }
 
-    private func isAttached() async -> Bool {
+    func isAttached() async -> Bool {
         guard let listing = try? await doctor.probe.listDevices(reading: []) else { return false }
         return listing.attached.contains { DeviceDoctor.same($0, device.udid) }
     }

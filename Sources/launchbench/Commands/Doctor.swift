@@ -70,7 +70,7 @@ struct Doctor: AsyncParsableCommand {
         var doctor = DeviceDoctor(probe: MobileDeviceDriver(), setup: engines.setup(usbmuxd: usbmuxd), app: bundle)
         doctor.premain = engines.premainSelection
         doctor.launcher = engines.launcherChoice
-        doctor.onRow = { row in Terminal.note(UserText.logLine("\(row.step.rawValue): \(row.state.rawValue)")) }
+        doctor.onRow = { row in Terminal.note("\(row.step.rawValue): \(row.state.rawValue)") }
         let outcome: DoctorOutcome
         do {
             outcome = try await doctor.check(udid: device, folder: folder)
