@@ -33,6 +33,15 @@ package struct RunConclusion {
         } catch {
             conclusion.exportFailure = error
         }
+        if result.manifest.isABRun {
+            // An A/B run's BASE build: its own exports in DIR/base/ (`report DIR` rewrites them again).
+            do {
+                _ = try ResultExports.writeAll(
+                    resultsFolder: result.folder.appendingPathComponent(RunManifest.baseFolderName))
+            } catch {
+                if conclusion.exportFailure == nil { conclusion.exportFailure = error }
+            }
+        }
         if let gate, keepingSamples {
             do {
                 let (folder, samples) =
