@@ -176,6 +176,8 @@ import Testing
             engine.handle(["Request": "Restart", "WaitForDisconnect": true]).effect == .restart(afterDisconnect: true))
         #expect(engine.handle(["Request": "Shutdown"]).effect == .shutdown(afterDisconnect: false))
         #expect(engine.handle(["Request": "Goodbye"]).reply["Status"] as? String == "Success")
-        #expect(engine.handle(["Request": "IORegistry"]).reply["Status"] as? String == "UnknownRequest")
+        #expect(engine.handle(["Request": "Frobnicate"]).reply["Status"] as? String == "UnknownRequest")
+        // IORegistry answers (the battery's entry: EmulatedConditionsTests).
+        #expect(engine.handle(["Request": "IORegistry"]).reply["Status"] as? String == "Success")
     }
 }
