@@ -19,10 +19,24 @@ enum AppBundleLoader {
         } catch {
             throw failure(error, path: url.path)
         }
-        return try make(
+        var app = try make(
             folderName: contents.bundleName, infoData: contents.infoPlist,
             profileData: contents.files[AppProfile.fileName],
             frameworks: contents.frameworks, size: contents.size)
+        app.binaries = binaries(of: app, at: url)
+        return app
+    }
+
+    /// The executable's and the frameworks' Mach-O files that read; a placeholder or broken binary is left
+    /// out (its initializers are then modelled), as installd checks signatures, not initializers.
+    private static func binaries(of app: InstalledApp, at url: URL) -> [String: MachOFile] {
+        let paths = [app.executable] + app.bundleImages
+        guard let contents = try? AppBundleContents.read(url, files: paths) else { return [:] }
+        var binaries: [String: MachOFile] = [:]
+        for (path, data) in contents.files {
+            binaries[path] = try? MachOFile.read(data, path: path)
+        }
+        return binaries
     }
 
     /// installd's error for a package the reader refused.

@@ -201,6 +201,9 @@ package struct LaunchTimings: Codable, Sendable, Hashable {
 package struct InitializerFigure: Codable, Sendable, Hashable {
     package var image: String
     package var ms: Double
+    /// The initializer function of `image` that takes this time (its symbol, without the C underscore), for
+    /// the kernel trace; absent: the image's initializers share it. dyld's printed list times images only.
+    package var function: String?
 }
 
 /// Which launches a fault hits: listed launch numbers, a probability, or both (either matches).

@@ -18,6 +18,9 @@ package struct InstalledApp: Sendable, Hashable {
     /// The UUIDs of the device paths; fresh on every install.
     package var bundleUUID: UUID
     package var containerUUID: UUID
+    /// The bundle's Mach-O binaries that could be read, by path inside the `.app` (`Sample`,
+    /// `Frameworks/SampleKit.framework/SampleKit`): where dyld finds each image's static initializers.
+    package var binaries: [String: MachOFile] = [:]
 
     /// `/private/var/containers/Bundle/Application/<UUID>/Sample.app`.
     package var path: String {

@@ -49,6 +49,9 @@ package struct LaunchPlan: Sendable {
     /// Whether dyld takes its classic (dyld2) path, as an override variable makes it on iOS 13–14; the kernel
     /// trace's shapes differ by path (`KdebugLaunchEvents`).
     package var takesDyld2Path = false
+    /// The app's binaries by path inside the bundle (`InstalledApp.binaries`): their static initializers are
+    /// what STATIC_INITIALIZER points at.
+    package var binaries: [String: MachOFile] = [:]
 
     /// All output as one byte string (tests, logs).
     package var allOutput: [UInt8] { outputs.flatMap(\.bytes) }
@@ -137,6 +140,7 @@ package struct LaunchPlanner: Sendable {
             appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame,
             takesDyld2Path: DyldOutput(osVersion: osVersion, environment: environment).usesDyld2Path)
         plan.didFinishLaunchingMs = finished
+        plan.binaries = app.binaries
         return plan
     }
 
@@ -192,9 +196,13 @@ package struct LaunchPlanner: Sendable {
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list, bundleImageCount: bundleImageCount, legacy: osVersion.major <= 9,
             wrapRebaseBinding: wrap, random: &bookkeeping)
-        let phases = PreMainPhases(
+        var phases = PreMainPhases(
             dylibLoadingMs: dylib, rebaseBindingMs: rebase, objcSetupMs: objc, initializerMs: initializers,
             initializers: list)
+        for (index, figure) in (nominal.slowestInitializers ?? []).enumerated() where index < phases.initializers.count
+        {
+            phases.initializers[index].function = figure.function
+        }
         return PreMain(dylibLoadingMs: dylib, counters: counters, phases: phases)
     }
     /// The app's markers: the nominal gaps after `main`, noised, stacked on the noised pre-main so their order
@@ -368,6 +376,9 @@ package struct PreMainPhases: Sendable, Hashable {
     package struct Initializer: Sendable, Hashable {
         package var image: String
         package var us: UInt64
+        /// The one initializer function of the image this time goes to (`InitializerFigure.function`); nil:
+        /// the image's time is shared by all its initializers.
+        package var function: String?
     }
 
     init(

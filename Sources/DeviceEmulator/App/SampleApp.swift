@@ -139,6 +139,12 @@ package enum SampleApp {
                   "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
                   "dylibLoadingMs": 70,
                   "initializers": [{ "image": "Analytics", "ms": 40 }]
+                },
+                {
+                  "fromBuild": "36",
+                  "initializers": [
+                    { "image": "SampleNetworking", "function": "networking_start_reachability", "ms": 18 }
+                  ]
                 }
               ]
             }

@@ -185,8 +185,7 @@ struct KdebugLaunchEvents {
 
     /// APPLY_FIXUPS, then one STATIC_INITIALIZER per initializer. Returns the clock after the last.
     private func fixUpAndInitialize(
-        _ builder: inout Builder, _ initializers: [(image: LoadedImage, header: UInt64, us: UInt64)],
-        from start: UInt64
+        _ builder: inout Builder, _ initializers: [Initializer], from start: UInt64
     ) -> UInt64 {
         var clock = start
         // dyld2's fixups timer is a temporary too (dyld-832.7.3 `src/ImageLoader.cpp:522`).
@@ -197,11 +196,13 @@ struct KdebugLaunchEvents {
         // No OBJC_MAP on any path: libobjc gets the launch's images when it registers, from libSystem's
         // initializer, untimed (dyld-1042.1 `DyldRuntimeState.cpp:1614`, dyld-832.7.3
         // `dyld3/AllImages.cpp:1410`); that time is in libSystem's initializer below.
+        // START arg2 = the image's mach header, arg3 = the function (dyld-1378 `dyld/Loader.cpp:2601`,
+        // `dyld/Tracing.cpp:142`; `InitializerAddress` in the core cites each dyld).
         for initializer in initializers {
             builder.interval(
                 .dyldStaticInitializer, from: clock,
                 durationUs: zeroLengthTimers || dyld3 || dyld2 ? 0 : initializer.us,
-                args: (0, initializer.header, initializer.header + 0x4000, 0))
+                args: (0, initializer.header, initializer.pointer, 0))
             clock += initializer.us + 2
         }
         return clock
@@ -231,9 +232,12 @@ struct KdebugLaunchEvents {
     /// xpcproxy's thread, before the exec that becomes the app's.
     var xpcproxyThread: UInt64 { threadID - 8 }
 
+    /// One STATIC_INITIALIZER: the image, its load address, the time, and the function pointer dyld traces.
+    typealias Initializer = (image: LoadedImage, header: UInt64, us: UInt64, pointer: UInt64)
+
     /// Each printed initializer in its image, then the rest of the phase in libSystem, so the intervals add
     /// up to the phase dyld prints; libSystem's also holds ObjC's setup of the launch's images.
-    private func initializers() -> [(image: LoadedImage, header: UInt64, us: UInt64)] {
+    private func initializers() -> [Initializer] {
         func located(_ name: String) -> (image: LoadedImage, header: UInt64) {
             if let index = plan.images.firstIndex(where: { $0.path.hasSuffix("/" + name) }) {
                 return (plan.images[index], loadAddress(index))
@@ -241,17 +245,47 @@ struct KdebugLaunchEvents {
             let slot = name.utf8.reduce(UInt64(0)) { ($0 &* 31 &+ UInt64($1)) % 4093 }  // stable per name
             return (LoadedImage(path: "/usr/lib/" + name), Self.sharedCacheBase + (64 + slot) * 0x10_0000)
         }
-        var out = plan.phases.initializers.map { initializer in
+        var out: [Initializer] = []
+        for initializer in plan.phases.initializers {
             let (image, header) = located(initializer.image)
-            return (image, header, initializer.us)
+            out += calls(initializer, image: image, header: header)
         }
-        let listed = out.reduce(0) { $0 + $1.2 }
+        let listed = out.reduce(0) { $0 + $1.us }
         let objc = plan.phases.objcSetupUs
         if plan.phases.initializerUs + objc > listed {
             let (image, header) = located("libSystem.B.dylib")
-            out.append((image, header, plan.phases.initializerUs + objc - listed))
+            // libSystem's initializer lies somewhere in the shared cache: its offset is modelled.
+            out.append((image, header, plan.phases.initializerUs + objc - listed, header + 0x4000))
         }
         return out
+    }
+
+    /// An image's initializer time as dyld runs it: one call per initializer its binary lists, in that order
+    /// (dyld-1378 `dyld/Loader.cpp:2596` forEachInitializer), sharing the time equally (the profile times
+    /// images, not functions), or all of it in the one function the profile names. An image whose binary the
+    /// emulator could not read (outside the bundle, a placeholder) gets one call at a modelled offset.
+    private func calls(_ initializer: PreMainPhases.Initializer, image: LoadedImage, header: UInt64) -> [Initializer] {
+        guard let inside = image.pathInsideAppBundle, let binary = plan.binaries[inside],
+            let offsets = binary.initializerOffsets, !offsets.isEmpty
+        else { return [(image, header, initializer.us, header + 0x4000)] }
+        if let function = initializer.function,
+            let symbol = binary.symbols.first(where: { $0.name == function && offsets.contains($0.offset) })
+        {
+            return [(image, header, initializer.us, traced(header + symbol.offset, binary))]
+        }
+        return zip(offsets, Self.split(initializer.us, into: offsets.count)).map { offset, us in
+            (image, header, us, traced(header + offset, binary))
+        }
+    }
+
+    /// The pointer as dyld traces it: signed in an arm64e process by dyld-955 through dyld-1284 (iOS 15–18),
+    /// which sign it before the timer (dyld-1284.13 `dyld/Loader.cpp:2485`/`:2487`), plain otherwise (iOS 26's
+    /// dyld-1378 traces before signing, `:2600`; an arm64 process's pointers carry no signature). The
+    /// signature is a stable stand-in in the bits above the 39 user address bits.
+    private func traced(_ address: UInt64, _ binary: MachOFile) -> UInt64 {
+        guard binary.isArm64e, (15...18).contains(osVersion.major) else { return address }
+        let signature = (address &* 0x9E37_79B9_7F4A_7C15) >> 48
+        return address | (signature << 39) & 0x007F_FF80_0000_0000
     }
 
     /// Where image `index` of the plan is loaded: the app's images below the shared cache, system images in
