@@ -55,10 +55,13 @@ import Testing
             let aaBase = try EndToEnd.samplesOnDisk(aaFolder.appendingPathComponent("base"))
             #expect(aaNew.count == aaBase.count && aaNew.count <= 40, "\(aaNew.count) / \(aaBase.count)")
             #expect(aaNew.allSatisfy { $0.build == "new" } && aaBase.allSatisfy { $0.build == "base" })
-            // Both builds' exports are written when the run ends.
+            // Both builds' exports are written when the run ends; DIR's HTML report has the paired verdict.
             for name in ["summary.json", "report.html"] {
                 #expect(FileManager.default.fileExists(atPath: aaFolder.appendingPathComponent("base/\(name)").path))
             }
+            let html = try String(contentsOf: aaFolder.appendingPathComponent("report.html"), encoding: .utf8)
+            #expect(html.contains("<h2>NEW against BASE</h2>"))
+            #expect(html.contains("Unchanged within ±5 % after \(aaNew.count) pairs"))
             #expect(aa.stdout.contains("Unchanged within ±5 % after \(aaNew.count) pairs"), "\(aa.stdout)")
             #expect(aa.stdout.contains("the smallest change these pairs could show is ±"))
             #expect(aa.stdout.contains("Gate: PASSED"))

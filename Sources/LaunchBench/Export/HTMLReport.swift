@@ -20,6 +20,7 @@ package enum HTMLReport {
                 "section", ["class": "notes"], "<h2>Notes</h2>" + HTMLText.element("ul", [:], items))
             body += "\n"
         }
+        body += buildsSection(folder)
         if summary.devices.isEmpty { body += HTMLText.text("p", ["class": "empty"], "No launches to report.") + "\n" }
         if summary.devices.count > 1 { body += overview(summary) }
         for (index, device) in summary.devices.enumerated() {
