@@ -83,6 +83,7 @@ struct Demo: AsyncParsableCommand {
                 environment: [DemoLab.overrideVariable, DemoLab.printLibraries], timeout: .seconds(30),
                 grace: .milliseconds(200))
             plan.launcher = LauncherChoice(rawValue: launcher) ?? .auto
+            plan.initializerSymbols = Run.initializerSymbols(dsym: nil)
             code = try await RunExecution.execute(
                 plan, engines: lab.engines, usbmuxd: USBMuxAddress(lab.lab.usbmuxdSocketAddress),
                 output: results.output, overwrite: results.overwrite)
@@ -132,7 +133,7 @@ struct DemoLab {
     var engines: EngineSetup {
         EngineSetup(
             selection: .auto, host: EngineHost(isMacOS: false, pymobiledevice3: pymobiledevice3),
-            usbmuxd: USBMuxAddress(lab.usbmuxdSocketAddress))
+            usbmuxd: USBMuxAddress(lab.usbmuxdSocketAddress), pageFaults: true)
     }
 
     /// Starts the lab in a fresh /tmp folder and points libusbmuxd (this process only) at it.
