@@ -11,6 +11,9 @@ import Foundation
 ///                          seconds (default 60); launches slow down while it is above 35 °C (EmulatedConditions)
 ///     battery UDID PCT     the battery level, 0 to 100
 ///     charging UDID on|off whether the battery charges
+///     prelaunch UDID BUNDLE [prewarm|closure]
+///                          the phone launches the installed app by itself now, as iOS 15+'s dasd does
+///                          (EmulatedPrelaunches): the device log's line and the trace's exec
 ///     list                 each device and whether it is attached
 ///     help                 this list
 ///
@@ -30,6 +33,8 @@ package enum LabControl {
         case battery(udid: String, percent: Int)
         /// Whether the battery charges.
         case charging(udid: String, on: Bool)
+        /// The phone launches the installed app by itself, for this reason.
+        case prelaunch(udid: String, bundleID: String, reason: EmulatedPrelaunches.Reason)
         /// Each device and whether it is attached.
         case list
         /// The commands.
@@ -39,7 +44,7 @@ package enum LabControl {
     /// The commands, for `help` and for errors.
     package static let usage =
         "commands: detach UDID | attach UDID | reboot UDID [SECONDS] | heat UDID CELSIUS [HALF-LIFE] | "
-        + "battery UDID PERCENT | charging UDID on|off | list | help"
+        + "battery UDID PERCENT | charging UDID on|off | prelaunch UDID BUNDLE [prewarm|closure] | list | help"
 
     /// Parses one line; `nil` for a blank line.
     /// - Throws: `EmulatorError.badControlCommand` naming what is wrong.
@@ -77,9 +82,15 @@ package enum LabControl {
                 throw EmulatorError.badControlCommand("charging takes on or off; \(usage)")
             }
             return .charging(udid: try udid(), on: words[2].lowercased() == "on")
+        case "prelaunch" where (3...4).contains(words.count):
+            let reasons: [String: EmulatedPrelaunches.Reason] = ["prewarm": .prewarm, "closure": .closureGeneration]
+            guard let reason = words.count == 4 ? reasons[words[3].lowercased()] : .prewarm else {
+                throw EmulatorError.badControlCommand("prelaunch's reason is prewarm or closure; \(usage)")
+            }
+            return .prelaunch(udid: try udid(), bundleID: words[2], reason: reason)
         case "list" where words.count == 1: return .list
         case "help" where words.count == 1: return .help
-        case "detach", "attach", "reboot", "heat", "battery", "charging", "list", "help":
+        case "detach", "attach", "reboot", "heat", "battery", "charging", "prelaunch", "list", "help":
             throw EmulatorError.badControlCommand("wrong number of words in '\(line)'; \(usage)")
         default:
             throw EmulatorError.badControlCommand("unknown command '\(verb)'; \(usage)")
@@ -110,6 +121,13 @@ package enum LabControl {
             case .charging(let udid, let on):
                 try conditions(udid, on: lab).charging = on
                 return "ok \(udid) charging \(on ? "on" : "off")"
+            case .prelaunch(let udid, let bundleID, let reason):
+                guard let device = lab.device(udid: udid) else { throw EmulatorError.unknownDevice(udid: udid) }
+                guard let app = device.services.app(bundleID) else {
+                    throw EmulatorError.badControlCommand("\(bundleID) is not installed on \(udid)")
+                }
+                device.prelaunches.prelaunch(app, reason: reason, device: device, lab: lab, seed: 0)
+                return "ok \(udid) prelaunched \(bundleID) (\(reason.rawValue))"
             case .list:
                 return lab.devices.map { "\($0.udid) \($0.isAttached ? "attached" : "detached")" }
                     .joined(separator: "\n")

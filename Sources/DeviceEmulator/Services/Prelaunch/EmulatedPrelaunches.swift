@@ -65,11 +65,11 @@ package final class EmulatedPrelaunches: Sendable {
             "Executing launch request for application<\(app.bundleID)> (\(reason.rawValue))", process: "runningboardd",
             pid: 33, deviceName: device.name)
         history.withLock { $0.append(Made(bundleID: app.bundleID, reason: reason, pid: plan.pid)) }
+        // dyld builds the closure whether or not a session watches.
+        let buildsClosure = device.closures.build(app.bundleID, cold: kind == .cold, launchNumber: number)
         let taps = device.serviceState(KdebugTaps.self) { KdebugTaps() }
         guard !taps.isEmpty else { return }
-        let events = KdebugLaunchEvents(
-            plan: plan, osVersion: version,
-            buildsClosure: device.closures.build(app.bundleID, cold: kind == .cold, launchNumber: number))
+        let events = KdebugLaunchEvents(plan: plan, osVersion: version, buildsClosure: buildsClosure)
         let draft = events.timeline(execTick: 0)
         let span = UInt64(draft.endMs * 1000) * KdebugLaunchEvents.ticksPerMicrosecond
         let now = MachClock.now(lab: lab)
