@@ -127,6 +127,7 @@ struct DeviceSection {
                         + HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>")
                         + HTMLText.text("p", ["class": "muted"], ImageStatistics.thresholdNote)))
         }
+        if let functions = initializerFunctionsItem(causes) { items.append(functions) }
         return "<h3>What to look at</h3>" + HTMLText.element("ul", ["class": "causes"], items.joined()) + "\n"
     }
 

@@ -64,6 +64,9 @@ import Testing
         let text = try String(
             contentsOf: folder.appendingPathComponent(ResultsFolder.FileName.initializersCSV), encoding: .utf8)
         #expect(outcome.written.map(\.lastPathComponent).contains("initializers.csv"))
+        let html = try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("Slowest initializer functions"))
+        #expect(html.contains("<code>networking_start_reachability</code>"))
         #expect(
             text.split(whereSeparator: \.isNewline).map(String.init) == [
                 "device_udid,launch_kind,image,function,launches,median_ms,p90_ms",
