@@ -230,7 +230,8 @@ struct Emulator: AsyncParsableCommand {
         }
         Terminal.note(
             "Press Ctrl-C to stop. On stdin: detach UDID, attach UDID, reboot UDID [SECONDS], heat UDID CELSIUS "
-                + "[HALF-LIFE], battery UDID PERCENT, charging UDID on|off, list, help.")
+                + "[HALF-LIFE], battery UDID PERCENT, charging UDID on|off, prelaunch UDID BUNDLE [prewarm|closure], "
+                + "list, help.")
         Self.readControlLines(for: lab)
 
         var iterator = stopRequests.makeAsyncIterator()
