@@ -78,6 +78,15 @@ import Testing
             #expect(slower.stdout.contains("Slower after \(pairs) pairs"), "\(slower.stdout)")
             #expect(slower.stdout.contains("Gate: FAILED — NEW slower than BASE in 1"))
 
+            // trend follows NEW's launches and names what the pairs said.
+            let trend = try await LaunchbenchCLI.run(
+                ["trend", aaFolder.path, slowFolder.path], environment: ["NO_COLOR": "1"])
+            #expect(trend.status == 0, "\(trend.stderr)")
+            #expect(
+                (trend.stdout + trend.stderr).contains(
+                    "\(slowFolder.path) is an A/B run: its points are NEW 2.0 (42); against BASE 2.0 (42)"),
+                "\(trend.stdout)\(trend.stderr)")
+
             // compare DIR gives the run's verdict again, with its exit code.
             let compare = try await LaunchbenchCLI.run(["compare", slowFolder.path], environment: ["NO_COLOR": "1"])
             #expect(compare.status == 2, "\(compare.stdout)\(compare.stderr)")

@@ -145,7 +145,7 @@ package struct Trend: Sendable {
             builder.add(run: runIndex, path: path, folder: folder, launches: launches)
         }
         series = builder.series
-        folderNotes = builder.notes
+        folderNotes = builder.notes + folders.flatMap { Self.buildsNote(path: $0.path, folder: $0.folder) }
     }
 
     /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.
