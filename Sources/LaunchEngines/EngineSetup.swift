@@ -12,15 +12,16 @@ package struct EngineSetup: Sendable {
     package var pymobiledevice3: Pymobiledevice3Setup?
 
     /// `--engine selection` on `host`; pymobiledevice3's helpers reach `usbmuxd` (`nil`: the system one) and, for
-    /// iOS 17.0–17.3.1, `tunneld`.
+    /// iOS 17.0–17.3.1, `tunneld`; with `pageFaults` their kdebug sessions trace page faults too.
     package init(
         selection: EngineSelection, host: EngineHost, usbmuxd: USBMuxAddress?, tunneld: String? = nil,
-        startTimeout: Duration = .seconds(60)
+        startTimeout: Duration = .seconds(60), pageFaults: Bool = false
     ) {
         router = EngineRouter(selection: selection, host: host)
         pymobiledevice3 = host.pymobiledevice3.map {
             Pymobiledevice3Setup(executable: $0, usbmuxd: usbmuxd, tunneld: tunneld, startTimeout: startTimeout)
         }
+        pymobiledevice3?.pageFaults = pageFaults
     }
 
     /// The engines of a run over `devices`, their helpers logging into `logs` (the results folder's `logs/`).

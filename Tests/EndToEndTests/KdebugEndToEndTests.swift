@@ -174,7 +174,8 @@ extension RealPymobiledevice3Tests {
             }
         }
 
-        /// The fields the Chrome trace-event format documents for complete ("X") and instant ("i") events.
+        /// The fields the Chrome trace-event format documents for complete ("X"), instant ("i"), counter ("C")
+        /// and metadata ("M") events; the process and its main thread are named.
         static func expectChromeTrace(_ url: URL) throws {
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
             let events = try #require(object?["traceEvents"] as? [[String: Any]])
@@ -185,9 +186,12 @@ extension RealPymobiledevice3Tests {
                 switch event["ph"] as? String {
                 case "X": #expect(event["dur"] is Double || event["dur"] is Int)
                 case "i": #expect(event["s"] is String)
+                case "M": #expect((event["args"] as? [String: Any])?["name"] is String)
+                case "C": #expect((event["args"] as? [String: Any])?["page-ins"] is Int)
                 default: Issue.record("unexpected phase \(event["ph"] ?? "none")")
                 }
             }
+            #expect(events.contains { $0["name"] as? String == "process_name" && $0["ph"] as? String == "M" })
             #expect(events.contains { $0["name"] as? String == "main" })
             #expect(events.contains { $0["name"] as? String == "first frame" })
         }

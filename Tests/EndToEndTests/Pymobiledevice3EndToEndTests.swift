@@ -196,7 +196,7 @@ enum Pymobiledevice3EndToEnd {
     /// `.auto` the iOS 17+ ones, as `run --engine auto` on Linux), pointed at the shared lab; `tunneld` serves
     /// iOS 17.0–17.3 (as `--tunneld`).
     static func driver(
-        selection: EngineSelection = .forced(.pymobiledevice3), tunneld: String? = nil
+        selection: EngineSelection = .forced(.pymobiledevice3), tunneld: String? = nil, pageFaults: Bool = false
     ) async throws -> ComposedEngines {
         let address = try await SharedTestLab.address()
         let executable = try #require(executable)
@@ -205,7 +205,7 @@ enum Pymobiledevice3EndToEnd {
             EngineSetup(
                 selection: selection, host: EngineHost(isMacOS: false, pymobiledevice3: executable),
                 usbmuxd: .unix(path: String(address.dropFirst("UNIX:".count))), tunneld: tunneld,
-                startTimeout: .seconds(90)))
+                startTimeout: .seconds(90), pageFaults: pageFaults))
     }
 
     /// launchbench's kdebug helper on this pymobiledevice3, pointed at the shared lab.

@@ -100,6 +100,7 @@ struct DeviceSection {
         }
         let tooMany = causes.images.bundleDylibs.count > ImageStatistics.advisedBundleDylibs
         items.append(HTMLText.text("li", tooMany ? ["class": "bad"] : [:], causes.dylibLine))
+        if let pageIns = TerminalSummary.pageInLine(device) { items.append(HTMLText.text("li", pageIns)) }
         html: do {
             let top = causes.images.initializers.prefix(8)
             guard causes.images.launchesWithInitializerList > 0, !top.isEmpty else {

@@ -49,6 +49,7 @@ package enum TerminalSummary {
             if let causes = LaunchCauses(device) {
                 for line in Self.causeLines(causes) { out += "  " + ReportText.printable(line) + "\n" }
             }
+            if let line = Self.pageInLine(device) { out += "  " + ReportText.printable(line) + "\n" }
             for remark in ReportText.launchRemarks(device) {
                 out += "  " + (remark.isFailure ? style.red(remark.text) : remark.text) + "\n"
             }
@@ -65,6 +66,30 @@ package enum TerminalSummary {
         if causes.images.launchesWithLibraries > 0 { lines.append(causes.dylibLine) }
         if causes.images.launchesWithInitializerList > 0 { lines.append(causes.initializerLine(limit: 3)) }
         return lines
+    }
+
+    /// `page-ins from exec to first frame (median): cold 144 (14.1 ms), warm 0; most in Sample (48), …`: the
+    /// kinds whose page faults were traced, and the cold (else first) kind's images with the most.
+    static func pageInLine(_ device: DeviceSummary) -> String? {
+        let kinds = device.kinds.compactMap { kind -> String? in
+            guard let count = kind.metrics[.pageIns]?.median else { return nil }
+            let time = kind.metrics[.pageInMs]?.median.map { " (\(ReportText.ms($0)) ms)" } ?? ""
+            return "\(kind.kind.rawValue) \(DecimalText.fixed(count, maxFractionDigits: 1))\(time)"
+        }
+        guard !kinds.isEmpty else { return nil }
+        var line = "page-ins from exec to first frame (median): " + kinds.joined(separator: ", ")
+        let traced =
+            device.kinds.first { $0.kind == .cold && $0.metrics[.pageIns] != nil }
+            ?? device.kinds.first { $0.metrics[.pageIns] != nil }
+        let top = (traced?.images.images ?? []).filter { ($0.medianPageIns ?? 0) > 0 }
+            .sorted { ($0.medianPageIns ?? 0, $1.image) > ($1.medianPageIns ?? 0, $0.image) }.prefix(3)
+        if !top.isEmpty {
+            line +=
+                "; most in "
+                + top.map { "\($0.image) (\(DecimalText.fixed($0.medianPageIns ?? 0, maxFractionDigits: 1)))" }
+                .joined(separator: ", ")
+        }
+        return line
     }
 
     private struct Style {

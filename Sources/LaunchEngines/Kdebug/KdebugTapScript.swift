@@ -30,7 +30,7 @@ enum KdebugTapScript {
           {"type": "control-lost", "reason": R}   the processcontrol channel closed: no more events of its processes
         Closing its stdin stops the session and ends it (exit 0).
         Usage: python3 kdebug_tap.py --udid UDID [--usbmux ADDRESS] [--transport lockdown|userspace|tunneld]
-                                     [--tunneld HOST:PORT]"""
+                                     [--tunneld HOST:PORT] [--page-faults]"""
         import argparse
         import asyncio
         import base64
@@ -40,9 +40,10 @@ enum KdebugTapScript {
 
         PINNED = "11.45.0"
         # (class << 24) | (subclass << 16): dyld timing and UUID maps; exec, new thread, strings, lost events;
-        # UIKit's Initial Frame Rendering (first frame) and lifecycle codes (DBG_ARIADNE 0x87); DBG_MACH_VM,
-        # whose MACH_vmfault (0x01300008) gives page-ins.
-        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000, 0x2B870000, 0x01300000}
+        # UIKit's Initial Frame Rendering (first frame) and lifecycle codes (DBG_ARIADNE 0x87).
+        FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000, 0x2B870000}
+        # With --page-faults: DBG_MACH_VM, whose MACH_vmfault (0x01300008) gives page-ins.
+        PAGE_FAULTS = 0x01300000
         import os as h7os  # H7-MEASURE (not committed)
         if h7os.environ.get("H7_NO_FAULTS"): FILTERS = FILTERS - {0x01300000}  # H7-MEASURE
         START_TIMEOUT_SECONDS = 20
@@ -231,7 +232,8 @@ enum KdebugTapScript {
                     channel = CoreProfileSessionTapChannel(dvt)
                     await channel.connect()
                     service = channel.service
-                    trigger = {"kdf2": FILTERS, "ta": [[0], [2]], "tk": 3, "uuid": "launchbench-kdebug"}
+                    filters = FILTERS | ({PAGE_FAULTS} if args.page_faults else set())
+                    trigger = {"kdf2": filters, "ta": [[0], [2]], "tk": 3, "uuid": "launchbench-kdebug"}
                     await service.set_config_({"tc": [trigger], "rp": 100, "bm": 0, "ur": 100})
                     await service.start()
                     first = await asyncio.wait_for(service.messages.get(), START_TIMEOUT_SECONDS)
@@ -286,6 +288,7 @@ enum KdebugTapScript {
             parser.add_argument("--usbmux")
             parser.add_argument("--transport", choices=["lockdown", "userspace", "tunneld"], default="lockdown")
             parser.add_argument("--tunneld", default="127.0.0.1:49151")
+            parser.add_argument("--page-faults", action="store_true")
             args = parser.parse_args()
             check_version()
             asyncio.run(run(args))

@@ -29,6 +29,7 @@ package struct Pymobiledevice3KdebugTracer: KdebugTracing {
         let script = try Self.scriptFile()
         var arguments = [script.path, "--udid", device.udid] + setup.helperArguments(for: device)
         if let usbmux = setup.environment["PYMOBILEDEVICE3_USBMUX"] { arguments += ["--usbmux", usbmux] }
+        if setup.pageFaults { arguments.append("--page-faults") }
         let environment = try setup.helperEnvironment()
         let log = try HelperLog.next(in: logs.appendingPathComponent(device.udid), named: "kdebug-tap")
         let helper = try KdebugTapProcess.start(

@@ -19,6 +19,8 @@ package struct Pymobiledevice3Setup: Sendable {
     package var tunneld: String?
     /// How long a helper may take to be ready (a userspace tunnel takes a few seconds on a real phone).
     package var startTimeout: Duration
+    /// Whether the kdebug helpers also trace page faults (`--page-faults`: `DBG_MACH_VM`, for page-ins).
+    package var pageFaults = false
     /// pymobiledevice3's own options, before the sidecar's command: plain logs (`--no-color`), and `-v` from
     /// `LAUNCHBENCH_PYMOBILEDEVICE3_VERBOSE=1` (its debug log, for a launch that fails unexplained).
     package var globalArguments: [String] =

@@ -47,6 +47,17 @@ struct EngineOptions: ParsableArguments {
             valueName: "launcher"))
     var launcher: String = "auto"
 
+    @Flag(
+        help: ArgumentHelp(
+            "Also trace page faults in the kdebug session: page-ins per launch and image.",
+            discussion: """
+                Adds DBG_MACH_VM (MACH_vmfault) to the session: page_ins, page_in_ms, zero-fill, copy-on-write and \
+                compressor counts from exec to the first frame in samples.jsonl, page-ins per image in images.csv, \
+                a page-in track in each timeline. Off by default: it costs the loop about 1-2 % of the device's \
+                time (Documentation/Performance.md).
+                """))
+    var pageFaults = false
+
     var premainSelection: PremainSelection { PremainSelection(rawValue: premain) ?? .auto }
 
     var launcherChoice: LauncherChoice { LauncherChoice(rawValue: launcher) ?? .auto }
@@ -93,7 +104,8 @@ struct EngineOptions: ParsableArguments {
             startTimeout = .seconds(clamping: seconds)
         }
         let setup = EngineSetup(
-            selection: selection, host: host, usbmuxd: usbmuxd, tunneld: tunneld, startTimeout: startTimeout)
+            selection: selection, host: host, usbmuxd: usbmuxd, tunneld: tunneld, startTimeout: startTimeout,
+            pageFaults: pageFaults)
         if let problem = setup.pymobiledevice3?.usbmuxProblem { Terminal.note("note: \(problem)") }
         return setup
     }

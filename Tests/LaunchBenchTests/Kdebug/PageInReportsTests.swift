@@ -77,6 +77,32 @@ extension KdebugTests {
                 ImageStatistics(samples: [Self.sample(1, pageIns: nil)]).images.allSatisfy { $0.medianPageIns == nil })
         }
 
+        /// The end-of-run summary (the demo's output) and the HTML report's "what to look at" name the median
+        /// page-ins per kind and the images with the most.
+        @Test func summaryAndHTMLNameThePageIns() {
+            let kit = Self.app + "/Frameworks/Kit.framework/Kit"
+            var samples = (1...3).map { index in
+                var sample = Self.sample(
+                    index, pageIns: 60,
+                    byImage: [
+                        ImagePageIns(image: Self.app + "/Sample", pageIns: 40, ms: 4),
+                        ImagePageIns(image: kit, pageIns: 20, ms: 2),
+                    ])
+                sample.metrics[.pageInMs] = 6
+                return sample
+            }
+            var warm = Self.sample(1, pageIns: 0, byImage: [])
+            warm.kind = .warm
+            samples.append(warm)
+            let summary = RunSummary(samples: samples)
+            let line =
+                "page-ins from exec to first frame (median): cold 60 (6.0 ms), warm 0; most in Sample (40), "
+                + "Frameworks/Kit.framework/Kit (20)"
+            #expect(TerminalSummary.pageInLine(summary.devices[0]) == line)
+            #expect(TerminalSummary.render(summary, color: false).contains(line))
+            #expect(TerminalSummary.pageInLine(RunSummary(samples: [Self.sample(1, pageIns: nil)]).devices[0]) == nil)
+        }
+
         /// samples.jsonl keeps the counts and the images; a count is not held to the run's timeout the way a
         /// time in ms is.
         @Test func samplesJSONLKeepsThem() throws {
