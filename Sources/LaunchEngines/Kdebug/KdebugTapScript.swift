@@ -44,8 +44,6 @@ enum KdebugTapScript {
         FILTERS = {0x1F070000, 0x1F050000, 0x07000000, 0x07010000, 0x07020000, 0x31CA0000, 0x2B870000}
         # With --page-faults: DBG_MACH_VM, whose MACH_vmfault (0x01300008) gives page-ins.
         PAGE_FAULTS = 0x01300000
-        import os as h7os  # H7-MEASURE (not committed)
-        if h7os.environ.get("H7_NO_FAULTS"): FILTERS = FILTERS - {0x01300000}  # H7-MEASURE
         START_TIMEOUT_SECONDS = 20
 
 
