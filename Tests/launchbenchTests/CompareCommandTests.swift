@@ -95,7 +95,10 @@ import Testing
         let metric = try await Self.run(["a", "b", "--metric", "launch_ms"])
         #expect(metric.status == 64)
         #expect(metric.message?.contains("total_premain_ms") == true, "\(metric.message ?? "")")
-        #expect(try await Self.run(["only-one"]).status == 64)
+        // One folder is an A/B run's (`run --against`); any other is a usage error naming what is missing.
+        let one = try await Self.run(["only-one"])
+        #expect(one.status == 64)
+        #expect(one.message?.contains("compare needs BASELINE and CURRENT, or one A/B run's folder") == true)
         #expect(try await Self.run(["a", "b", "--format", "xml"]).status == 64)
     }
 

@@ -52,12 +52,14 @@ struct Compare: AsyncParsableCommand {
             report = try gate.report(current: try GateInput.load(path: current, role: .current))
         } else {
             // One folder: an A/B run's, judged NEW against BASE from its own pairs.
-            let folder = try GateInput.load(path: baseline, role: .current)
-            guard folder.baseBuild != nil else {
+            let base = URL(fileURLWithPath: baseline).appendingPathComponent(RunManifest.baseFolderName)
+                .appendingPathComponent(ResultsFolder.FileName.samples)
+            guard FileManager.default.fileExists(atPath: base.path) else {
                 throw ValidationError(
-                    "\(baseline) is not an A/B run's folder (no base/ from `run NEW --against BASE`): pass a "
-                        + "baseline and a current folder, `compare BASELINE CURRENT`.")
+                    "compare needs BASELINE and CURRENT, or one A/B run's folder; \(baseline) has no "
+                        + "base/samples.jsonl (from `run NEW --against BASE`).")
             }
+            let folder = try GateInput.load(path: baseline, role: .current)
             report = try GateCheck(settings: check.settings, allowed: allowed).report(current: folder)
         }
         try GateOutput.write(report, format: format, to: output, junit: check.junit, markdown: check.markdown)
