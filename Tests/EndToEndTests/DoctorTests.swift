@@ -57,6 +57,12 @@ extension RealPymobiledevice3TunnelTests {
                     }
                     #expect(report[.launch]?.detail.contains("processcontrol") == true)
                     #expect(report[.buildClosure]?.detail.contains("built the launch closure") == true)
+                    // The helper logs the phone's whole machTimeInfo reply (its length is unverified on a phone).
+                    #expect(report[.machTimeInfo]?.detail.contains("the whole reply: [") == true)
+                    // The emulated phone opens the session with a `started` notice, which the helper logs.
+                    #expect(
+                        report[.firstMessage]?.detail.hasPrefix("a notice {") == true,
+                        "\(report[.firstMessage]?.detail ?? "")")
                     try Self.expectCapture(outcome, lab: try await SharedTestLab.lab())
                 }
             }
@@ -109,6 +115,9 @@ extension RealPymobiledevice3TunnelTests {
             #expect(files.contains("kdebug-parse.txt"))
             #expect(files.contains { $0.hasSuffix("kdebug-tap.log") }, "\(files)")
             #expect(files.contains { $0.hasSuffix("0001-cold.log") }, "\(files)")
+            let tap = try #require(files.first { $0.hasSuffix("kdebug-tap.log") })
+            let log = try String(contentsOf: folder.appendingPathComponent(tap), encoding: .utf8)
+            #expect(log.contains("message 1 after start: "), "\(log)")
             let device = try String(contentsOf: folder.appendingPathComponent("device.json"), encoding: .utf8)
             #expect(device.contains(outcome.report.device?.productType ?? "?"))
             for file in files {

@@ -4,8 +4,8 @@ import LaunchBench
 /// `launchbench doctor --capture DIR`: what a bug report needs, and nothing private. DIR is created 0700
 /// (`PrivateFolder`). It gets the report, the phone's model and iOS, the launch's raw kdebug (its first data
 /// message, the RAW_VERSION2 header, included) with `launchbench parse`'s table of it, the launch's log and the
-/// engines' logs. No pair record, key, certificate or host ID is copied, and a log line that names one is
-/// withheld.
+/// engines' logs (the kdebug helper's holds machTimeInfo's reply and the session's first messages). No pair
+/// record, key, certificate or host ID is copied, and a log line that names one is withheld.
 package enum DoctorCapture {
     /// Lockdown and pair-record keys whose lines are withheld from the copied logs.
     static let privateKeys = [
@@ -20,9 +20,9 @@ package enum DoctorCapture {
           device.json          the phone's model and iOS (no name, no serial number)
           kdebug/              the launch's raw kdebug (RAW_VERSION2; its first data message, the header, included)
           kdebug-parse.txt     `launchbench parse` of it
-          logs/                the launch's output and the engines' logs (pymobiledevice3, the kdebug tap)
+          logs/                the launch's output and the engines' logs (pymobiledevice3, the kdebug tap: it
+                               logs machTimeInfo's whole reply and the session's first four messages)
         Not included: the pair record, keys, certificates and host IDs (a log line naming one is withheld).
-        The DTX messages themselves are not logged by the kdebug tap, so none are here beyond the kdebug data.
 
         """
 

@@ -26,7 +26,9 @@ extension DoctorChecker {
     }
 
     /// kperf, the first message after `start`, and `machTimeInfo`, from the session's start.
-    static func session(_ seen: KdebugSeen?, wantsKdebug: Bool) -> [DoctorRow] {
+    static func session(_ seen: KdebugSeen?, wantsKdebug: Bool, helper: HelperLogLines = HelperLogLines())
+        -> [DoctorRow]
+    {
         guard let seen else {
             let fix = "Install pymobiledevice3: " + EngineChoice.pymobiledevice3Install + "."
             return [
@@ -62,10 +64,16 @@ extension DoctorChecker {
         switch seen.firstMessageWasHeader {
         case true?:
             let header = seen.header
+            // The helper drops a notice that opens the session (pymobiledevice3 reads it as the acknowledgement);
+            // its log says whether one came first.
+            var notice = ""
+            if let line = helper.firstMessage, let range = line.range(of: "notice ") {
+                notice = "a notice \(line[range.upperBound...]), then "
+            }
             rows.append(
                 .holds(
                     .firstMessage,
-                    "a RAW_VERSION2 header (\(header?.threads.count ?? 0) threads, tick frequency "
+                    notice + "a RAW_VERSION2 header (\(header?.threads.count ?? 0) threads, tick frequency "
                         + "\(header?.tickFrequency ?? 0) Hz)", needed: wantsKdebug))
         case false?:
             rows.append(
@@ -79,6 +87,7 @@ extension DoctorChecker {
             var detail =
                 "[mach_absolute_time, numer, denom]: \(timebase.numer)/\(timebase.denom) ("
                 + DecimalText.fixed(timebase.nanoseconds(1), maxFractionDigits: 3) + " ns a tick)"
+            if let reply = helper.machTimeInfo { detail += "; the whole reply: \(reply)" }
             if let frequency = seen.header?.tickFrequency, frequency > 0,
                 let fromHeader = MachTimebase(tickFrequency: frequency), fromHeader != timebase
             {

@@ -55,9 +55,22 @@ extension DoctorChecker {
             return
         }
         await add(Self.dtservicehub(seen, wantsKdebug: wantsKdebug))
-        for row in Self.session(seen, wantsKdebug: wantsKdebug) { await add(row) }
+        let logs = folder.appendingPathComponent("logs/\(device.udid)")
+        let helper = HelperLogLines(
+            machTimeInfo: Self.helperLogLine("machTimeInfo: ", logs: logs),
+            firstMessage: Self.helperLogLine("message 1 after start: ", logs: logs))
+        for row in Self.session(seen, wantsKdebug: wantsKdebug, helper: helper) { await add(row) }
         await add(launchRow(failure: failure, engine: decision.engine?.rawValue ?? ""))
         for row in Self.launchEvents(launch, seen: seen, sample: sample, wantsKdebug: wantsKdebug) { await add(row) }
+    }
+
+    /// What the kdebug helper logged after `prefix` (`machTimeInfo: [...]`, `message 1 after start: ...`), cut to
+    /// 160 characters; `nil` when it logged no such line.
+    static func helperLogLine(_ prefix: String, logs: URL) -> String? {
+        guard let text = try? String(contentsOf: logs.appendingPathComponent("kdebug-tap.log"), encoding: .utf8)
+        else { return nil }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        return String(line.dropFirst(prefix.count).prefix(160))
     }
 
     private func launchRow(failure: String?, engine: String) -> DoctorRow {
@@ -97,6 +110,13 @@ extension DoctorChecker {
                 fix: "The message names the cause; a phone without the Developer Disk Image lists no debugproxy "
                     + "(`pymobiledevice3 mounter auto-mount --udid UDID`).")
     }
+}
+
+/// What the kdebug helper's log says of the session: `machTimeInfo`'s whole reply and the first message after
+/// `start` (which the helper reads itself: a notice is not passed on as a chunk).
+struct HelperLogLines {
+    var machTimeInfo: String?
+    var firstMessage: String?
 }
 
 /// What the observed session gave, read once.

@@ -28,7 +28,8 @@ enum KdebugTapScript {
           {"type": "output", "pid": P, "text": "..."}                      as sent: part of a line or several
           {"type": "terminated", "pid": P, "exit_code": X, "signal": S}   the one that does not apply is null
           {"type": "control-lost", "reason": R}   the processcontrol channel closed: no more events of its processes
-        Closing its stdin stops the session and ends it (exit 0).
+        Closing its stdin stops the session and ends it (exit 0). On stderr (its log) it writes machTimeInfo's whole
+        reply and the session's first four messages (size, first bytes, a notice decoded), for a bug report.
         Usage: python3 kdebug_tap.py --udid UDID [--usbmux ADDRESS] [--transport lockdown|userspace|tunneld]
                                      [--tunneld HOST:PORT] [--page-faults]"""
         import argparse
@@ -188,6 +189,15 @@ enum KdebugTapScript {
                 return False
 
 
+        def log_message(label, data):
+            """One of the session's first messages on stderr (the helper's log), for a bug report (`launchbench doctor
+            --capture`): its size, first bytes and, for a notice, what it says."""
+            text = f"{label}: {len(data)} bytes, starting {bytes(data[:32]).hex()}"
+            if data.startswith(b"bplist"):
+                text += f", notice {notice_of(data)!r}"
+            print(text, file=sys.stderr, flush=True)
+
+
         def notice_of(data):
             from bpylist2 import archiver
             try:
@@ -227,6 +237,7 @@ enum KdebugTapScript {
                 async with DvtProvider(provider) as dvt:
                     async with DeviceInfo(dvt) as info:
                         time_info = await info.mach_time_info()
+                    print(f"machTimeInfo: {list(time_info)!r}", file=sys.stderr, flush=True)
                     channel = CoreProfileSessionTapChannel(dvt)
                     await channel.connect()
                     service = channel.service
@@ -235,6 +246,8 @@ enum KdebugTapScript {
                     await service.set_config_({"tc": [trigger], "rp": 100, "bm": 0, "ur": 100})
                     await service.start()
                     first = await asyncio.wait_for(service.messages.get(), START_TIMEOUT_SECONDS)
+                    log_message("message 1 after start", first)
+                    logged = 1
                     notice = notice_of(first) if first.startswith(b"bplist") else None
                     if notice is not None and isinstance(notice.get("status"), int) and notice["status"] != 0:
                         fail("kperf-locked", str(notice.get("notice", "")))
@@ -254,6 +267,9 @@ enum KdebugTapScript {
                         data = getter.result()
                         if not data:
                             fail("lost", "the device closed the instruments connection")
+                        if logged < 4:
+                            logged += 1
+                            log_message(f"message {logged} after start", data)
                         if data.startswith(b"bplist"):
                             decoded = notice_of(data) or {}
                             emit({"type": "notice", "notice": str(decoded.get("notice", "")),
