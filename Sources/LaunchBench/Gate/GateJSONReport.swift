@@ -113,6 +113,16 @@ package enum GateJSONReport {
                         "current_median_initializer_ms": .init(i.currentMedianMs), "delta_ms": .init(i.deltaMs),
                     ])
                 }),
+            "initializer_functions": .array(
+                x.functions.map { f in
+                    .object([
+                        "image": .string(f.image), "function": .string(f.function),
+                        "change": .string(f.baselineMedianMs == nil ? "appeared" : "changed"),
+                        "baseline_median_ms": .init(f.baselineMedianMs),
+                        "current_median_ms": .number(f.currentMedianMs),
+                        "delta_ms": .number(f.deltaMs),
+                    ])
+                }),
         ])
     }
 

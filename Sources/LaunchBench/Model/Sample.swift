@@ -190,6 +190,13 @@ package struct Sample: Sendable, Hashable, Codable {
                 throw DecodingError.dataCorruptedError(
                     forKey: .initializers, in: c, debugDescription: "\(item.image): \(problem)")
             }
+            for function in item.functions ?? [] {
+                if let problem = Self.impossibility(function.ms, limitMs: limit) {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .initializers, in: c, debugDescription: "\(item.image) \(function.function): \(problem)"
+                    )
+                }
+            }
         }
         self.metrics = metrics
     }

@@ -47,6 +47,27 @@ import Testing
         #expect(lines.contains("networking_start_reachability +18.2 ms in SampleNetworking (median 2.1 → 20.3 ms)"))
     }
 
+    @Test func theJSONReportListsTheFunctions() throws {
+        let comparison = GateComparison(
+            baseline: Self.samples(reachability: 2), current: Self.samples(reachability: 20.2, extra: 3))
+        let text = GateJSONReport.render(GateReport(comparison: comparison), exitCode: 2)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let entry = try #require((json["comparisons"] as? [[String: Any]])?.first)
+        let explanation = try #require(entry["explanation"] as? [String: Any])
+        let functions = try #require(explanation["initializer_functions"] as? [[String: Any]])
+        #expect(
+            functions.map { $0["function"] as? String } == ["networking_flush_queue", "networking_start_reachability"])
+        #expect(functions.map { $0["change"] as? String } == ["appeared", "changed"])
+    }
+
+    /// A samples.jsonl line whose function time is impossible is refused like an image's.
+    @Test func anImpossibleFunctionTimeIsRefused() throws {
+        var sample = Self.samples(reachability: 2, count: 1)[0]
+        sample.initializers?[0].functions?[0].ms = -1
+        let data = try JSONCoding.encoder().encode(sample)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Sample.self, from: data) }
+    }
+
     /// Noise below a millisecond and 10 % names nothing; nor does a side without function names.
     @Test func smallMovesAndUnnamedSidesNameNothing() {
         let same = GateExplanation(baseline: Self.samples(reachability: 2), current: Self.samples(reachability: 2.5))
