@@ -103,6 +103,23 @@ extension KdebugTests {
             #expect(TerminalSummary.pageInLine(RunSummary(samples: [Self.sample(1, pageIns: nil)]).devices[0]) == nil)
         }
 
+        /// The timeline names a static initializer through the run's initializer names (its image and offset);
+        /// other intervals keep their image names.
+        @Test func theTimelinesInitializersTakeTheRunsNames() {
+            let namer = KdebugSampling.initializerNamer(InitializerNames())
+            func interval(_ kind: DyldIntervalKind, offset: UInt64?) -> DyldInterval {
+                var interval = DyldInterval(
+                    kind: kind, image: Self.app + "/Sample", machHeader: 0x1_0000_0000, threadID: 1, pairID: 1,
+                    startTimestamp: 0, endTimestamp: 1, startMs: 0, endMs: 0)
+                interval.initializerOffset = offset
+                return interval
+            }
+            // No binaries read: the offset names it, as initializers.csv does.
+            #expect(namer(interval(.staticInitializer, offset: 0x4A20)) == "0x4a20")
+            #expect(namer(interval(.staticInitializer, offset: nil)) == nil)
+            #expect(namer(interval(.objcInit, offset: 0x10)) == nil)
+        }
+
         /// samples.jsonl keeps the counts and the images; a count is not held to the run's timeout the way a
         /// time in ms is.
         @Test func samplesJSONLKeepsThem() throws {

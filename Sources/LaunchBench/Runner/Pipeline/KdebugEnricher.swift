@@ -55,7 +55,7 @@ struct KdebugEnricher: SampleEnricher {
             await recorder.tally(difference, skipped: skipped)
             return false
         }
-        KdebugSampling.apply(capture, to: &sample, store: store)
+        KdebugSampling.apply(capture, to: &sample, store: store, names: initializerNames)
         if let initializerNames, let phases = capture.phases {
             KdebugSampling.nameInitializers(phases, in: &sample, names: initializerNames)
         }

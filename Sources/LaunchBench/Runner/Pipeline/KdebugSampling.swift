@@ -73,6 +73,16 @@ enum KdebugSampling {
         }
     }
 
+    /// Names a STATIC_INITIALIZER interval by its function through `names` (its image and offset).
+    static func initializerNamer(_ names: InitializerNames) -> ChromeTrace.InitializerNamer {
+        { interval in
+            guard interval.kind == .staticInitializer, let path = interval.image,
+                let offset = interval.initializerOffset
+            else { return nil }
+            return names.function(imagePath: path, offset: offset)
+        }
+    }
+
     /// Writes the launch's raw kdebug beside its log (`kdebug/UDID/0001-cold.kdebug`), whether its phases
     /// were used, only cross-checked, or not found: a launch to look into has its trace.
     static func keepRaw(_ capture: KdebugLaunchRecorder.Capture, of sample: inout Sample, store: ResultsStore) {
@@ -88,8 +98,12 @@ enum KdebugSampling {
 
     /// Puts the capture's phases in the sample (kdebug's values replace dyld's printed ones, which are
     /// compared first: a phase on which they disagree by more than 0.1 ms and 1 % gets a warning), names
-    /// the initializers by image, and writes the launch's timeline beside its log.
-    static func apply(_ capture: KdebugLaunchRecorder.Capture, to sample: inout Sample, store: ResultsStore) {
+    /// the initializers by image, and writes the launch's timeline beside its log (its static initializers under
+    /// their function names when `names` has the app's symbols).
+    static func apply(
+        _ capture: KdebugLaunchRecorder.Capture, to sample: inout Sample, store: ResultsStore,
+        names: InitializerNames? = nil
+    ) {
         sample.warnings += capture.warnings
         guard let phases = capture.phases else { return }
         sample.warnings += disagreements(phases, sample)
@@ -117,7 +131,8 @@ enum KdebugSampling {
         }
         do {
             _ = try store.writeTrace(
-                ChromeTrace.json(phases), udid: sample.deviceUDID, iteration: sample.iteration, kind: sample.kind,
+                ChromeTrace.json(phases, initializerName: names.map(Self.initializerNamer)), udid: sample.deviceUDID,
+                iteration: sample.iteration, kind: sample.kind,
                 launchIndex: sample.launchIndex)
         } catch {
             sample.warnings.append("kdebug: the launch's timeline could not be written: \(DeviceRun.describe(error))")
