@@ -69,6 +69,16 @@ struct LaunchCauses: Sendable, Hashable {
             + top.map { Self.describe($0, of: images.launchesWithInitializerList) }.joined(separator: ", ") + "."
     }
 
+    /// The slowest static initializer functions kdebug named (`initializers.csv`), at most `limit`; nil when no
+    /// launch named them.
+    func functionLine(limit: Int = 5) -> String? {
+        let top = images.functions.prefix(limit)
+        guard !top.isEmpty else { return nil }
+        return "Slowest initializer functions (median): "
+            + top.map { "\($0.function) in \($0.image) \(ReportText.ms($0.medianMs)) ms" }.joined(separator: ", ")
+            + "."
+    }
+
     /// `SampleKit 12.3 ms (8/10 launches)`.
     static func describe(_ image: ImageStatistics.Image, of launches: Int) -> String {
         let name = image.inBundle ? AllowedDylibs.itemName(of: image.image) : image.image

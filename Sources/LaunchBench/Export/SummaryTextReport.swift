@@ -33,6 +33,7 @@ package enum SummaryTextReport {
                 if let phases = causes.phaseLine { block += "\n  phases: " + phases }
                 block += "\n  " + ReportText.printable(causes.dylibLine)
                 block += "\n  " + ReportText.printable(causes.initializerLine())
+                if let functions = causes.functionLine() { block += "\n  " + ReportText.printable(functions) }
             }
             for remark in ReportText.launchRemarks(device) { block += "\n" + remark.text }
             for message in device.messages.prefix(10) {

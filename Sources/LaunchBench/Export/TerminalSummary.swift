@@ -65,6 +65,7 @@ package enum TerminalSummary {
         if let phases = causes.phaseLine { lines.append("\(causes.kind.rawValue) phases (median): \(phases)") }
         if causes.images.launchesWithLibraries > 0 { lines.append(causes.dylibLine) }
         if causes.images.launchesWithInitializerList > 0 { lines.append(causes.initializerLine(limit: 3)) }
+        if let functions = causes.functionLine(limit: 3) { lines.append(functions) }
         return lines
     }
 

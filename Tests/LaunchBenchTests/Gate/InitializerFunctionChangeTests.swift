@@ -88,6 +88,12 @@ import Testing
         let html = try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8)
         #expect(html.contains("Slowest initializer functions"))
         #expect(html.contains("<code>networking_start_reachability</code>"))
+        let table = String(
+            decoding: try ReportFormat.table.render(outcome.folder, summary: outcome.summary), as: UTF8.self)
+        #expect(
+            table.contains(
+                "Slowest initializer functions (median): networking_warm_cache in SampleNetworking 5.1 ms, "
+                    + "networking_start_reachability in SampleNetworking 2.1 ms."))
         #expect(
             text.split(whereSeparator: \.isNewline).map(String.init) == [
                 "device_udid,launch_kind,image,function,launches,median_ms,p90_ms",
