@@ -115,7 +115,13 @@ package enum ChromeTrace {
             }
             if let image = interval.image {
                 args["image"] = .text(image)
-                if function == nil { name += " " + (image.split(separator: "/").last.map(String.init) ?? image) }
+                let file = image.split(separator: "/").last.map(String.init) ?? image
+                // A function named only by its offset (no symbols for that image) says which image it is in.
+                if let function {
+                    if function.hasPrefix("0x") { name += " in " + file }
+                } else {
+                    name += " " + file
+                }
             }
             events.append(
                 Event(

@@ -94,7 +94,9 @@ extension KdebugTests {
             records += Faults.fault(at: 30, address: Faults.frameworkB, type: 7)
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))
             let events = ChromeTrace.events(phases) { interval in
-                interval.image == KdebugFixtures.imageB ? "_GLOBAL__sub_I_B.cpp" : nil
+                guard interval.kind == .staticInitializer else { return nil }
+                return interval.image == KdebugFixtures.imageB
+                    ? "_GLOBAL__sub_I_B.cpp" : interval.image == KdebugFixtures.mainExecutable ? "0x4a20" : nil
             }
             let uikitNames = events.filter { $0.cat == "uikit" && $0.ph == "X" }.map(\.name)
             #expect(
@@ -106,7 +108,8 @@ extension KdebugTests {
             #expect(counter.map(\.ts) == [0, 4000, 31_000])
             #expect(counter.map { $0.args["page-ins"] } == [.number(0), .number(2), .number(3)])
             #expect(events.contains { $0.name == "Static initializer _GLOBAL__sub_I_B.cpp" })
-            #expect(events.contains { $0.name == "Static initializer Demo" })
+            #expect(events.contains { $0.name == "Static initializer 0x4a20 in Demo" })
+            #expect(events.contains { $0.name == "ObjC +load A" })
             #expect(KdebugFixtures.ns(phases.didFinishLaunchingMs) == 35_000_000)
             let data = try ChromeTrace.json(phases)
             #expect(String(decoding: data, as: UTF8.self).contains(#""args":{"page-ins":2}"#))
