@@ -15,13 +15,16 @@ extension ResultsMerge {
         package var samples: [Sample]
         /// What reading each reference folder had to say, prefixed with its path.
         package var notes: [String]
+        /// The folder's name in each shard and in the merged folder: `reference`, or `base` for an A/B run's
+        /// BASE build (`run --against`), which merges the same way.
+        package var folderName = RunManifest.referenceFolderName
 
         /// Writes `destination/reference/`: run.json, samples.jsonl and the shards' reference logs, traces and
         /// raw kdebug files.
         /// - Returns: notes on folders that were not copied (see ``ResultsMerge/copyDeviceFolders(from:to:)``).
         /// - Throws: `LaunchBenchError.cannotWrite` when a write fails.
         package func write(into destination: URL) async throws -> [String] {
-            let folder = destination.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true)
+            let folder = destination.appendingPathComponent(folderName, isDirectory: true)
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
@@ -41,7 +44,19 @@ extension ResultsMerge {
     ///   different reference apps (the merged gaps would mix two baselines), another ``Refusal`` when the
     ///   reference folders cannot be one run, and what reading one throws.
     package static func references(of shards: [URL]) throws -> MergedReference? {
-        let sources = shards.map { $0.appendingPathComponent(RunManifest.referenceFolderName, isDirectory: true) }
+        try companions(RunManifest.referenceFolderName, of: shards)
+    }
+
+    /// The `base/` folders of A/B shards (`run NEW --against BASE`) merged, as `references(of:)` merges
+    /// `reference/`: the pairs are per device, and UDIDs are unique across shards.
+    /// - Throws: a ``Refusal`` when the BASE launches cannot be one run (another app, another build), and what
+    ///   reading one throws.
+    package static func bases(of shards: [URL]) throws -> MergedReference? {
+        try companions(RunManifest.baseFolderName, of: shards)
+    }
+
+    private static func companions(_ name: String, of shards: [URL]) throws -> MergedReference? {
+        let sources = shards.map { $0.appendingPathComponent(name, isDirectory: true) }
             .filter {
                 FileManager.default.fileExists(atPath: $0.appendingPathComponent(ResultsFolder.FileName.samples).path)
             }
@@ -50,13 +65,16 @@ extension ResultsMerge {
         guard loaded.count > 1 else {
             return MergedReference(
                 sources: sources, manifest: first.folder.manifest, samples: first.samples,
-                notes: first.folder.notes.map { "\(first.folder.url.path): \($0)" })
+                notes: first.folder.notes.map { "\(first.folder.url.path): \($0)" }, folderName: name)
         }
         do {
             let merged = try ResultsMerge(loaded)
             return MergedReference(
-                sources: sources, manifest: merged.manifest, samples: merged.samples, notes: merged.notes)
-        } catch Refusal.differentApps(let first, let firstApp, let second, let secondApp) {
+                sources: sources, manifest: merged.manifest, samples: merged.samples, notes: merged.notes,
+                folderName: name)
+        } catch Refusal.differentApps(let first, let firstApp, let second, let secondApp)
+            where name == RunManifest.referenceFolderName
+        {
             throw Refusal.differentReferenceApps(first: first, firstApp: firstApp, second: second, secondApp: secondApp)
         }
     }

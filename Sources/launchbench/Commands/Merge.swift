@@ -44,18 +44,30 @@ struct Merge: AsyncParsableCommand {
         let folders = try shards.map { try ResultsFolder.loadSamples(URL(fileURLWithPath: $0, isDirectory: true)) }
         let merged = try ResultsMerge(folders)
         let reference = try ResultsMerge.references(of: folders.map(\.folder.url))
-        for note in merged.notes + (reference?.notes ?? []) { Terminal.note("note: \(note)") }
+        let base = try ResultsMerge.bases(of: folders.map(\.folder.url))
+        for note in merged.notes + (reference?.notes ?? []) + (base?.notes ?? []) { Terminal.note("note: \(note)") }
+        var manifest = merged.manifest
+        if base != nil, let ab = folders.lazy.compactMap(\.folder.manifest).first(where: \.isABRun) {
+            // A/B shards: the merged folder is an A/B run too, with its builds and paired design.
+            manifest.builds = ab.builds
+            manifest.pairedDesign = ab.pairedDesign
+        }
         let destination = try OutputFolder.prepare(
             output: URL(fileURLWithPath: output, isDirectory: true),
             workingDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath), overwrite: overwrite,
             protected: folders.map(\.folder.url))
         let store = try ResultsStore(folder: destination)
-        try await store.writeManifest(merged.manifest)
+        try await store.writeManifest(manifest)
         try await store.append(contentsOf: merged.samples)
         await store.close()
         let copyNotes = try ResultsMerge.copyDeviceFolders(from: folders.map(\.folder.url), to: destination)
-        let referenceNotes = try await reference?.write(into: destination) ?? []
+        let referenceNotes =
+            try await (reference?.write(into: destination) ?? []) + (base?.write(into: destination) ?? [])
         for note in copyNotes + referenceNotes { Terminal.note("note: \(note)") }
+        if base != nil {
+            _ = try ResultExports.writeAll(
+                resultsFolder: destination.appendingPathComponent(RunManifest.baseFolderName))
+        }
         let outcome = try ResultExports.writeAll(resultsFolder: destination)
         Terminal.note(
             "merge: \(merged.samples.count) launches of \(merged.manifest.devices.count) devices from "
