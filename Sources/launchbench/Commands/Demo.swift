@@ -38,7 +38,7 @@ struct Demo: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Measure the sample app as this build (CFBundleVersion). From build 35 on it embeds one more framework with a slow initializer: compare a default demo with a --build 35 one.",
+            "Measure the sample app as this build (CFBundleVersion). From build 35 on it embeds one more framework with a slow initializer, from build 36 on its networking_start_reachability initializer takes 18 ms more: compare a default demo with a --build 35 one, that with a --build 36 one.",
             valueName: "n"))
     var build: String?
 
