@@ -236,6 +236,15 @@ extension RealPymobiledevice3TunnelTests {
         }
     }
 
+    @Test func severalPhonesWithoutADeviceExit64ListingThem() async throws {
+        try await PrivateLab.with(devices: EmulatedDeviceSpec.lab(count: 2, osVersion: "16.7")) { lab in
+            let outcome = try await LaunchbenchCLI.run(["doctor", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(outcome.status == 64, "\(outcome.stderr)")
+            #expect(outcome.stderr.contains("--device"), "\(outcome.stderr)")
+            for device in lab.devices { #expect(outcome.stderr.contains(device.udid), "\(outcome.stderr)") }
+        }
+    }
+
     @Test func aMissingAppExits64NamingIt() async throws {
         let outcome = try await LaunchbenchCLI.run(["doctor", "--app", "/nonexistent/Missing.app"])
         #expect(outcome.status == 64)
