@@ -44,6 +44,23 @@ package enum ChromeTrace {
     /// for the symbolication of STATIC_INITIALIZER addresses (issue 36 item 2).
     package typealias InitializerNamer = @Sendable (DyldInterval) -> String?
 
+    /// LaunchProbe's after-main markers of the launch, ms from the process's start (its own clock).
+    package struct Markers: Sendable, Hashable {
+        /// `main`.
+        package var mainMs: Double
+        /// `didFinishLaunching`, when printed.
+        package var didFinishLaunchingMs: Double?
+        /// `firstFrame`, when printed.
+        package var firstFrameMs: Double?
+
+        /// The markers of one launch.
+        package init(mainMs: Double, didFinishLaunchingMs: Double?, firstFrameMs: Double?) {
+            self.mainMs = mainMs
+            self.didFinishLaunchingMs = didFinishLaunchingMs
+            self.firstFrameMs = firstFrameMs
+        }
+    }
+
     /// One trace event.
     package struct Event: Codable, Hashable, Sendable {
         /// The label shown on the slice.
@@ -87,7 +104,10 @@ package enum ChromeTrace {
     ///   - initializerName: names initializer intervals by function, when symbols are known.
     /// - Returns: the metadata, process creation (when known), the dyld intervals by start, UIKit's phases,
     ///   `main` and the first frame (when known), then the page-in counter.
-    package static func events(_ phases: DyldLaunchPhases, initializerName: InitializerNamer? = nil) -> [Event] {
+    ///   - markers: LaunchProbe's markers, drawn as the after-main spans when UIKit's codes gave none.
+    package static func events(
+        _ phases: DyldLaunchPhases, initializerName: InitializerNamer? = nil, markers: Markers? = nil
+    ) -> [Event] {
         let pid = phases.pid ?? 0
         let thread = phases.mainThreadID
         let origin = phases.originTimestamp
@@ -136,6 +156,7 @@ package enum ChromeTrace {
                     dur: microseconds(ticks: span.endTimestamp &- span.startTimestamp), pid: pid, tid: span.threadID,
                     cat: "uikit", args: ["kind": "UIKit lifecycle (0x2B87)"]))
         }
+        if phases.uikitSpans.isEmpty, let markers { events += markerSpans(markers, phases) }
         if let frame = phases.firstFrameTimestamp {
             events.append(
                 Event(
@@ -149,6 +170,25 @@ package enum ChromeTrace {
                     cat: "dyld", s: "p", args: ["kind": "LAUNCH_EXECUTABLE END"]))
         }
         return events + pageInCounter(phases)
+    }
+
+    /// LaunchProbe's after-main stretches (`main → didFinishLaunching`, `didFinishLaunching → first frame`) on
+    /// the main thread. Its clock starts at the process's start, not at the exec, so its `main` is aligned with
+    /// dyld's (LAUNCH_EXECUTABLE END); without that END the markers are not drawn.
+    static func markerSpans(_ markers: Markers, _ phases: DyldLaunchPhases) -> [Event] {
+        guard let dyldMainMs = phases.mainMs, phases.execTimestamp != nil else { return [] }
+        let shift = dyldMainMs - markers.mainMs
+        let points = [
+            ("main", markers.mainMs), ("didFinishLaunching", markers.didFinishLaunchingMs),
+            ("first frame", markers.firstFrameMs),
+        ].compactMap { name, ms in ms.map { (name, $0 + shift) } }
+        return zip(points, points.dropFirst()).compactMap { from, to in
+            guard to.1 >= from.1 else { return nil }
+            return Event(
+                name: "\(from.0) → \(to.0)", ph: "X", ts: (from.1 * 1_000_000).rounded() / 1000,
+                dur: ((to.1 - from.1) * 1_000_000).rounded() / 1000, pid: phases.pid ?? 0, tid: phases.mainThreadID,
+                cat: "launchprobe", args: ["kind": "LaunchProbe markers, aligned at main"])
+        }
     }
 
     /// The process's and its threads' names, so a viewer labels the tracks: the exec'd name, `main thread`
@@ -208,9 +248,13 @@ package enum ChromeTrace {
     ///   - initializerName: names initializer intervals by function, when symbols are known.
     /// - Returns: UTF-8 JSON with sorted keys.
     /// - Throws: what `JSONEncoder` throws (nothing for finite numbers).
-    package static func json(_ phases: DyldLaunchPhases, initializerName: InitializerNamer? = nil) throws -> Data {
+    ///   - markers: LaunchProbe's markers, drawn as the after-main spans when UIKit's codes gave none.
+    package static func json(
+        _ phases: DyldLaunchPhases, initializerName: InitializerNamer? = nil, markers: Markers? = nil
+    ) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(File(traceEvents: events(phases, initializerName: initializerName)))
+        return try encoder.encode(
+            File(traceEvents: events(phases, initializerName: initializerName, markers: markers)))
     }
 }

@@ -115,6 +115,22 @@ extension KdebugTests {
             #expect(String(decoding: data, as: UTF8.self).contains(#""args":{"page-ins":2}"#))
         }
 
+        /// Without UIKit's codes, LaunchProbe's markers draw the after-main stretches, their `main` aligned with
+        /// dyld's (the markers count from the process's start, the trace from the exec).
+        @Test func drawsTheMarkersWhenUIKitGaveNoPhases() throws {
+            let phases = try synthPhases()  // main at 28 ms from the exec, no UIKit codes
+            let markers = ChromeTrace.Markers(mainMs: 30, didFinishLaunchingMs: 130.5, firstFrameMs: 180)
+            let spans = ChromeTrace.events(phases, markers: markers).filter { $0.cat == "launchprobe" }
+            #expect(spans.map(\.name) == ["main → didFinishLaunching", "didFinishLaunching → first frame"])
+            #expect(spans.map(\.ts) == [28_000, 128_500])
+            #expect(spans.map(\.dur) == [100_500, 49_500])
+            let noFrame = ChromeTrace.Markers(mainMs: 30, didFinishLaunchingMs: nil, firstFrameMs: 180)
+            #expect(
+                ChromeTrace.events(phases, markers: noFrame).filter { $0.cat == "launchprobe" }.map(\.name) == [
+                    "main → first frame"
+                ])
+        }
+
         @Test func leavesOutWhatIsUnknown() throws {
             let records = try KdebugTrace(bytes: KdebugFixtures.bytes("pykdebugparser-dyld.kdebug")).records
             let phases = try #require(DyldLaunchPhases(records: records, timebase: .iPhone))

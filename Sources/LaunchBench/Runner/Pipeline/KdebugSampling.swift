@@ -106,6 +106,11 @@ enum KdebugSampling {
     ) {
         sample.warnings += capture.warnings
         guard let phases = capture.phases else { return }
+        // LaunchProbe's own values, before kdebug's first frame may take the column.
+        let markers = sample[.mainMs].map {
+            ChromeTrace.Markers(
+                mainMs: $0, didFinishLaunchingMs: sample[.didFinishLaunchingMs], firstFrameMs: sample[.firstFrameMs])
+        }
         sample.warnings += disagreements(phases, sample)
         for (metric, value) in values(phases) { sample.metrics[metric] = value }
         if let frame = phases.firstFrameMs {
@@ -131,7 +136,8 @@ enum KdebugSampling {
         }
         do {
             _ = try store.writeTrace(
-                ChromeTrace.json(phases, initializerName: names.map(Self.initializerNamer)), udid: sample.deviceUDID,
+                ChromeTrace.json(phases, initializerName: names.map(Self.initializerNamer), markers: markers),
+                udid: sample.deviceUDID,
                 iteration: sample.iteration, kind: sample.kind,
                 launchIndex: sample.launchIndex)
         } catch {
