@@ -104,6 +104,8 @@ package struct PairedEntry: Sendable, Hashable {
     package var verdict: GateVerdict
     /// The verdict in one sentence, naming the smallest change these pairs could show.
     package var reason: String
+    /// The smallest change these pairs could have shown, %; `nil` with too few pairs.
+    package var smallestVisiblePercent: Double?
 
     init(
         device: DeviceIdentity, kind: LaunchKind, pairs: PairedLaunches, design: PairedSequentialVerdict,
@@ -129,10 +131,25 @@ package struct PairedEntry: Sendable, Hashable {
         self.decision = decision
         verdict = Self.verdict(of: decision)
         reason = PairedSequentialVerdict.describe(decision, thresholdPercent: settings.thresholdPercent)
-        if decision == .continue {
+        switch decision {
+        case .continue:
+            // Still open when the device stopped: what the pairs made could have shown, at this look's level.
+            let logs = PairedShift.logRatios(base: pairs.base, new: pairs.new)
+            let look = min(logs.count, design.maxPairs) - design.minimumPairs
+            smallestVisiblePercent =
+                look >= 0
+                ? SmallestVisibleChange.paired(
+                    logRatios: logs,
+                    level: PairedSequentialVerdict.boundary(design, alpha: settings.alpha).level(atLook: look))
+                : nil
             reason =
                 "Undecided: the device's launches ended (lost, stopped or interrupted) after \(pairs.count) "
-                + "pair\(pairs.count == 1 ? "" : "s"), before the pairs decided."
+                + "pair\(pairs.count == 1 ? "" : "s"), before the pairs decided"
+                + (smallestVisiblePercent.map {
+                    "; the smallest change these pairs could show is ±\(DecimalText.fixed($0, maxFractionDigits: 1)) %"
+                } ?? "") + "."
+        case .settled(_, _, let smallest), .noChangeShown(_, let smallest):
+            smallestVisiblePercent = smallest
         }
     }
 
@@ -143,14 +160,6 @@ package struct PairedEntry: Sendable, Hashable {
         case .continue, .noChangeShown(nil, _): return .insufficientData
         case .noChangeShown: return .unchanged
         case .settled(let verdict, _, _): return verdict
-        }
-    }
-
-    /// The smallest change these pairs could have shown, %; `nil` with too few pairs.
-    package var smallestVisiblePercent: Double? {
-        switch decision {
-        case .continue: return nil
-        case .settled(_, _, let smallest), .noChangeShown(_, let smallest): return smallest
         }
     }
 

@@ -93,6 +93,8 @@ import Testing
         let entry = try #require(comparison.entries.first)
         #expect(entry.verdict == .insufficientData)
         #expect(entry.reason.hasPrefix("Undecided: the device's launches ended"))
+        #expect(entry.reason.contains("the smallest change these pairs could show is ±"), "\(entry.reason)")
+        #expect(entry.smallestVisiblePercent != nil)
         #expect(Self.report(comparison).outcome == .undecided)
     }
 
