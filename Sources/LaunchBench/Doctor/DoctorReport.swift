@@ -19,7 +19,7 @@ package struct DoctorReport: Sendable, Hashable {
 
     /// Rows for `steps` not checked because of `reason` (the device went away, an earlier step failed).
     package static func unchecked(_ steps: [DoctorStep], because reason: String) -> [DoctorRow] {
-        steps.map { .unknown($0, reason) }
+        steps.map { .unknown($0, reason, needed: $0.neededByDefault) }
     }
 
     /// The table (STEP, STATE, NEEDED, DETAIL), then one line per failing step with its fix, then the verdict;
@@ -43,11 +43,16 @@ package struct DoctorReport: Sendable, Hashable {
             text += "\nFixes:\n"
             for row in fixes { text += "  " + UserText.logLine("\(row.step.rawValue): \(row.fix!)") + "\n" }
         }
-        let missing = rows.filter { $0.needed && $0.state != .holds }.map(\.step.rawValue)
-        text +=
-            missing.isEmpty
-            ? "\nReady: every step a run needs holds.\n"
-            : "\nNot ready: \(missing.joined(separator: ", ")) \(missing.count == 1 ? "does" : "do") not hold.\n"
+        let failing = rows.filter { $0.needed && $0.state == .fails }.map(\.step.rawValue)
+        let unknown = rows.filter { $0.needed && $0.state == .unknown }.count
+        if failing.isEmpty && unknown == 0 {
+            text += "\nReady: every step a run needs holds.\n"
+        } else {
+            let fails =
+                failing.isEmpty ? "" : "\(failing.joined(separator: ", ")) \(failing.count == 1 ? "fails" : "fail")"
+            let unknowns = unknown == 0 ? "" : "\(unknown) needed step\(unknown == 1 ? " is" : "s are") unknown"
+            text += "\nNot ready: " + [fails, unknowns].filter { !$0.isEmpty }.joined(separator: "; ") + ".\n"
+        }
         return text
     }
 }

@@ -18,6 +18,13 @@ package enum DoctorStep: String, Sendable, Hashable, CaseIterable, Codable {
     case delivery = "event delivery"
 }
 
+extension DoctorStep {
+    /// Whether a run needs the step to hold, where nothing more is known (a step not checked): UIKit's first
+    /// frame and dyld's closure build are facts to report, not requirements; the kdebug steps are needed only
+    /// where kdebug is the pre-main source, which the doctor says per phone.
+    package var neededByDefault: Bool { self != .firstFrame && self != .buildClosure }
+}
+
 /// What a step found.
 package enum DoctorState: String, Sendable, Hashable, Codable {
     case holds

@@ -35,7 +35,7 @@ extension DoctorChecker {
                 rows.add(
                     step == .launch
                         ? .fails(.launch, "the device went away during the launch", fix: Self.lostFix)
-                        : .unknown(step, "not checked: the device went away"))
+                        : .unknown(step, "not checked: the device went away", needed: step.neededByDefault))
             }
             return
         }

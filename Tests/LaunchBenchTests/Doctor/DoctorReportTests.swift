@@ -37,12 +37,14 @@ import Testing
         #expect(!lines.contains { $0.hasPrefix("Ready") })
         #expect(lines.contains { $0.hasPrefix("Developer Mode") && $0.contains("fails") && $0.contains("yes") })
         #expect(lines.contains("  Developer Mode: Turn it on in Settings"))
-        #expect(lines.contains("Not ready: Developer Mode, launch do not hold."), "\(text)")
+        #expect(lines.contains("Not ready: Developer Mode fails; 1 needed step is unknown."), "\(text)")
     }
 
     @Test func uncheckedStepsAreUnknownWithTheReason() {
         let rows = DoctorReport.unchecked([.launch, .delivery], because: "not checked: usbmuxd cannot be reached")
         #expect(rows.map(\.step) == [.launch, .delivery])
         #expect(rows.allSatisfy { $0.state == .unknown && $0.needed && $0.fix == nil })
+        // A fact to report, not a requirement, stays so when it is not checked.
+        #expect(DoctorReport.unchecked([.firstFrame], because: "-").first?.needed == false)
     }
 }
