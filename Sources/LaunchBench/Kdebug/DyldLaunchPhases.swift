@@ -57,7 +57,7 @@ package struct DyldLaunchPhases: Sendable {
     /// UIKit's launch phases after main, from its lifecycle codes, by start.
     package var uikitSpans: [UIKitSpan] = []
     /// The process's page faults from its exec to its first frame (else to the end of the trace); nil without
-    /// an exec.
+    /// an exec, or when the trace holds no page fault at all (the session did not trace them: `--page-faults`).
     package var pageIns: LaunchPageIns?
     /// LAUNCH_EXECUTABLE END's arg4: 3 for a dyld3 launch, 2 for dyld2 (iOS 13–14), 4 or 0 for dyld4; nil
     /// without that END.
@@ -151,7 +151,8 @@ package struct DyldLaunchPhases: Sendable {
 
     /// Counts the process's faults from its exec to its first frame (to the end of the trace without one).
     private mutating func measurePageIns(_ launch: DyldLaunchWindow, strings: KdebugStrings, faults: [VMFault]) {
-        guard let exec = execTimestamp else { return }
+        // Every launch faults (its stack and heap at least): none at all means faults were not traced, not 0.
+        guard let exec = execTimestamp, !faults.isEmpty else { return }
         let images = ImagePaths(records: launch.own, strings: strings).loadAddresses
         pageIns = LaunchPageIns(
             faults: faults, threads: launch.process.threads, from: exec, to: firstFrameTimestamp ?? .max,

@@ -85,8 +85,8 @@ extension KdebugTests {
             #expect(faults.pageInEndsMs.count == 3)
         }
 
-        /// The sample gets the counts in its metric columns; a trace without faults gives zeros, not nothing,
-        /// once it has an exec: the trace was asked for faults and saw none.
+        /// The sample gets the counts in its metric columns, 0 for a type that did not occur; a trace without
+        /// any fault (a session without `--page-faults`) leaves the columns empty, never 0.
         @Test func fillsTheSampleColumns() throws {
             var records = try KdebugFixtures.synth().records
             records += Self.fault(at: 3, address: Self.demoText, type: 7, ticks: 4800)
@@ -102,6 +102,15 @@ extension KdebugTests {
             #expect(sample[.zeroFillFaults] == 1)
             #expect(sample[.cowFaults] == 0)
             #expect(sample[.compressorFaults] == 0)
+
+            let untraced = try #require(DyldLaunchPhases(records: KdebugFixtures.synth().records, timebase: .iPhone))
+            #expect(untraced.pageIns == nil)
+            var plain = sample
+            plain.metrics = [:]
+            plain.pageInsByImage = nil
+            KdebugSampling.applyAfterMain(
+                KdebugLaunchRecorder.Capture(phases: untraced, lostEvents: 0, warnings: []), to: &plain)
+            #expect(Metric.faults.allSatisfy { plain[$0] == nil } && plain.pageInsByImage == nil)
         }
 
         /// An image's range ends where the next one starts; past the last, only within the span.
