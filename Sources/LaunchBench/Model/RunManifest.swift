@@ -244,7 +244,12 @@ extension RunManifest {
             .compactMap(\.value)
         interrupted = try? c.decodeIfPresent(Bool.self, forKey: .interrupted)
         builds = try? c.decodeIfPresent([Build].self, forKey: .builds)
-        pairedDesign = try? c.decodeIfPresent(PairedSequentialVerdict.self, forKey: .pairedDesign)
+        // Bounded as `--max-iterations` is: a hand-edited file must not make a reader trap or build a huge boundary.
+        pairedDesign = (try? c.decodeIfPresent(PairedSequentialVerdict.self, forKey: .pairedDesign)).map {
+            PairedSequentialVerdict(
+                minimumPairs: min($0.minimumPairs, OptionCeilings.iterations),
+                maxPairs: min($0.maxPairs, OptionCeilings.iterations))
+        }
     }
 
     /// Reads `run.json` with `JSONCoding`'s settings.

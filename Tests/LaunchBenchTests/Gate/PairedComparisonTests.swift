@@ -131,3 +131,11 @@ import Testing
         #expect(oldSamples.allSatisfy { $0.build == nil })
     }
 }
+
+extension PairedComparisonTests {
+    @Test func aHandEditedDesignIsBoundedWhenRead() throws {
+        let json = #"{"runID": "r", "devices": [], "pairedDesign": {"minimumPairs": 9, "maxPairs": 3}}"#
+        let manifest = try JSONCoding.decoder().decode(RunManifest.self, from: Data(json.utf8))
+        #expect(manifest.pairedDesign == PairedSequentialVerdict(minimumPairs: 9, maxPairs: 9))
+    }
+}
