@@ -24,7 +24,7 @@ package struct KdebugLaunch: Sendable {
     /// The metric columns ``metrics`` gives, for headers.
     package static let columns: [Metric] = [
         .totalPremainMs, .processCreationMs, .dylibLoadingMs, .rebaseBindingMs, .objcSetupMs, .initializerMs,
-        .closureBuildMs, .firstFrameMs,
+        .closureBuildMs, .firstFrameMs, .pageIns, .pageInMs, .zeroFillFaults, .cowFaults, .compressorFaults,
     ]
 
     /// The value of one of ``columns`` in `phases`; nil for a metric kdebug does not give.
@@ -38,6 +38,11 @@ package struct KdebugLaunch: Sendable {
         case .initializerMs: return phases.initializerMs
         case .closureBuildMs: return phases.closureBuildMs
         case .firstFrameMs: return phases.firstFrameMs
+        case .pageIns: return phases.pageIns.map { Double($0.pageIns) }
+        case .pageInMs: return phases.pageIns?.pageInMs
+        case .zeroFillFaults: return phases.pageIns.map { Double($0.zeroFill) }
+        case .cowFaults: return phases.pageIns.map { Double($0.copyOnWrite) }
+        case .compressorFaults: return phases.pageIns.map { Double($0.compressor) }
         default: return nil
         }
     }

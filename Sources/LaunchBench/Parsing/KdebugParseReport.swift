@@ -48,7 +48,7 @@ package enum KdebugParseReport {
     package static func table(_ files: [ParsedKdebugFile]) -> String {
         let headers = [
             "file", "#", "executable", "pid", "pre-main", "creation", "dylibs", "rebase/bind", "ObjC",
-            "initializers", "closure", "first frame",
+            "initializers", "closure", "first frame", "page-ins", "page-in ms", "zero-fill", "COW", "compressor",
         ]
         var table = TextTable(
             headers: headers, alignments: [.left, .right, .left] + Array(repeating: .right, count: headers.count - 3))

@@ -113,6 +113,24 @@ extension KdebugTests {
             #expect(Metric.faults.allSatisfy { plain[$0] == nil } && plain.pageInsByImage == nil)
         }
 
+        /// `launchbench parse` of a raw capture taken with `--page-faults` gives the same counts; without
+        /// faults in it the columns are empty.
+        @Test func parseGivesThePageInsOfARawCapture() throws {
+            let synth = try KdebugFixtures.synth()
+            var records = synth.records
+            records += Self.fault(at: 3, address: Self.demoText, type: 7, ticks: 4800)
+            records += Self.fault(at: 6, address: 0x2_8000_0000, type: 1)
+            records += Self.fault(at: 7, address: Self.demoText + 0x8_0000, type: 3)
+            let launch = try #require(
+                KdebugLaunches.find(in: KdebugTrace(header: synth.header, records: records), timebase: .iPhone).first)
+            var values: [Metric: Double] = [:]
+            for (metric, value) in launch.metrics { values[metric] = value }
+            #expect(values[.pageIns] == 1 && values[.zeroFillFaults] == 1 && values[.cowFaults] == 1)
+            #expect(values[.compressorFaults] == 0 && KdebugFixtures.ns(values[.pageInMs]) == 200_000)
+            let plain = try #require(KdebugLaunches.find(in: synth, timebase: .iPhone).first)
+            #expect(plain.metrics.filter { Metric.faults.contains($0.0) }.allSatisfy { $0.1 == nil })
+        }
+
         /// An image's range ends where the next one starts; past the last, only within the span.
         @Test func attributesAnAddressToTheImageBelowIt() {
             let starts: [UInt64] = [0x1000_0000, 0x2000_0000]
