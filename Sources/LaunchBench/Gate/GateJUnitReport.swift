@@ -13,75 +13,10 @@ import Foundation
 package enum GateJUnitReport {
     /// The report as a JUnit XML document, `timestamp` in the suite's attributes.
     package static func render(_ report: GateReport, timestamp: Date = Date()) -> String {
-        var cases: [String] = []
-        var failures = 0
-        var errors = 0
-        for entry in report.comparison?.entries ?? [] {
-            let classname = "launchbench.\(entry.currentDevice.productType).\(entry.kind.rawValue)"
-            let name =
-                "\(entry.currentDevice.name) (\(entry.currentDevice.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)"
-            let figures =
-                "baseline median \(GateText.ms(entry.baseline.median)) ms (n=\(entry.baseline.values.count), \(entry.baseline.failures) failed), "
-                + "current median \(GateText.ms(entry.current.median)) ms (n=\(entry.current.values.count), \(entry.current.failures) failed), "
-                + "median change \(GateText.signedPercent(entry.medianChangePercent)), shift \(GateText.signedPercent(entry.shiftPercent)) "
-                + "\(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)), \(GateText.pPhrase(entry.test?.pValue)). "
-                + entry.reason
-                + (entry.explanationSentence.map { " Why: \($0)." } ?? "")
-                + (entry.explanation.map { "\n" + GateText.explanationLines($0).joined(separator: "\n") } ?? "")
-            let message = entry.reason + (entry.explanationSentence.map { " \($0)." } ?? "")
-            var body = ""
-            switch entry.verdict {
-            case .regression:
-                failures += 1
-                body +=
-                    "      <failure message=\"\(XMLText.attribute(message))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
-            case .insufficientData, .notComparable:
-                errors += 1
-                body +=
-                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"\(entry.verdict.rawValue)\">\(XMLText.text(figures))</error>\n"
-            case .improvement, .unchanged:
-                break
-            }
-            body += "      <system-out>\(XMLText.text(figures))</system-out>\n"
-            cases.append(
-                "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
-            )
-        }
-        for entry in report.paired?.entries ?? [] {
-            // An A/B run: one case per device × kind × metric, as the baseline comparison's.
-            let classname = "launchbench.ab.\(entry.device.productType).\(entry.kind.rawValue)"
-            let name = "\(entry.device.name) (\(entry.device.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)"
-            let figures = PairedText.line(entry)
-            var body = ""
-            switch entry.verdict {
-            case .regression:
-                failures += 1
-                body +=
-                    "      <failure message=\"\(XMLText.attribute(entry.reason))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
-            case .insufficientData, .notComparable:
-                errors += 1
-                body +=
-                    "      <error message=\"\(XMLText.attribute(entry.reason))\" type=\"\(entry.verdict.rawValue)\">\(XMLText.text(figures))</error>\n"
-            case .improvement, .unchanged:
-                break
-            }
-            body += "      <system-out>\(XMLText.text(figures))</system-out>\n"
-            cases.append(
-                "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
-            )
-        }
-        if let violations = report.dylibViolations {
-            if violations.isEmpty {
-                cases.append("    <testcase name=\"dylib guard\" classname=\"launchbench.dylibs\" time=\"0\"/>\n")
-            }
-            for violation in violations {
-                failures += 1
-                cases.append(
-                    "    <testcase name=\"\(XMLText.attribute("dylib guard: " + violation.image + (violation.deviceUDID.map { " on " + $0 } ?? "")))\" classname=\"launchbench.dylibs\" time=\"0\">\n"
-                        + "      <failure message=\"\(XMLText.attribute(violation.description))\" type=\"unlisted-dylib\">\(XMLText.text(violation.description))</failure>\n"
-                        + "    </testcase>\n")
-            }
-        }
+        var cases = JUnitCases()
+        for entry in report.comparison?.entries ?? [] { appendCase(entry, to: &cases) }
+        for entry in report.paired?.entries ?? [] { appendCase(entry, to: &cases) }
+        if let violations = report.dylibViolations { appendDylibGuard(violations, to: &cases) }
         let stamp = timestamp.formatted(
             Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
                 .timeSeparator(.colon))
@@ -90,15 +25,87 @@ package enum GateJUnitReport {
             + report.referenceGaps.map(\.sentence) + report.sampleSizes
             + [report.headline])
             .joined(separator: "\n")
+        let counts = "tests=\"\(cases.xml.count)\" failures=\"\(cases.failures)\" errors=\"\(cases.errors)\""
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"launchbench\" \(counts) time=\"0\">\n"
         xml +=
-            "<testsuites name=\"launchbench\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"0\">\n"
-        xml +=
-            "  <testsuite name=\"launchbench gate\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"0\" timestamp=\"\(stamp)\" id=\"0\" package=\"launchbench\" hostname=\"\(XMLText.attribute(ProcessInfo.processInfo.hostName))\">\n"
-        xml += cases.joined()
+            "  <testsuite name=\"launchbench gate\" \(counts) skipped=\"0\" time=\"0\" timestamp=\"\(stamp)\" id=\"0\" package=\"launchbench\" hostname=\"\(XMLText.attribute(ProcessInfo.processInfo.hostName))\">\n"
+        xml += cases.xml.joined()
         xml += "    <system-out>\(XMLText.text(notes))</system-out>\n"
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
+    }
+
+    /// A baseline comparison's entry: its figures, and on a regression the reason and why it moved.
+    private static func appendCase(_ entry: GateEntry, to cases: inout JUnitCases) {
+        let figures =
+            "baseline median \(GateText.ms(entry.baseline.median)) ms (n=\(entry.baseline.values.count), \(entry.baseline.failures) failed), "
+            + "current median \(GateText.ms(entry.current.median)) ms (n=\(entry.current.values.count), \(entry.current.failures) failed), "
+            + "median change \(GateText.signedPercent(entry.medianChangePercent)), shift \(GateText.signedPercent(entry.shiftPercent)) "
+            + "\(GateText.interval(entry.shiftLowPercent, entry.shiftHighPercent)), \(GateText.pPhrase(entry.test?.pValue)). "
+            + entry.reason
+            + (entry.explanationSentence.map { " Why: \($0)." } ?? "")
+            + (entry.explanation.map { "\n" + GateText.explanationLines($0).joined(separator: "\n") } ?? "")
+        cases.append(
+            name:
+                "\(entry.currentDevice.name) (\(entry.currentDevice.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)",
+            classname: "launchbench.\(entry.currentDevice.productType).\(entry.kind.rawValue)", verdict: entry.verdict,
+            failureMessage: entry.reason + (entry.explanationSentence.map { " \($0)." } ?? ""),
+            errorMessage: entry.reason, figures: figures)
+    }
+
+    /// An A/B run's entry: one case per device × kind × metric, as the baseline comparison's.
+    private static func appendCase(_ entry: PairedEntry, to cases: inout JUnitCases) {
+        cases.append(
+            name: "\(entry.device.name) (\(entry.device.udid)) \(entry.kind.rawValue) \(entry.metric.rawValue)",
+            classname: "launchbench.ab.\(entry.device.productType).\(entry.kind.rawValue)", verdict: entry.verdict,
+            failureMessage: entry.reason, errorMessage: entry.reason, figures: PairedText.line(entry))
+    }
+
+    /// One failing case per unlisted image, or one passing `dylib guard` case when there are none.
+    private static func appendDylibGuard(_ violations: [DylibGuard.Violation], to cases: inout JUnitCases) {
+        if violations.isEmpty {
+            cases.xml.append("    <testcase name=\"dylib guard\" classname=\"launchbench.dylibs\" time=\"0\"/>\n")
+        }
+        for violation in violations {
+            cases.failures += 1
+            cases.xml.append(
+                "    <testcase name=\"\(XMLText.attribute("dylib guard: " + violation.image + (violation.deviceUDID.map { " on " + $0 } ?? "")))\" classname=\"launchbench.dylibs\" time=\"0\">\n"
+                    + "      <failure message=\"\(XMLText.attribute(violation.description))\" type=\"unlisted-dylib\">\(XMLText.text(violation.description))</failure>\n"
+                    + "    </testcase>\n")
+        }
+    }
+}
+
+/// The suite's test cases so far, and how many of them failed or could not judge.
+private struct JUnitCases {
+    var xml: [String] = []
+    var failures = 0
+    var errors = 0
+
+    /// One verdict's case: a `<failure>` on a regression, an `<error>` when the data allow no verdict,
+    /// a pass otherwise; the figures always in `<system-out>`.
+    mutating func append(
+        name: String, classname: String, verdict: GateVerdict, failureMessage: String, errorMessage: String,
+        figures: String
+    ) {
+        var body = ""
+        switch verdict {
+        case .regression:
+            failures += 1
+            body +=
+                "      <failure message=\"\(XMLText.attribute(failureMessage))\" type=\"regression\">\(XMLText.text(figures))</failure>\n"
+        case .insufficientData, .notComparable:
+            errors += 1
+            body +=
+                "      <error message=\"\(XMLText.attribute(errorMessage))\" type=\"\(verdict.rawValue)\">\(XMLText.text(figures))</error>\n"
+        case .improvement, .unchanged:
+            break
+        }
+        body += "      <system-out>\(XMLText.text(figures))</system-out>\n"
+        xml.append(
+            "    <testcase name=\"\(XMLText.attribute(name))\" classname=\"\(XMLText.attribute(classname))\" time=\"0\">\n\(body)    </testcase>\n"
+        )
     }
 }
 
