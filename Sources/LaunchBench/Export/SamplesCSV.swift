@@ -2,12 +2,24 @@ import Foundation
 
 /// `samples.csv`: one row per launch, the columns of ARCHITECTURE.md in that order.
 package enum SamplesCSV {
-    /// The exact header (the results folder's stable interface).
+    /// The exact header (the results folder's stable interface). Columns are only ever added at the end, so a
+    /// program reading an older file's columns by position reads a newer one the same way.
     package static let header: [String] =
         [
             "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
             "iteration", "launch_kind", "status",
-        ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at", "launcher"]
+        ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at", "launcher"] + disturbanceColumns
+        + conditionColumns
+
+    /// The A/B build and what disturbed the launch: samples.jsonl's `build`, `prelaunch`'s kind, source and
+    /// reason, `closure_rebuilt` and `set_aside`.
+    static let disturbanceColumns = [
+        "build", "prelaunch_kind", "prelaunch_source", "prelaunch_reason", "closure_rebuilt", "set_aside",
+    ]
+
+    /// The device's conditions before the launch's iteration (samples.jsonl's `conditions`, under the same
+    /// names): empty when the device did not report one, never 0.
+    static let conditionColumns = ["battery_percent", "charging", "temperature_c", "free_storage_bytes"]
 
     /// The CSV of `samples`, in the order given. Unmeasured metrics are empty cells; values are
     /// written as measured (shortest exact form).
@@ -28,6 +40,16 @@ package enum SamplesCSV {
         fields.append(.text(sample.premainSource?.rawValue ?? ""))
         fields.append(.text(JSONCoding.timestamp(sample.startedAt)))
         fields.append(.text(sample.launcher?.rawValue ?? ""))
+        fields += [
+            .text(sample.build ?? ""), .text(sample.prelaunch?.kind.rawValue ?? ""),
+            .text(sample.prelaunch?.source.rawValue ?? ""), .text(sample.prelaunch?.reason ?? ""),
+            .text(String(sample.closureRebuilt)), .text(String(sample.setAside)),
+        ]
+        let conditions = sample.conditions
+        fields += [
+            .number(conditions?.batteryPercent), .text(conditions?.charging.map { String($0) } ?? ""),
+            .number(conditions?.temperatureC), .number(conditions?.freeStorageBytes),
+        ]
         return fields
     }
 
