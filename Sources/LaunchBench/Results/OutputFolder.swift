@@ -5,13 +5,11 @@ package enum OutputFolder {
     /// The folder default runs go under, relative to the current directory.
     static let defaultParent = "launchbench-results"
 
-    /// What launchbench writes into a results folder: the only entries `--overwrite` removes.
+    /// What launchbench writes into a results folder: the only entries `--overwrite` removes. The exports come
+    /// from `ExportFile`, the list `ResultExports.writeAll` writes, so a new export is removed with the rest.
     static let writtenEntries =
-        [
-            ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV,
-            ResultsFolder.FileName.summaryCSV, ResultsFolder.FileName.summaryJSON, ResultsFolder.FileName.reportHTML,
-            ResultsFolder.FileName.initializersCSV,
-        ] + ResultsMerge.deviceFolders + [
+        [ResultsFolder.FileName.manifest, ResultsFolder.FileName.samples, ResultsFolder.FileName.samplesCSV]
+        + ExportFile.allCases.map(\.fileName) + ResultsMerge.deviceFolders + [
             RunManifest.referenceFolderName, RunManifest.baseFolderName, ResultsStore.reserveFileName,
         ]
 

@@ -96,6 +96,25 @@ import Testing
         #expect(try String(contentsOf: previous.appendingPathComponent("extra/plot.py"), encoding: .utf8) == "mine")
     }
 
+    /// `--overwrite` left `images.csv` and other exports of the earlier run behind: every file the exports write,
+    /// and every per-device folder, is removed; the user's file stays.
+    @Test func overwriteRemovesEveryExportTheEarlierRunWrote() async throws {
+        let previous = try await makePreviousResults("exported")
+        try ResultExports.writeAll(resultsFolder: previous)
+        for folder in ResultsMerge.deviceFolders {
+            try FileManager.default.createDirectory(
+                at: previous.appendingPathComponent("\(folder)/U1"), withIntermediateDirectories: true)
+        }
+        try Data("mine".utf8).write(to: previous.appendingPathComponent("notes.txt"))
+        let written = try FileManager.default.contentsOfDirectory(atPath: previous.path)
+        for export in ExportFile.allCases.map(\.fileName) + ["images.csv", "initializers.csv", "traces", "kdebug"] {
+            #expect(written.contains(export), "the earlier run wrote \(export)")
+        }
+
+        _ = try OutputFolder.prepare(output: previous, workingDirectory: root, overwrite: true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: previous.path) == ["notes.txt"])
+    }
+
     /// Fault matrix: `run --baseline X --output X` compared, then deleted the baseline.
     @Test func theBaselineIsNeverTheOutputNorInsideItNorAroundIt() async throws {
         let baseline = try await makePreviousResults("baseline")
