@@ -24,8 +24,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .incomplete:
             "launches failed or measured nothing (`no-metrics`), a device was busy, skipped or lost (without "
                 + "`--baseline`), or too few/failed launches or no matching device to judge, a device, app or pre-main "
-                + "source that changed since the baseline (`not comparable`), or `--until-verdict` reached its cap "
-                + "unsettled"
+                + "source that changed since the baseline (`not comparable`), `--until-verdict` reached its cap "
+                + "unsettled, or an A/B run's (`--against`) pairs left a verdict undecided (too few pairs, or a device "
+                + "lost before they decided)"
         case .baselineNotFound: "baseline not found"
         case .usage: "bad options (a value past its ceiling too, see Limits)"
         case .interrupted: "interrupted (Ctrl-C; 128+signal for SIGHUP 129, SIGQUIT 131, SIGTERM 143)"

@@ -43,6 +43,13 @@ import Testing
         #expect(try Self.readmeRows() == ExitStatus.allCases.map { Row(code: $0.rawValue, meaning: $0.meaning) })
     }
 
+    /// An A/B run whose pairs could not decide ends undecided, exit 3, and the table's meaning of 3 says so.
+    @Test func anUndecidedABRunIsNamedUnderItsCode() {
+        let status = ExitStatus(GateReport.Outcome.undecided)
+        #expect(status == .incomplete)
+        #expect(status.meaning.contains("A/B run's (`--against`) pairs left a verdict undecided"), "\(status.meaning)")
+    }
+
     /// How `run` and `demo` end, per `RunVerdict`: the signal's 128+N, the gate's status, else 0 or 3.
     @Test func everyRunVerdictHasItsCode() {
         let codes: [(RunVerdict, Int32)] = [
