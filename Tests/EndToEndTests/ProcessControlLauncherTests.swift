@@ -126,7 +126,8 @@ extension RealPymobiledevice3Tests {
         }
 
         /// With Developer Mode off the phone offers no instruments service: `processcontrol` refuses each launch
-        /// with advice that names Developer Mode and how to turn it on; `auto` falls back to debugserver and says so.
+        /// with advice that names Developer Mode and how to turn it on; `auto` falls back to debugserver and says so,
+        /// and debugserver, also on the image Developer Mode keeps from being mounted, refuses the launch naming it.
         @Test(arguments: [LauncherChoice.auto, .processControl])
         func withDeveloperModeOff(launcher: LauncherChoice) async throws {
             try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
@@ -139,13 +140,10 @@ extension RealPymobiledevice3Tests {
                 #expect(notes.contains { $0.contains("Developer Mode is off") }, "\(notes)")
                 for sample in samples {
                     let label = "\(sample.status) \(sample.message ?? "")"
-                    if launcher == .auto {
-                        #expect(sample.launcher == .debugserver, "\(label)")
-                    } else {
-                        #expect(sample.status == .launchRefused && sample.launcher == .processControl, "\(label)")
-                        #expect(sample.message?.contains("Developer Mode is off") == true, "\(label)")
-                        #expect(sample.message?.contains("Settings > Privacy & Security > Developer Mode") == true)
-                    }
+                    #expect(sample.status == .launchRefused, "\(label)")
+                    #expect(sample.launcher == (launcher == .auto ? .debugserver : .processControl), "\(label)")
+                    #expect(sample.message?.contains("Developer Mode is off") == true, "\(label)")
+                    #expect(sample.message?.contains("Settings > Privacy & Security > Developer Mode") == true)
                 }
                 #expect(
                     notes.contains { $0.contains("launches go through debugserver, not process control") }
@@ -184,7 +182,8 @@ extension RealPymobiledevice3Tests {
         }
 
         /// Without the Developer Disk Image the instruments service is refused: `processcontrol` refuses each
-        /// launch with the advice that names the image; `auto` falls back to debugserver and says so.
+        /// launch with the advice that names the image; `auto` falls back to debugserver and says so, and lockdown,
+        /// whose debugserver is on the same image, refuses that too: each launch is refused naming the image.
         @Test(arguments: [LauncherChoice.auto, .processControl])
         func withoutTheDeveloperDiskImage(launcher: LauncherChoice) async throws {
             try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
@@ -196,12 +195,9 @@ extension RealPymobiledevice3Tests {
                 let notes = result.manifest.outcome(of: devices[0].udid)?.notes ?? []
                 for sample in samples {
                     let label = "\(sample.status) \(sample.message ?? "")"
-                    if launcher == .auto {
-                        #expect(sample.status == .ok && sample.launcher == .debugserver, "\(label)")
-                    } else {
-                        #expect(sample.status == .launchRefused && sample.launcher == .processControl, "\(label)")
-                        #expect(sample.message?.contains("Developer Disk Image") == true, "\(label)")
-                    }
+                    #expect(sample.status == .launchRefused, "\(label)")
+                    #expect(sample.launcher == (launcher == .auto ? .debugserver : .processControl), "\(label)")
+                    #expect(sample.message?.contains("Developer Disk Image") == true, "\(label)")
                 }
                 #expect(
                     notes.contains { $0.contains("launches go through debugserver, not process control") }

@@ -83,6 +83,13 @@ import Testing
                 .errorDescription)
         #expect(ios14.contains("Developer Disk Image"))
         #expect(!ios14.contains("no longer offers"))
+        let modeOff = try #require(
+            DeviceError.debugserverUnavailable(
+                udid: udid, deviceName: "Ana's iPhone", osVersion: "16.7", developerModeOff: true, call: nil
+            ).errorDescription)
+        #expect(modeOff.contains("Developer Mode is off"), "\(modeOff)")
+        #expect(modeOff.contains("Settings > Privacy & Security > Developer Mode"), "\(modeOff)")
+        #expect(modeOff.contains("Ana's iPhone") && modeOff.contains(udid))
     }
 
     @Test func failureKindsTellTheRunnerWhatHappened() {
@@ -94,7 +101,8 @@ import Testing
                 step: .install, bundleID: "a.b", udid: udid, deviceName: "n", error: "E", description: nil, detail: nil
             ).failureKind == .installFailed)
         #expect(
-            DeviceError.launchRefused(bundleID: "a.b", udid: udid, reason: .other, reply: "x").failureKind
+            DeviceError.launchRefused(bundleID: "a.b", udid: udid, reason: LaunchRefusal(reply: "x"), reply: "x")
+                .failureKind
                 == .launchRefused)
         #expect(
             DeviceError.debugserverUnavailable(udid: udid, deviceName: "n", osVersion: "17.0", call: nil).failureKind
@@ -114,14 +122,38 @@ import Testing
         #expect(text.contains("ApplicationVerificationFailed"))
     }
 
+    /// debugserver's own failure to take the task, else FrontBoard's refusal by the mapping process control uses:
+    /// the code's name alone (`ESecurity`, native-run issue 68), a RequestDenied reason, or the reason's words.
     @Test(arguments: [
-        ("failed to get the task for process 123", LaunchRefusal.notSignedForDevelopment),
-        ("process launch failed: security policy does not allow", .notSignedForDevelopment),
-        ("The request was denied by service delegate (SBMainWorkspace) for reason: Locked", .deviceLocked),
+        ("failed to get the task for process 123", nil),
+        ("process launch failed: security policy does not allow", nil),
+        ("Security", ProcessControlRefusal.Cause.security),
+        ("NotFound", .notInstalled),
+        ("The request was denied by service delegate (SBMainWorkspace) for reason: Locked", .locked),
+        (
+            "The request was denied by service delegate (SBMainWorkspace) for reason: Security (\"Unable to launch "
+                + "a.b because it has an invalid code signature, inadequate entitlements or its profile has not been "
+                + "explicitly trusted by the user\").", .security
+        ),
+        ("Unable to launch a.b because the device was not, or could not be, unlocked.", .locked),
         ("no such file", .other),
     ])
-    func launchRefusalsAreClassified(reply: String, expected: LaunchRefusal) {
-        #expect(LaunchRefusal(reply: reply) == expected)
+    func launchRefusalsAreClassified(reply: String, expected: ProcessControlRefusal.Cause?) {
+        switch LaunchRefusal(reply: reply) {
+        case .notSignedForDevelopment: #expect(expected == nil)
+        case .phone(let refusal): #expect(refusal.cause == expected)
+        }
+    }
+
+    /// A Security refusal through debugserver says what process control's says: the cause, the phone's words, the fix.
+    @Test func aSecurityRefusalThroughDebugserverNamesTheCauseAndTheFix() throws {
+        let error = DeviceError.launchRefused(
+            bundleID: "a.b", udid: udid, reason: LaunchRefusal(reply: "Security"), reply: "Security")
+        let text = try #require(error.errorDescription)
+        #expect(text.contains("Device \(udid) refused to launch a.b through debugserver"), "\(text)")
+        #expect(text.contains("code signature is invalid") && text.contains("the phone said: Security"), "\(text)")
+        #expect(text.contains("Settings > General > VPN & Device Management"), "\(text)")
+        #expect(!text.contains("get-task-allow"), "\(text)")
     }
 
     @Test func connectionFailuresAreRecognised() {

@@ -192,9 +192,61 @@ import Testing
                     LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
                     observer: RecordingObserver())
             } throws: { error in
-                guard case DeviceError.launchRefused(_, _, .deviceLocked, _) = error else { return false }
-                return true
+                guard case DeviceError.launchRefused(_, _, .phone(let refusal), _) = error else { return false }
+                return refusal.cause == .locked
             }
+        }
+    }
+
+    /// FrontBoard refuses an invalid signature and an untrusted developer profile alike (Security); debugserver
+    /// passes the refusal on after `E` and the error names the cause and the fix, as process control's does.
+    @Test(arguments: ["signature", "untrusted profile"])
+    func anAppThePhoneWillNotOpenIsRefusedForSecurity(fault: String) async throws {
+        var profile = AppProfile()
+        profile.codeSignatureValid = fault == "signature" ? false : nil
+        try await withInstalled(try TestApps.app(profile: profile)) { device, driver in
+            if fault != "signature" { device.services.trustsAppDevelopers = false }
+            await #expect {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                    observer: RecordingObserver())
+            } throws: { error in
+                guard let error = error as? DeviceError,
+                    case .launchRefused(_, _, .phone(let refusal), "Security") = error
+                else { return false }
+                let message = error.errorDescription ?? ""
+                return refusal.cause == .security && message.contains(device.udid)
+                    && message.contains("Settings > General > VPN & Device Management")
+            }
+            #expect(device.services.launchHistory.isEmpty)
+        }
+    }
+
+    /// debugserver is on the Developer Disk Image: without it (or, on iOS 16, with Developer Mode off, when it
+    /// cannot be mounted) lockdown refuses the service and the error says which and how to fix it.
+    @Test(arguments: [("14.8", "no image"), ("16.7", "no image"), ("16.7", "developer mode off")])
+    func withoutTheDeveloperDiskImageLockdownOffersNoDebugserver(osVersion: String, fault: String) async throws {
+        try await withInstalled(try TestApps.app(), osVersion: osVersion, productType: "iPhone12,1") {
+            device, driver in
+            if fault == "no image" {
+                device.services.developerDiskImageMounted = false
+            } else {
+                device.setLockdownValue(false, domain: "com.apple.security.mac.amfi", key: "DeveloperModeStatus")
+            }
+            await #expect {
+                try await driver.launch(
+                    LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
+                    observer: RecordingObserver())
+            } throws: { error in
+                guard let error = error as? DeviceError,
+                    case .debugserverUnavailable(device.udid, _, osVersion, let modeOff, _) = error
+                else { return false }
+                let message = error.errorDescription ?? ""
+                return modeOff == (fault != "no image") && error.failureKind == .launchRefused
+                    && message.contains(
+                        fault == "no image" ? "Developer Disk Image is not mounted" : "Developer Mode is off")
+            }
+            #expect(device.services.launchHistory.isEmpty)
         }
     }
 
@@ -205,7 +257,8 @@ import Testing
                     LaunchRequest(bundleID: "com.example.launchbench.sample"), on: device.udid,
                     observer: RecordingObserver())
             } throws: { error in
-                guard let error = error as? DeviceError, case .debugserverUnavailable(let udid, _, "17.5", _) = error
+                guard let error = error as? DeviceError,
+                    case .debugserverUnavailable(let udid, _, "17.5", false, _) = error
                 else { return false }
                 let message = error.errorDescription ?? ""
                 return udid == device.udid && message.contains("no longer offers debugserver")

@@ -29,6 +29,7 @@ package struct ProcessControlRefusal: Sendable, Hashable {
     package init(domain: String?, code: Int?, codeName: String?, reason: String?) {
         let text = (reason ?? "").lowercased()
         let frontBoard = domain == Self.frontBoardDomain
+        let codeName = codeName ?? Self.deniedFor(reason)
         if codeName == "NotFound" || (frontBoard && code == 4) || text.contains("returned nil for")
             || text.contains("is not installed")
         {
@@ -47,9 +48,28 @@ package struct ProcessControlRefusal: Sendable, Hashable {
         phoneSaid = said
     }
 
-    /// The user's error: the cause, the phone's words and the fix.
-    package func message(device: String, bundleID: String) -> String {
-        let opening = "\(device) refused to launch \(bundleID) through process control"
+    /// The code's name in FrontBoard's RequestDenied reason, "The request was denied by service delegate
+    /// (SBMainWorkspace) for reason: Security (…)" (`FBSOpenApplicationServiceErrorDomain` code 1 around the
+    /// `FBSOpenApplicationErrorDomain` error: SpringBoard's log in appium/appium#14339; NotFound in flutter/flutter#9904).
+    private static func deniedFor(_ reason: String?) -> String? {
+        guard let reason, let range = reason.range(of: "for reason: ") else { return nil }
+        let name = reason[range.upperBound...].prefix { $0.isLetter }
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// FrontBoard's refusal as debugserver passes it on after `E` in its `qLaunchSuccess` reply: the NSError's
+    /// localized description, or, when it has none, only the code's name (`SetFBSError` in LLVM's
+    /// `MachProcess.mm`; `ESecurity` from a phone in ionic-team/native-run issue 68). A reply of one word is that
+    /// name; anything longer is read as the reason. Classified by the same rules as process control's NSError.
+    package init(debugserverReply reply: String) {
+        let oneWord = !reply.isEmpty && reply.allSatisfy { $0.isLetter }
+        self.init(domain: nil, code: nil, codeName: oneWord ? reply : nil, reason: oneWord ? nil : reply)
+    }
+
+    /// The user's error: the cause, the phone's words and the fix; `launcher` names the way the launch went
+    /// ("process control", "debugserver").
+    package func message(device: String, bundleID: String, through launcher: String = "process control") -> String {
+        let opening = "\(device) refused to launch \(bundleID) through \(launcher)"
         let quoted = phoneSaid.isEmpty ? "" : " (the phone said: \(phoneSaid))"
         switch cause {
         case .notInstalled:

@@ -16,8 +16,10 @@ package enum DeviceError: Error, Sendable, Hashable {
     case deviceLost(udid: String, operation: String)
     /// Lockdown refused to start a service.
     case serviceUnavailable(service: String, udid: String, call: LibraryCall)
-    /// Lockdown offers no debugserver: the app cannot be launched (iOS 17+, or no developer disk image).
-    case debugserverUnavailable(udid: String, deviceName: String, osVersion: String, call: LibraryCall?)
+    /// Lockdown offers no debugserver: the app cannot be launched (iOS 17+, or no developer disk image, which
+    /// Developer Mode off on iOS 16 also means).
+    case debugserverUnavailable(
+        udid: String, deviceName: String, osVersion: String, developerModeOff: Bool = false, call: LibraryCall?)
     /// The bundle id is not installed on the device.
     case appNotInstalled(bundleID: String, udid: String)
     /// debugserver would not launch the app (`qLaunchSuccess` answered `E…`).
@@ -43,26 +45,25 @@ package enum InstallStep: String, Sendable, Hashable {
 }
 
 /// Why debugserver refused to launch an app, read from its `qLaunchSuccess` reply.
-package enum LaunchRefusal: String, Sendable, Hashable {
-    /// The app is not signed for development (no `get-task-allow`), so debugserver may not run it.
+package enum LaunchRefusal: Sendable, Hashable {
+    /// debugserver could not take the app's task: it is not signed for development (no `get-task-allow`).
     case notSignedForDevelopment
-    /// The device is locked.
-    case deviceLocked
-    /// Anything else debugserver said.
-    case other
+    /// What the phone said otherwise: FrontBoard's refusal (not installed, Security, locked) or anything else,
+    /// classified by the same mapping as a refusal through process control, so both give the same cause and fix.
+    case phone(ProcessControlRefusal)
 
-    /// Classifies debugserver's error text.
+    /// Classifies debugserver's error text: FrontBoard's causes first (its Security reason names a "code
+    /// signature" and "entitlements" too), then debugserver's own failure to get the task.
     init(reply: String) {
+        let phone = ProcessControlRefusal(debugserverReply: reply)
         let text = reply.lowercased()
-        if text.contains("locked") {
-            self = .deviceLocked
-        } else if [
-            "task for process", "get-task-allow", "security policy", "not permitted", "codesign", "signature",
-            "entitlement",
-        ].contains(where: text.contains) {
+        if phone.cause == .other,
+            ["task for process", "get-task-allow", "security policy", "not permitted", "codesign"].contains(
+                where: text.contains)
+        {
             self = .notSignedForDevelopment
         } else {
-            self = .other
+            self = .phone(phone)
         }
     }
 }
@@ -88,7 +89,7 @@ extension DeviceError {
         case .notTrusted(_, let call), .passcodeLocked(_, let call), .serviceUnavailable(_, _, let call),
             .uploadFailed(_, _, let call), .failed(_, let call):
             return call
-        case .debugserverUnavailable(_, _, _, let call): return call
+        case .debugserverUnavailable(_, _, _, _, let call): return call
         default: return nil
         }
     }
@@ -119,23 +120,22 @@ extension DeviceError: LocalizedError {
         case .serviceUnavailable(let service, let udid, let call):
             return "Device \(udid) refused to start \(service). Unlock the device, make sure it trusts this computer, "
                 + "and retry; if it persists, restart the device." + Self.suffix(call)
-        case .debugserverUnavailable(let udid, let name, let osVersion, let call):
-            return Self.debugserverMessage(udid: udid, name: name, osVersion: osVersion) + Self.suffix(call)
+        case .debugserverUnavailable(let udid, let name, let osVersion, let developerModeOff, let call):
+            return Self.debugserverMessage(
+                udid: udid, name: name, osVersion: osVersion, developerModeOff: developerModeOff) + Self.suffix(call)
         case .appNotInstalled(let bundleID, let udid):
             return "\(bundleID) is not installed on device \(udid). Install it first (launchbench installs it "
                 + "before cold launches), or check the bundle id."
         case .launchRefused(let bundleID, let udid, let reason, let reply):
-            let what = "debugserver refused to launch \(bundleID) on device \(udid): \(reply)."
             switch reason {
             case .notSignedForDevelopment:
-                return what + " The app must be signed for development (a development provisioning profile, "
-                    + "get-task-allow entitlement) for debugserver to launch it. Re-sign it with a development "
-                    + "identity and a profile that includes this device."
-            case .deviceLocked:
-                return what
-                    + " The device is locked: unlock it and keep it unlocked (Auto-Lock: Never) while benchmarking."
-            case .other:
-                return what + " Check that the app runs when started by hand on the device, that it is signed for "
+                return "debugserver refused to launch \(bundleID) on device \(udid): \(reply). The app must be signed "
+                    + "for development (a development provisioning profile, get-task-allow entitlement) for debugserver "
+                    + "to launch it. Re-sign it with a development identity and a profile that includes this device."
+            case .phone(let refusal):
+                let message = refusal.message(device: "Device \(udid)", bundleID: bundleID, through: "debugserver")
+                guard refusal.cause == .other else { return message }
+                return message + " Check that the app runs when started by hand on the device, that it is signed for "
                     + "development, and that the device is unlocked."
             }
         case .installFailed(let step, let bundleID, let udid, let name, let error, let description, let detail):
@@ -193,13 +193,21 @@ extension DeviceError: LocalizedError {
         }
     }
 
-    static func debugserverMessage(udid: String, name: String, osVersion: String) -> String {
+    static func debugserverMessage(udid: String, name: String, osVersion: String, developerModeOff: Bool) -> String {
         let device = "\(name) (\(udid), iOS \(osVersion))"
         if let version = OSVersion(osVersion), version.major >= 17 {
             return "Cannot launch apps on \(device): from iOS 17 on, lockdown no longer offers debugserver, so "
                 + "libimobiledevice (and launchbench) cannot launch apps there. Benchmark on a device with iOS 16 or "
                 + "older, or measure this device with the app's own launchbench markers using Xcode or "
                 + "`xcrun devicectl device process launch`."
+        }
+        if developerModeOff {
+            // Without Developer Mode the image cannot be mounted (pymobiledevice3's `raise_if_cannot_mount`).
+            let fix = DeveloperReadiness.advice(udid: udid, developerMode: .notReady, diskImage: .ready, modern: false)
+            return "debugserver is not available on \(device): Developer Mode is off, so the Developer Disk Image "
+                + "that holds debugserver cannot be mounted. " + fix.joined(separator: " ")
+                + " Then mount the image (`ideviceimagemounter` with the files from Xcode's DeviceSupport/\(osVersion) "
+                + "folder, or attach the device to Xcode once) and retry."
         }
         return "debugserver is not available on \(device): the Developer Disk Image is not mounted. Mount it "
             + "(`ideviceimagemounter DeveloperDiskImage.dmg DeveloperDiskImage.dmg.signature` with the files from "

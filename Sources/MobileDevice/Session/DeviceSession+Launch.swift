@@ -58,9 +58,22 @@ extension DeviceSession {
                 refusal = call
             }
         }
+        let osVersion = try lockdown.string(forKey: "ProductVersion")
+        try fail(osVersion: osVersion, refusal: refusal, lockdown: lockdown)
+    }
+
+    /// Why lockdown offers no debugserver: iOS 16 with Developer Mode off (lockdown's `DeveloperModeStatus`, read
+    /// only then), no Developer Disk Image, or iOS 17+.
+    private func fail(osVersion: String, refusal: LibraryCall?, lockdown: LockdownClient) throws -> Never {
+        var developerModeOff = false
+        if let version = OSVersion(osVersion), version.major == 16,
+            let status = try? lockdown.value(forKey: "DeveloperModeStatus", domain: "com.apple.security.mac.amfi")
+        {
+            developerModeOff = status.boolValue == false
+        }
         throw DeviceError.debugserverUnavailable(
-            udid: udid, deviceName: try lockdown.string(forKey: "DeviceName"),
-            osVersion: try lockdown.string(forKey: "ProductVersion"), call: refusal)
+            udid: udid, deviceName: try lockdown.string(forKey: "DeviceName"), osVersion: osVersion,
+            developerModeOff: developerModeOff, call: refusal)
     }
 }
 

@@ -7,6 +7,13 @@ import NIOSSL
 /// TLS on the service connection (libimobiledevice and pymobiledevice3 ask for it first); before iOS 14
 /// it is refused with `InvalidService`; from iOS 17 on both are refused, as lockdown no longer offers
 /// debugserver there.
+///
+/// debugserver is on the Developer Disk Image, so a phone without it mounted has no such service: lockdown
+/// answers StartService with `Error` `InvalidService` (libimobiledevice 1.3.0 `lockdown.c`,
+/// `lockdownd_start_service`, maps it to `LOCKDOWN_E_INVALID_SERVICE`; libimobiledevice issue 231 sees it for
+/// `com.apple.debugserver`; pymobiledevice3's `start_lockdown_developer_service` answers a StartServiceError with
+/// "Make sure DeveloperDiskImage.dmg has been mounted"). With Developer Mode off (iOS 16) the image cannot be
+/// mounted, so the same.
 package struct DebugServerService: EmulatedService {
     package static let plainName = "com.apple.debugserver"
     package static let secureName = "com.apple.debugserver.DVTSecureSocketProxy"
@@ -21,6 +28,9 @@ package struct DebugServerService: EmulatedService {
 
     package func availability(of name: String, on device: EmulatedDevice) -> ServiceAvailability {
         if let version = device.osVersion, !version.offersDebugserver { return .refused("InvalidService") }
+        if !device.services.developerDiskImageMounted || InstrumentsService.developerModeOff(device) {
+            return .refused("InvalidService")
+        }
         if name == Self.secureName, !Self.offersSecureService(device) { return .refused("InvalidService") }
         return .available
     }
@@ -89,6 +99,9 @@ final class DebugServerHandler: ChannelInboundHandler {
         guard let app = device.services.app(executablePath: path) else {
             return "failed to launch '\(path)': no such file or directory"
         }
+        if app.profile.codeSignatureValid == false || !device.services.trustsAppDevelopers {
+            return Self.securityRefusal
+        }
         if app.profile.developmentSigned == false {
             // What debugserver says when the app lacks get-task-allow (not signed for development).
             return "failed to get the task for process \(Int.random(in: 300...9000))"
@@ -99,6 +112,14 @@ final class DebugServerHandler: ChannelInboundHandler {
         launchedApp = app
         return nil
     }
+
+    /// What `qLaunchSuccess` says after `E` when FrontBoard refuses the open for Security (an invalid signature,
+    /// inadequate entitlements or an untrusted developer profile: one error for the three). debugserver
+    /// (`MachProcess.mm`, `SetFBSError`) sends the NSError's `localizedDescription`, or when it has none the code's
+    /// name (`FBSOpenApplicationErrorCodeToString`); a phone replied `ESecurity` to ionic-team/native-run
+    /// (issue 68, Xcode 10.2), whose client also expects `EBusy` and `ENotFound`. Before LLVM PR 82593 (2024),
+    /// the debugserver of iOS 16 and older, `qLaunchSuccess` sent `E` and the text as it is, not `E89;` and hex.
+    static let securityRefusal = "Security"
 
     private func perform(_ actions: [DebugServerSession.Action], context: ChannelHandlerContext) {
         for action in actions {
