@@ -79,7 +79,9 @@ extension DeviceSession {
 
     /// The battery's temperature in °C from the IORegistry power source, `nil` when the device gives none.
     private func batteryTemperature() throws -> Double? {
-        let (device, service) = try withLockdown { device, lockdown in (device, try Self.startRelay(lockdown)) }
+        let (device, service) = try withLockdown { device, lockdown in
+            (device, try DiagnosticsRelayClient.startService(on: lockdown))
+        }
         let relay = try DiagnosticsRelayClient(device: device, service: service)
         defer { try? relay.goodbye() }
         for (name, className) in [(nil, ConditionSources.powerSourceClass), (ConditionSources.smartBatteryName, nil)] {
@@ -87,20 +89,6 @@ extension DeviceSession {
             if let raw = entry?["IORegistry"]?["Temperature"].flatMap(Self.number) { return raw / 100 }
         }
         return nil
-    }
-
-    /// diagnostics_relay under either of its names, as idevicediagnostics tries them.
-    private static func startRelay(_ lockdown: LockdownClient) throws -> ServiceDescriptor {
-        var refusal: DeviceError?
-        for service in DiagnosticsRelayClient.services {
-            do {
-                return try lockdown.startService(service)
-            } catch let error as DeviceError {
-                guard case .serviceUnavailable = error else { throw error }
-                refusal = error
-            }
-        }
-        throw refusal!
     }
 
     /// A plist number as a `Double` (libplist keeps integers unsigned: a negative one comes back as its bit pattern).

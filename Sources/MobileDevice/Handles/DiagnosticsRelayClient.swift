@@ -6,6 +6,21 @@ final class DiagnosticsRelayClient {
     /// Tried in this order, like idevicediagnostics.
     static let services = ["com.apple.mobile.diagnostics_relay", "com.apple.iosdiagnostics.relay"]
 
+    /// Starts the relay under the first of `services` the device offers.
+    /// - Throws: the last name's refusal when the device offers neither; any other `DeviceError` at once.
+    static func startService(on lockdown: LockdownClient) throws -> ServiceDescriptor {
+        var refusal: DeviceError?
+        for service in services {
+            do {
+                return try lockdown.startService(service)
+            } catch let error as DeviceError {
+                guard case .serviceUnavailable = error else { throw error }
+                refusal = error
+            }
+        }
+        throw refusal!
+    }
+
     let udid: String
     private let handle: diagnostics_relay_client_t
 

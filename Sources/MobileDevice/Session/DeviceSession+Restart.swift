@@ -17,7 +17,8 @@ extension DeviceSession {
         forgetLockdown()  // the phone comes back with new connections
         try detectingLoss(during: "restart") {
             let device = try DeviceHandle(udid: udid)
-            let relay = try DiagnosticsRelayClient(device: device, service: try startDiagnosticsRelay(on: device))
+            let service = try DiagnosticsRelayClient.startService(on: LockdownClient(device: device, handshake: true))
+            let relay = try DiagnosticsRelayClient(device: device, service: service)
             try relay.restartAfterDisconnect()
             // The device may already be going down: a failed Goodbye does not matter.
             try? relay.goodbye()
@@ -32,20 +33,6 @@ extension DeviceSession {
             return log[gone...].contains(.attached(udid: udid))
         }
         try checkWait(back, step: "restart (waiting for the device to come back)", timeout: timeout, cancellation)
-    }
-
-    private func startDiagnosticsRelay(on device: DeviceHandle) throws -> ServiceDescriptor {
-        let lockdown = try LockdownClient(device: device, handshake: true)
-        var refusal: DeviceError?
-        for service in DiagnosticsRelayClient.services {
-            do {
-                return try lockdown.startService(service)
-            } catch let error as DeviceError {
-                guard case .serviceUnavailable = error else { throw error }
-                refusal = error
-            }
-        }
-        throw refusal!
     }
 
     /// Polls `condition` every 50 ms until it holds (`true`), the deadline passes or the task is cancelled.
