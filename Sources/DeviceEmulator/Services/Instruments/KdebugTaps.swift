@@ -14,24 +14,14 @@ final class KdebugTaps: Sendable {
     /// The most records one DATA message carries (whole records only, never split across messages).
     static let recordsPerChunk = 2048
 
-    private let taps = Locked<[Int: Tap]>([:])
-    private let nextID = Locked(0)
+    private let taps = Subscribers<Tap>()
 
     /// Adds a running session; returns its key for ``remove(_:)``.
-    func add(_ tap: Tap) -> Int {
-        let id = nextID.withLock { value in
-            value += 1
-            return value
-        }
-        taps.withLock { $0[id] = tap }
-        return id
-    }
+    func add(_ tap: Tap) -> Int { taps.add(tap) }
 
-    func remove(_ id: Int) {
-        _ = taps.withLock { $0.removeValue(forKey: id) }
-    }
+    func remove(_ id: Int) { taps.remove(id) }
 
-    var isEmpty: Bool { taps.withLock { $0.isEmpty } }
+    var isEmpty: Bool { taps.count == 0 }
 
     private let dropping = Locked(false)
 
@@ -60,7 +50,7 @@ final class KdebugTaps: Sendable {
         if dropsEvents, let first = records.map(\.timestamp).min() {
             records.insert(KdebugRecord(timestamp: first, debugID: .traceLostEvents), at: 0)
         }
-        for tap in taps.withLock({ Array($0.values) }) {
+        for tap in taps.all {
             let wanted = records.filter { tap.filter.passes($0.debugID) }
             var start = 0
             while start < wanted.count {

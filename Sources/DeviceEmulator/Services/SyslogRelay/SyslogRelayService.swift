@@ -23,31 +23,21 @@ package struct SyslogRelayService: EmulatedService {
 package final class SyslogRelay: Sendable {
     static let serviceName = "com.apple.syslog_relay"
 
-    private let channels = Locked<[Int: any Channel]>([:])
-    private let nextID = Locked(0)
+    private let channels = Subscribers<any Channel>()
 
-    func add(_ channel: any Channel) -> Int {
-        let id = nextID.withLock { value in
-            value += 1
-            return value
-        }
-        channels.withLock { $0[id] = channel }
-        return id
-    }
+    func add(_ channel: any Channel) -> Int { channels.add(channel) }
 
-    func remove(_ id: Int) {
-        _ = channels.withLock { $0.removeValue(forKey: id) }
-    }
+    func remove(_ id: Int) { channels.remove(id) }
 
     /// How many clients read the log now.
-    package var readers: Int { channels.withLock { $0.count } }
+    package var readers: Int { channels.count }
 
     /// Sends `message` as `process[pid] <Level>: message` with the syslog date and the device's name in front,
     /// the shape of the relay's lines (unverified for runningboardd's messages on iOS 15+).
     func log(_ message: String, process: String, pid: Int, deviceName: String, date: Date = Date()) {
         let line = "\(Self.timestamp(date)) \(deviceName) \(process)[\(pid)] <Notice>: \(message)\n"
         let bytes = Array(line.utf8) + [0]
-        for channel in channels.withLock({ Array($0.values) }) {
+        for channel in channels.all {
             channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
         }
     }
