@@ -56,6 +56,30 @@ import Testing
         #expect(error.message == "no pid")
     }
 
+    /// Events that came before the launch's answer was taken keep their order, output after the termination notice
+    /// still reaches the process's stream (the phone promises no order between them), and the next launch ends it.
+    @Test func outputAfterTheTerminationNoticeReachesTheStreamUntilTheNextLaunch() async throws {
+        let (control, sent) = Self.control()
+        let launch = Task { try await control.launch(Self.request) }
+        _ = control.handle(["type": "launched", "id": try await Self.id(sent, 0), "pid": 42])
+        for text in ["[launchbench] main 1\n", "[launchbench] firstFrame 2\n"] {
+            _ = control.handle(["type": "output", "pid": 42, "text": text])
+        }
+        _ = control.handle(["type": "terminated", "pid": 42, "exit_code": 0])
+        let process = try await launch.value
+        _ = control.handle(["type": "output", "pid": 42, "text": "[launchbench] done\n"])
+        let next = Task { try await control.launch(Self.request) }
+        _ = control.handle(["type": "launched", "id": try await Self.id(sent, 1), "pid": 43])
+        _ = try await next.value
+        var events: [ProcessEvent] = []
+        for await event in process.events { events.append(event) }
+        #expect(
+            events == [
+                .output(Array("[launchbench] main 1\n".utf8)), .output(Array("[launchbench] firstFrame 2\n".utf8)),
+                .terminated(exitCode: 0, signal: nil), .output(Array("[launchbench] done\n".utf8)),
+            ])
+    }
+
     @Test func aClosedChannelEndsTheRunningProcessesStreamsAsLost() async throws {
         let (control, sent) = Self.control()
         let launch = Task { try await control.launch(Self.request) }

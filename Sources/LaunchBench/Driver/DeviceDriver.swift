@@ -114,10 +114,14 @@ package protocol LaunchObserver: AnyObject, Sendable {
     /// The app's output will not arrive any more, though the app may run on (process control's stream was lost):
     /// the launch ends on what else measures it.
     func outputLost(_ reason: String)
+    /// Whether what arrived completes the launch (the end-of-launch rule): after the app's end, process control
+    /// waits a little for output the phone relays late only while it does not.
+    var isComplete: Bool { get }
 }
 
 extension LaunchObserver {
     package func outputLost(_ reason: String) {}
+    package var isComplete: Bool { false }
 }
 
 /// Why the harness ended an app that was still running.

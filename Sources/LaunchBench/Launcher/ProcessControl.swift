@@ -12,7 +12,8 @@ package protocol ProcessControl: Sendable {
 /// A process process control started, and what the phone reports of it from the launch on.
 package struct ControlledProcess: Sendable {
     package var pid: Int
-    /// Its output and its end, in the order they arrived; finishes after `.terminated` or `.lost`.
+    /// Its output and its end, in the order they arrived. Output can follow `.terminated` (the phone relays the
+    /// two separately and promises no order); finishes after `.lost`, or when nothing more can be of use.
     package var events: AsyncStream<ProcessEvent>
 
     package init(pid: Int, events: AsyncStream<ProcessEvent>) {

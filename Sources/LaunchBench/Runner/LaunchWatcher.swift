@@ -113,6 +113,8 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         return state.withLock { $0.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)?.at }
     }
 
+    var isComplete: Bool { completedAt != nil }
+
     /// The output stopped arriving: kdebug completes the launch from now on, and the sample says why its markers
     /// are missing.
     func outputLost(_ reason: String) {

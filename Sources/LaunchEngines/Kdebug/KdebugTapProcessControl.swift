@@ -3,7 +3,9 @@ import LaunchBench
 
 /// Process control through a kdebug helper (`KdebugTapScript`): commands on its stdin, one JSON object a line,
 /// answers and the launched processes' events on its stdout beside the kdebug chunks. A process's events can
-/// come before the answer that names its pid; they wait for it.
+/// come before the answer that names its pid; they wait for it. Its output can also come after its termination
+/// notice (the phone relays the two separately, with no order promised): its stream stays open for that output
+/// until the next launch.
 final class KdebugTapProcessControl: ProcessControl {
     /// How long a command waits for the helper's answer (a launch waits for the phone).
     static let answerTimeout: Duration = .seconds(60)
@@ -25,6 +27,8 @@ final class KdebugTapProcessControl: ProcessControl {
         var nextID = 0
         var answers: [Int: CheckedContinuation<Answer, any Error>] = [:]
         var processes: [Int: AsyncStream<ProcessEvent>.Continuation] = [:]
+        /// The pids in `processes` whose termination notice arrived (their late output is still delivered).
+        var ended: Set<Int> = []
         var early: [Int: [ProcessEvent]] = [:]
         var earlyCount = 0
         var gone: String?
@@ -50,8 +54,16 @@ final class KdebugTapProcessControl: ProcessControl {
             throw ProcessControlError(.refused, "process control on \(udid) answered the launch without a pid")
         }
         let (events, continuation) = AsyncStream.makeStream(of: ProcessEvent.self, bufferingPolicy: .unbounded)
-        let early = state.withLock { state -> [ProcessEvent] in
-            let early = state.early[pid] ?? []
+        let finished = state.withLock { state -> [AsyncStream<ProcessEvent>.Continuation] in
+            // The ended processes' late output belongs to no launch in flight any more.
+            let finished = state.ended.compactMap { state.processes.removeValue(forKey: $0) }
+            state.ended.removeAll()
+            // The events that came first go out under the lock that publishes the stream, so the reader's next
+            // event (a termination notice) cannot overtake them.
+            for event in state.early[pid] ?? [] {
+                continuation.yield(event)
+                if case .terminated = event { state.ended.insert(pid) }
+            }
             state.early.removeAll()  // what other pids said belongs to no launch in flight
             state.earlyCount = 0
             if let gone = state.gone {
@@ -60,9 +72,9 @@ final class KdebugTapProcessControl: ProcessControl {
             } else {
                 state.processes[pid] = continuation
             }
-            return early
+            return finished
         }
-        for event in early { deliver(event, pid: pid) }
+        for stream in finished { stream.finish() }
         return ControlledProcess(pid: pid, events: events)
     }
 
@@ -151,7 +163,7 @@ final class KdebugTapProcessControl: ProcessControl {
     private func deliver(_ event: ProcessEvent, pid: Int) {
         let continuation = state.withLock { state -> AsyncStream<ProcessEvent>.Continuation? in
             if let continuation = state.processes[pid] {
-                if case .terminated = event { state.processes[pid] = nil }
+                if case .terminated = event { state.ended.insert(pid) }
                 return continuation
             }
             if state.earlyCount < Self.earlyLimit {
@@ -161,7 +173,6 @@ final class KdebugTapProcessControl: ProcessControl {
             return nil
         }
         continuation?.yield(event)
-        if case .terminated = event { continuation?.finish() }
     }
 
     /// The processcontrol channel closed while the helper runs on: every process's stream says so (the next
@@ -170,6 +181,7 @@ final class KdebugTapProcessControl: ProcessControl {
         let processes = state.withLock { state in
             defer {
                 state.processes.removeAll()
+                state.ended.removeAll()
                 state.early.removeAll()
                 state.earlyCount = 0
             }
@@ -188,6 +200,7 @@ final class KdebugTapProcessControl: ProcessControl {
             defer {
                 state.answers.removeAll()
                 state.processes.removeAll()
+                state.ended.removeAll()
             }
             return (Array(state.answers.values), Array(state.processes.values))
         }

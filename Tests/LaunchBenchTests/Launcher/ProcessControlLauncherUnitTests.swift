@@ -50,6 +50,38 @@ import Testing
         }
     }
 
+    /// An observer that records, and whose launch is complete once `done` arrived.
+    final class CompletingObserver: LaunchObserver {
+        let recording = RecordingObserver()
+        func launched(at instant: ContinuousClock.Instant) { recording.launched(at: instant) }
+        func output(_ bytes: [UInt8]) { recording.output(bytes) }
+        func shouldEnd(at instant: ContinuousClock.Instant) -> HarnessStop? { nil }
+        var isComplete: Bool { recording.text.contains("[launchbench] done") }
+    }
+
+    /// The phone relays output and the termination notice separately: output that comes after the notice reaches
+    /// the observer, and the launch returns once it is complete.
+    @Test func outputAfterTheNoticeStillCounts() async throws {
+        final class LateControl: ProcessControl {
+            let (events, phone) = AsyncStream.makeStream(of: ProcessEvent.self)
+            func launch(_ request: LaunchRequest) async throws -> ControlledProcess {
+                phone.yield(.output(Array("[launchbench] main 300\n".utf8)))
+                phone.yield(.terminated(exitCode: 0, signal: nil))
+                return ControlledProcess(pid: 321, events: events)
+            }
+            func kill(_ pid: Int) async throws {}
+        }
+        let control = LateControl()
+        var launcher = ProcessControlLauncher(control: control)
+        launcher.lateOutputWait = .seconds(30)
+        let observer = CompletingObserver()
+        let launch = Task { try await launcher.launch(LaunchRequest(bundleID: "x"), on: "U", observer: observer) }
+        try await observer.recording.waitForOutput("main") { $0.contains("main") }
+        control.phone.yield(.output(Array("[launchbench] done\n".utf8)))
+        #expect(try await launch.value == .exited(status: 0))
+        #expect(observer.recording.text == "[launchbench] main 300\n[launchbench] done\n")
+    }
+
     /// Without termination notices (a client that did not publish the capability) an app that printed `done` is
     /// ended by launchbench: killed, and the launch returns after at most `killWait` without its notice.
     @Test func withoutANoticeTheLaunchEndsOnTheObserverAndAKill() async throws {

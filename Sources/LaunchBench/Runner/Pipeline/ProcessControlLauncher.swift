@@ -2,11 +2,16 @@
 /// back as output events and its end as a termination notice; the harness ends it with SIGKILL. A death by a
 /// signal it did not get from the harness is a crash. When the stream of events is lost mid-launch, the observer
 /// is told (``LaunchObserver/outputLost(_:)``) and the launch goes on until kdebug completes it or `--timeout`
-/// (its later markers are missing; its kdebug numbers are kept; the sample says so).
+/// (its later markers are missing; its kdebug numbers are kept; the sample says so). The phone relays the output
+/// and the termination notice separately, in no promised order: output that comes after the notice still counts,
+/// awaited for a moment while the launch is not complete.
 struct ProcessControlLauncher: AppLauncher {
     let control: any ProcessControl
     /// How long a kill waits for the phone's termination notice before the launch returns anyway.
     var killWait: Duration = .seconds(5)
+    /// How long after the termination notice output is awaited while the launch is not complete (a crash, an early
+    /// exit, or markers still on their way). The lag between the two on a phone is unmeasured.
+    var lateOutputWait: Duration = .milliseconds(500)
     /// How often the observer is asked whether the launch is over when nothing arrives (its grace ends between
     /// two asks, so this is added to such a launch's wall time at worst); an event wakes the launch at once.
     var tick: Duration = .milliseconds(5)
@@ -22,7 +27,9 @@ struct ProcessControlLauncher: AppLauncher {
         var lost = false
         while true {
             switch inbox.take(into: observer) {
-            case .ended(let termination): return termination
+            case .ended(let termination):
+                await inbox.drainLateOutput(into: observer, upTo: lateOutputWait)
+                return termination
             case .lost(let reason) where !lost:
                 lost = true
                 observer.outputLost(reason)
@@ -31,6 +38,7 @@ struct ProcessControlLauncher: AppLauncher {
             if let stop = observer.shouldEnd(at: .now) ?? (Task.isCancelled ? .cancelled : nil) {
                 try? await control.kill(process.pid)
                 await inbox.waitForEnd(upTo: killWait)
+                _ = inbox.take(into: observer)  // what arrived meanwhile still goes to the log
                 return .endedByHarness(stop)
             }
             await inbox.waitForEvent(upTo: tick)
@@ -89,22 +97,36 @@ struct ProcessControlLauncher: AppLauncher {
             }
         }
 
-        /// Delivers what arrived; says whether the process ended (and how) or its stream was lost.
+        /// Delivers all that arrived, output after the termination notice too; says whether the process ended
+        /// (and how) or its stream was lost.
         func take(into observer: any LaunchObserver) -> State {
             let (events, finished) = pending.withLock { state in
                 defer { state.events.removeAll() }
                 return (state.events, state.finished)
             }
+            var ending: State?
             for event in events {
                 switch event {
                 case .output(let bytes): observer.output(bytes)
-                case .terminated(let exitCode, let signal):
-                    if let signal { return .ended(.crashed(signal: signal)) }
-                    return .ended(.exited(status: exitCode ?? 0))
-                case .lost(let reason): return .lost(reason)
+                case .terminated(let exitCode, let signal) where ending == nil:
+                    ending = .ended(signal.map { .crashed(signal: $0) } ?? .exited(status: exitCode ?? 0))
+                case .lost(let reason) where ending == nil: ending = .lost(reason)
+                case .terminated, .lost: break
                 }
             }
-            return finished ? .lost("process control's event stream ended") : .running
+            return ending ?? (finished ? .lost("process control's event stream ended") : .running)
+        }
+
+        /// After the termination notice: hands the observer the output that still arrives, until the launch is
+        /// complete, nothing more can come, or `limit` has passed.
+        func drainLateOutput(into observer: any LaunchObserver, upTo limit: Duration) async {
+            let deadline = ContinuousClock.now + limit
+            while !observer.isComplete {
+                if case .lost = take(into: observer) { return }
+                let left = deadline - .now
+                guard left > .zero else { return }
+                await waitForEvent(upTo: left)
+            }
         }
 
         /// Waits (bounded) until the process's end or the stream's has arrived.
