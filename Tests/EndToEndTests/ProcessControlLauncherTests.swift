@@ -181,6 +181,26 @@ extension RealPymobiledevice3Tests {
             }
         }
 
+        /// The phone relays each launch's output after its termination notice (the two come separately, in no
+        /// promised order): every marker still counts.
+        @Test func outputRelayedAfterTheTerminationNoticeStillCounts() async throws {
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
+                devices[0].processControlLateOutputs = 2
+                let result = try await Self.run(
+                    EndToEnd.profile(), launcher: .processControl, devices: devices, name: "Late")
+                let samples = try result.samples
+                #expect(samples.count == 2)
+                for sample in samples {
+                    let label = "\(sample.kind): \(sample.status) \(sample.message ?? "") \(sample.warnings)"
+                    #expect(sample.status == .ok && sample.exitStatus == 0, "\(label)")
+                    for metric in [Metric.mainMs, .didFinishLaunchingMs, .firstFrameMs] {
+                        #expect(sample[metric] != nil, "\(metric) \(label)")
+                    }
+                }
+                #expect(devices[0].processControlLateOutputs == 0)
+            }
+        }
+
         /// Without the Developer Disk Image the instruments service is refused: `processcontrol` refuses each
         /// launch with the advice that names the image; `auto` falls back to debugserver and says so, and lockdown,
         /// whose debugserver is on the same image, refuses that too: each launch is refused naming the image.

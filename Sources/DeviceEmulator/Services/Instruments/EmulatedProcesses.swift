@@ -6,7 +6,8 @@ import NIOCore
 /// channels that observe each (``EmulatedDevice/serviceState(_:create:)``): a process launched on one
 /// connection can be found, signalled or replaced from another, as on a phone. Each runs its
 /// ``LaunchPlan`` on event-loop timers, with no debugger: its writes go to its observers as output events
-/// and its end as a termination notice (``ProcessControlMessages``).
+/// and its end as a termination notice (``ProcessControlMessages``). The phone relays the two separately and
+/// promises no order between them: ``EmulatedDevice/processControlLateOutputs`` has the notice overtake the writes.
 final class EmulatedProcesses: Sendable {
     /// Where a processcontrol channel wants a process's events.
     struct Observer: Sendable {
@@ -27,6 +28,8 @@ final class EmulatedProcesses: Sendable {
         var launchName: String
         /// The phone cancels its observers' channels after its first write.
         var dropsChannel = false
+        /// The phone relays this process's writes only after its termination notice: the writes so far, held.
+        var lateOutput: [(bytes: [UInt8], machTime: UInt64)]?
         var startedAt = Date()
         var start = ContinuousClock.now
     }
@@ -35,6 +38,7 @@ final class EmulatedProcesses: Sendable {
         var running: [Int: Running] = [:]
         var observers: [Int: Observer] = [:]
         var nextToken = 0
+        var lateOutputLaunches = 0
     }
 
     private let state = Locked(State())
@@ -51,6 +55,12 @@ final class EmulatedProcesses: Sendable {
             state.observers[state.nextToken] = observer
             return state.nextToken
         }
+    }
+
+    /// How many of the next launches have their output relayed after their termination notice.
+    var lateOutputLaunches: Int {
+        get { state.withLock { $0.lateOutputLaunches } }
+        set { state.withLock { $0.lateOutputLaunches = max(0, newValue) } }
     }
 
     /// Forgets an observer (its channel closed); the processes it watched run on.
@@ -70,6 +80,10 @@ final class EmulatedProcesses: Sendable {
             state.running[plan.pid] = Running(
                 token: state.nextToken, pid: plan.pid, bundleID: bundleID, observers: [observer],
                 launchName: plan.kind.rawValue, dropsChannel: services.takeProcessControlChannelDrop())
+            if state.lateOutputLaunches > 0 {
+                state.lateOutputLaunches -= 1
+                state.running[plan.pid]?.lateOutput = []
+            }
             return state.nextToken
         }
         var timers: [Scheduled<Void>] = []
@@ -128,6 +142,10 @@ final class EmulatedProcesses: Sendable {
     private func write(_ bytes: [UInt8], pid: Int, token: Int, at machTime: UInt64) {
         let (observers, drops) = state.withLock { state -> ([Observer], Bool) in
             guard let process = state.running[pid], process.token == token else { return ([], false) }
+            if process.lateOutput != nil {
+                state.running[pid]?.lateOutput?.append((bytes, machTime))
+                return ([], false)
+            }
             let observers = process.observers.compactMap { state.observers[$0] }
             guard process.dropsChannel else { return (observers, false) }
             // The cancelled channels observe nothing any more.
@@ -162,10 +180,28 @@ final class EmulatedProcesses: Sendable {
         for observer in observers where observer.wantsTermination {
             observer.send(ProcessControlMessages.terminationSelector, auxiliary)
         }
+        for write in process.lateOutput ?? [] {
+            let output = ProcessControlMessages.output(write.bytes, pid: pid, machTime: write.machTime)
+            for observer in observers { observer.send(ProcessControlMessages.outputSelector, output) }
+        }
         return true
     }
 
     private static func delay(_ emulatedMs: Double, _ lab: EmulatedLab) -> TimeAmount {
         .nanoseconds(lab.realTime(ofEmulatedMs: emulatedMs).nanoseconds)
+    }
+}
+
+extension EmulatedDevice {
+    /// The next `n` apps processcontrol launches on this device have their writes relayed after their termination
+    /// notice, as a phone may (output and the notice come separately, in no promised order).
+    package var processControlLateOutputs: Int {
+        get { processes.lateOutputLaunches }
+        set { processes.lateOutputLaunches = newValue }
+    }
+
+    private var processes: EmulatedProcesses {
+        let services = services
+        return serviceState(EmulatedProcesses.self) { EmulatedProcesses(services: services) }
     }
 }
