@@ -15,9 +15,26 @@ import Testing
     /// Every event the runner reports, kept.
     final class Events: RunReporter, Sendable {
         private let events = Locked<[RunEvent]>([])
-        func report(_ event: RunEvent) { events.withLock { $0.append(event) } }
-        var waits: [String] {
-            events.current.compactMap {
+        /// Called at the first wait the runner reports.
+        private let onFirstWait: @Sendable () -> Void
+
+        init(onFirstWait: @escaping @Sendable () -> Void = {}) {
+            self.onFirstWait = onFirstWait
+        }
+
+        func report(_ event: RunEvent) {
+            let first = events.withLock { events in
+                let waited = !waits(in: events).isEmpty
+                events.append(event)
+                return !waited && !waits(in: events).isEmpty
+            }
+            if first { onFirstWait() }
+        }
+
+        var waits: [String] { waits(in: events.current) }
+
+        private func waits(in events: [RunEvent]) -> [String] {
+            events.compactMap {
                 if case .preparing(_, _, let step) = $0, step.hasPrefix("waiting for") { return step }
                 return nil
             }
@@ -43,7 +60,7 @@ import Testing
     }
 
     @Test func aHotPhoneWaitsUntilCoolLaunchesFasterAfterAndTheGateRefusesHotAgainstCool() async throws {
-        let lab = try await SharedTestLab.lab()
+        _ = try await SharedTestLab.lab()
         try await EndToEnd.withDevices([("iPhone12,1", "16.7")]) { devices in
             let phone = devices[0]
             phone.services.conditions.batteryPercent = 87
@@ -63,11 +80,12 @@ import Testing
             let report = try ResultsFolder.load(cool.folder).summary.devices.first?.remarks ?? []
             #expect(report.contains { $0.hasPrefix("Conditions: battery 87 %, charging, 30 °C, 31 GB free") })
 
-            // Hot, and cooling slowly (an emulated hour's half-life): launches slow down by the thermal factor.
-            phone.services.conditions.heat(to: 45, halfLifeSeconds: 3600, timeScale: lab.timeScale)
+            // Hot, and no emulated time passes (the cooling does not follow the machine's speed): every launch is
+            // slowed by the thermal factor at 45 °C, 1.3.
+            phone.services.conditions.heat(to: 45, timeScale: nil)
             let hot = try await run(plan)
             let hotSamples = try hot.samples
-            #expect(hotSamples.allSatisfy { ($0.conditions?.temperatureC ?? 0) > 40 })
+            #expect(hotSamples.allSatisfy { $0.conditions?.temperatureC == 45 })
             #expect(Self.median(hotSamples, .firstFrameMs) > 1.2 * Self.median(coolSamples, .firstFrameMs))
 
             var settings = GateSettings()
@@ -81,17 +99,17 @@ import Testing
             let anyway = try GateCheck(baseline: baseline, settings: settings).report(current: current)
             #expect(anyway.comparison?.entries.first?.verdict == .regression)
 
-            // Hot again, cooling fast (half-life 20 emulated s = 0.2 s here): --require waits, then launches at
-            // cool speed.
-            phone.services.conditions.heat(to: 45, halfLifeSeconds: 20, timeScale: lab.timeScale)
+            // Hot again: --require waits; five half-lives pass once it does (30.5 °C), then it launches at cool speed.
+            phone.services.conditions.heat(to: 45, halfLifeSeconds: 20, timeScale: nil)
             var waiting = plan
             waiting.conditions = ConditionPolicy(
                 requirements: try ConditionRequirement.parseList("temperature<=35,charging"), waitLimit: .seconds(60),
                 poll: .milliseconds(50))
-            let events = Events()
+            let conditions = phone.services.conditions
+            let events = Events { conditions.pass(emulatedSeconds: 100) }
             let cooled = try await run(waiting, reporter: events)
             let cooledSamples = try cooled.samples
-            #expect(events.waits.first?.hasPrefix("waiting for temperature<=35 (temperature 4") == true)
+            #expect(events.waits.first?.hasPrefix("waiting for temperature<=35 (temperature 45") == true)
             #expect(cooledSamples.allSatisfy { ($0.conditions?.temperatureC ?? 99) <= 35 })
             #expect(cooledSamples.allSatisfy { $0.conditions?.outsideRequirements == nil })
             #expect(Self.median(cooledSamples, .firstFrameMs) < Self.median(hotSamples, .firstFrameMs) / 1.2)

@@ -6,7 +6,9 @@ import LaunchBench
 ///
 /// The hot phone is a model, not a measurement: after `heat(to:…)` the battery temperature falls from the
 /// given value toward `ambientC` by Newton's law of cooling, `T(t) = ambient + (T₀ − ambient)·2^(−t/halfLife)`,
-/// over emulated time (`t` real seconds divided by the lab's time scale), and each launch's nominal figures are
+/// over emulated time (`t` real seconds divided by the lab's time scale, plus what ``pass(emulatedSeconds:)``
+/// adds; a test that must not depend on the machine's speed heats without a time scale and moves the clock
+/// itself), and each launch's nominal figures are
 /// multiplied by `1 + 0.03·max(0, T − 35)` (3 % per °C above 35 °C), standing in for the CPU throttling iOS
 /// applies under thermal pressure. So a hot phone launches slower and speeds up as it cools, which is what
 /// `run --require temperature<=35` is for. The rate and the 35 °C knee are chosen, not measured.
@@ -16,7 +18,14 @@ package final class EmulatedConditions: Sendable {
         var ambientC: Double
         var halfLifeSeconds: Double
         var since: Date
-        var timeScale: Double
+        /// Real seconds per emulated second; `nil`: only ``EmulatedConditions/pass(emulatedSeconds:)`` moves time.
+        var timeScale: Double?
+        var passedSeconds = 0.0
+
+        /// Emulated seconds since the heat.
+        var elapsed: Double {
+            passedSeconds + (timeScale.map { max(0, Date().timeIntervalSince(since)) / $0 } ?? 0)
+        }
     }
 
     private struct State {
@@ -56,8 +65,9 @@ package final class EmulatedConditions: Sendable {
     }
 
     /// The fault: the phone is at `celsius` now and cools toward `ambientC`, halving the gap every
-    /// `halfLifeSeconds` emulated seconds (`timeScale`: the lab's real seconds per emulated second).
-    package func heat(to celsius: Double, ambientC: Double = 30, halfLifeSeconds: Double = 60, timeScale: Double = 1) {
+    /// `halfLifeSeconds` emulated seconds (`timeScale`: the lab's real seconds per emulated second; `nil`: emulated
+    /// time passes only by ``pass(emulatedSeconds:)``, so the temperature does not depend on the machine's speed).
+    package func heat(to celsius: Double, ambientC: Double = 30, halfLifeSeconds: Double = 60, timeScale: Double? = 1) {
         state.withLock { state in
             state.heat = Heat(
                 startC: celsius, ambientC: ambientC, halfLifeSeconds: max(halfLifeSeconds, 0.001), since: Date(),
@@ -66,12 +76,17 @@ package final class EmulatedConditions: Sendable {
         }
     }
 
+    /// Lets `seconds` of emulated time pass for the cooling, on top of the real time the time scale turns into
+    /// emulated time.
+    package func pass(emulatedSeconds seconds: Double) {
+        state.withLock { $0.heat?.passedSeconds += max(0, seconds) }
+    }
+
     /// The battery temperature now, °C.
     package var temperatureC: Double {
         state.withLock { state in
             guard let heat = state.heat else { return state.restingC }
-            let emulated = max(0, Date().timeIntervalSince(heat.since)) / heat.timeScale
-            return heat.ambientC + (heat.startC - heat.ambientC) * pow(2, -emulated / heat.halfLifeSeconds)
+            return heat.ambientC + (heat.startC - heat.ambientC) * pow(2, -heat.elapsed / heat.halfLifeSeconds)
         }
     }
 
