@@ -57,32 +57,25 @@ struct DeviceRun: Sendable {
                 driver: driver, fallback: &fallback)
         if let fallback { reporter.report(.deviceNote(device, fallback)) }
         launcherNote = fallback
-        let traced = trace.recorder.map {
-            KdebugEnricher(
-                recorder: $0, executable: plan.app.executable, crossChecks: plan.crossChecksPremain(on: device),
-                store: store, initializerNames: Self.initializerNames(plan, device: device, reporter: reporter))
-        }
+        // Without a kdebug session prelaunches are read from the device log: one log for the device, so the next
+        // launch of either build takes what the phone did since the previous one, as the shared session does.
+        let prelaunchLog =
+            trace.recorder == nil ? PrelaunchLog(driver: driver, udid: device.udid, bundleID: plan.app.bundleID) : nil
         pipeline = LaunchPipeline(
             driver: driver, device: device, plan: plan, runID: runID, store: store, reporter: reporter,
             launcher: launcher,
-            // Prelaunches: seen by the kdebug session when there is one, else in the device log.
-            enrichers: (traced.map { [$0.labelling(plan)] } ?? [
-                PrelaunchWatch(driver: driver, udid: device.udid, plan: plan)
-            ])
+            enrichers: Self.enrichers(
+                plan, device: device, store: store, trace: trace, prelaunchLog: prelaunchLog, reporter: reporter)
                 + enrichers)
         if let baseStore, let basePlan = plan.basePlan {
-            // Measured exactly as the new build (same launcher, kdebug read the same way); the kdebug session is
-            // stopped once, by the new build's pipeline.
-            let baseTraced = trace.recorder.map {
-                KdebugEnricher(
-                    recorder: $0, executable: basePlan.app.executable,
-                    crossChecks: basePlan.crossChecksPremain(on: device), store: baseStore,
-                    initializerNames: Self.initializerNames(basePlan, device: device, reporter: SilentRunReporter()))
-            }
+            // Measured exactly as the new build (same launcher, same enrichers over the device's one kdebug session
+            // or log); the session and the log are stopped once, by the new build's pipeline.
             base = LaunchPipeline(
                 driver: driver, device: device, plan: basePlan, runID: runID, store: baseStore,
                 reporter: SilentRunReporter(), launcher: launcher,
-                enrichers: (baseTraced.map { [$0] } ?? []) + enrichers)
+                enrichers: Self.enrichers(
+                    basePlan, device: device, store: baseStore, trace: trace, prelaunchLog: prelaunchLog,
+                    reporter: SilentRunReporter()) + enrichers)
         }
         if let referenceStore, let referencePlan = plan.referencePlan {
             reference = ReferenceRun(
@@ -91,6 +84,25 @@ struct DeviceRun: Sendable {
                     reporter: SilentRunReporter(), launcher: launcher, enrichers: []))
         }
         self.trace = trace
+    }
+
+    /// What a build's pipeline measures beside the app's output from the device's kdebug session: its phases and
+    /// the prelaunches it sees, labelled by `plan`'s rules; without a session, the prelaunches `prelaunchLog`
+    /// reads. The one way every pipeline of a device (NEW's and BASE's in an A/B run) gets them.
+    private static func enrichers(
+        _ plan: RunPlan, device: DeviceInfo, store: ResultsStore, trace: DeviceTrace, prelaunchLog: PrelaunchLog?,
+        reporter: any RunReporter
+    ) -> [any SampleEnricher] {
+        if let recorder = trace.recorder {
+            return [
+                KdebugEnricher(
+                    recorder: recorder, executable: plan.app.executable,
+                    crossChecks: plan.crossChecksPremain(on: device),
+                    store: store, initializerNames: initializerNames(plan, device: device, reporter: reporter)
+                ).labelling(plan)
+            ]
+        }
+        return prelaunchLog.map { [PrelaunchWatch(log: $0, plan: plan)] } ?? []
     }
 
     /// Why the device launches through debugserver although `--launcher auto` would have taken process control.

@@ -4,16 +4,11 @@ import Foundation
 /// 13, no instruments service): runningboardd's `dasd` launch requests naming the app (see
 /// `RunningboardLaunchRequest`) are labelled on the next launch, as `KdebugEnricher` labels the execs it sees.
 /// The log is opened when the device's run starts and read to its end; how far a prelaunch got, and its pid,
-/// the log does not say.
+/// the log does not say. An A/B run's two builds (one bundle id) share the device's one log.
 struct PrelaunchWatch: SampleEnricher {
     let log: PrelaunchLog
+    /// The rules that label a launch (`LaunchDisturbance`).
     let plan: RunPlan
-
-    /// Opens `device`'s log through `driver` and starts reading it for `plan.app`.
-    init(driver: any DeviceDriver, udid: String, plan: RunPlan) {
-        log = PrelaunchLog(driver: driver, udid: udid, bundleID: plan.app.bundleID)
-        self.plan = plan
-    }
 
     /// How long the first launch waits for the log to open.
     static let openTimeout: Duration = .seconds(5)
@@ -55,6 +50,7 @@ final class PrelaunchLog: Sendable {
 
     private let state = Locked(State())
 
+    /// Opens `udid`'s log through `driver` and starts reading it for the app `bundleID`.
     init(driver: any DeviceDriver, udid: String, bundleID: String) {
         let task = Task { [state] in
             do {
