@@ -10,7 +10,11 @@ import Testing
     private func start(_ arguments: [String], lab: EmulatedLab) throws -> ChildProcess {
         try LaunchbenchCLI.start(
             arguments,
-            environment: ["USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1"])
+            // No swift-demangle to be found: a run that never reads kdebug must not say so.
+            environment: [
+                "USBMUXD_SOCKET_ADDRESS": lab.usbmuxdSocketAddress, "NO_COLOR": "1",
+                "LAUNCHBENCH_SWIFT_DEMANGLE": "/nonexistent/swift-demangle",
+            ])
     }
 
     @Test func runWritesTheResultsFolderAndExitsZero() async throws {
@@ -34,6 +38,8 @@ import Testing
             // Not a terminal: one plain progress line per launch on stderr.
             #expect(
                 child.standardError.components(separatedBy: "\n").filter { $0.contains(" ok: pre-main ") }.count == 8)
+            // dyld's statistics name no initializer function: nothing was left mangled, so nothing is said.
+            #expect(!child.standardError.contains("swift-demangle"), "\(child.standardError)")
         }
     }
 

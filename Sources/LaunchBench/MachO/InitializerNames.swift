@@ -76,6 +76,14 @@ package struct InitializerNames: Sendable {
         name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") || name.hasPrefix("$e")
     }
 
+    /// Whether kdebug named one of `sample`'s initializer functions by a Swift symbol that stayed mangled (a
+    /// demangled name reads `static SampleKit.Theme.loadFonts() -> ()`).
+    package static func keepsMangledName(_ sample: Sample) -> Bool {
+        (sample.initializers ?? []).contains { image in
+            (image.functions ?? []).contains { isSwiftMangled($0.function) }
+        }
+    }
+
     /// The dSYM's DWARF companions whose UUID matches a bundle binary replace its symbols (a stripped release
     /// build's dSYM has them all).
     private mutating func merge(dsym: URL) {

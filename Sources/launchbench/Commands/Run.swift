@@ -187,23 +187,23 @@ struct Run: AsyncParsableCommand {
         let usbmuxd = connection.apply()
         let code = try await RunExecution.execute(
             plan, engines: engines.setup(usbmuxd: usbmuxd), usbmuxd: usbmuxd, output: results.output,
-            overwrite: results.overwrite, gate: runGate)
+            overwrite: results.overwrite, gate: runGate,
+            mangledNamesNote: plan.initializerSymbols.demangler == nil ? Self.noDemanglerNote : nil)
         if code != .success { throw code }
     }
 
     static func duration(_ seconds: Double) -> Duration { .seconds(clamping: seconds) }
 
-    /// `--dsym` and the toolchain's `swift-demangle`; without the latter, said once on stderr.
+    /// `--dsym` and the toolchain's `swift-demangle`; without the latter, `noDemanglerNote` is said once, when a
+    /// kdebug launch names a Swift initializer (`MangledNamesNote`), not on every run.
     static func initializerSymbols(dsym: String?) -> InitializerSymbolSources {
-        let demangler = SwiftDemangleTool.locate()
-        if demangler == nil {
-            FileHandle.standardError.write(
-                Data(
-                    ("note: no swift-demangle beside a swift on PATH (or \(SwiftDemangleTool.environmentVariable)): "
-                        + "Swift initializers keep their mangled names.\n").utf8))
-        }
-        return InitializerSymbolSources(dsym: dsym.map { URL(fileURLWithPath: $0) }, demangler: demangler)
+        InitializerSymbolSources(dsym: dsym.map { URL(fileURLWithPath: $0) }, demangler: SwiftDemangleTool.locate())
     }
+
+    /// Why a Swift initializer's name stays mangled.
+    static let noDemanglerNote =
+        "no swift-demangle beside a swift on PATH (or \(SwiftDemangleTool.environmentVariable)): Swift initializers "
+        + "keep their mangled names."
 }
 
 extension RunPlan.ColdMode: ExpressibleByArgument {}

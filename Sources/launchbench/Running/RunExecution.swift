@@ -12,13 +12,17 @@ enum RunExecution {
     /// composition root of a run: the devices are selected and the results folder prepared first, then the
     /// engines are composed once, their helpers logging into the folder (DIR/logs/<UDID>/pymobiledevice3.log,
     /// kdebug-tap.log), and stopped before this returns.
+    /// - Parameter mangledNamesNote: said once, above the progress, when a kdebug launch leaves a Swift
+    ///   initializer's name mangled (no `swift-demangle` was found).
     /// - Throws: errors that stop the run before or while it writes results (unknown device, every device busy,
     ///   unusable `--output`, a results write error).
     static func execute(
         _ plan: RunPlan, engines setup: EngineSetup, usbmuxd: USBMuxAddress?, output: String?,
-        overwrite: Bool = false, gate: RunGate? = nil
+        overwrite: Bool = false, gate: RunGate? = nil, mangledNamesNote: String? = nil
     ) async throws -> ExitCode {
         let progress = RunProgressView()
+        let reporter: any RunReporter =
+            mangledNamesNote.map { MangledNamesNote(forwardingTo: progress, note: $0) } ?? progress
         let base = MobileDeviceDriver()
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let selection = try await BenchmarkRunner.selectDevices(for: plan, from: base, reporter: progress)
@@ -32,7 +36,7 @@ enum RunExecution {
         let engines = setup.engines(base: base, devices: devices, logs: folder.appendingPathComponent("logs"))
         do {
             let code = try await measure(
-                plan, runner: engines.runner(reporter: progress, conditions: base), progress: progress,
+                plan, runner: engines.runner(reporter: reporter, conditions: base), progress: progress,
                 devices: selection,
                 store: store, busy: locks.busy, gate: gate)
             await engines.shutdown()
