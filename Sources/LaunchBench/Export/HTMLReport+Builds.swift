@@ -43,8 +43,32 @@ extension HTMLReport {
             HTMLText.element("table", ["class": "summary"], head + "<tbody>" + rows.joined() + "</tbody>"))
         let lines = (paired.entries.map(PairedText.line) + paired.notes).map { HTMLText.text("li", $0) }
         if !lines.isEmpty { content += HTMLText.element("ul", [:], lines.joined()) }
+        content += pairedWhy(paired.entries)
         content += HTMLText.text(
             "p", "The device sections below are NEW's launches; BASE's are in base/report.html.")
         return HTMLText.element("section", ["class": "builds"], content) + "\n"
+    }
+
+    /// Per device × kind, what changed between BASE and NEW (``explanationBlock``, as the baseline section says
+    /// it): in full when the pairs judged a metric slower or faster, else the images, initializer functions and
+    /// page-ins that changed by themselves.
+    static func pairedWhy(_ entries: [PairedEntry]) -> String {
+        var seen: Set<[String]> = []
+        var blocks: [String] = []
+        for entry in entries {
+            guard let explanation = entry.explanation, seen.insert([entry.device.udid, entry.kind.rawValue]).inserted
+            else { continue }
+            let moved = entries.contains {
+                $0.device.udid == entry.device.udid && $0.kind == entry.kind
+                    && ($0.verdict == .regression || $0.verdict == .improvement)
+            }
+            let title = "\(entry.device.name) · \(entry.kind.rawValue)"
+            if let block = explanationBlock(
+                explanation, title: title, sentence: explanation.sentence(totalShiftMs: nil), withPhases: moved)
+            {
+                blocks.append(block)
+            }
+        }
+        return blocks.isEmpty ? "" : "<h3>What changed, NEW against BASE</h3>" + blocks.joined()
     }
 }

@@ -8,7 +8,9 @@ package enum HTMLReport {
     /// - Parameters:
     ///   - folder: the results read back (for `run.json` and the notes).
     ///   - summary: the statistics of the folder's samples (`folder.summary`).
-    package static func render(_ folder: ResultsFolder, summary: RunSummary) -> String {
+    ///   - gate: the gate's report when the run was compared with a baseline (`run --baseline`, `report
+    ///     --baseline`): its comparison becomes the section "Against the baseline".
+    package static func render(_ folder: ResultsFolder, summary: RunSummary, gate: GateReport? = nil) -> String {
         let title = appTitle(folder)
         var body = "<header>"
         body += HTMLText.element("h1", [:], "Launch times of " + HTMLText.text("span", ["class": "app"], title))
@@ -21,6 +23,7 @@ package enum HTMLReport {
             body += "\n"
         }
         body += buildsSection(folder)
+        body += baselineSection(gate)
         if summary.devices.isEmpty { body += HTMLText.text("p", ["class": "empty"], "No launches to report.") + "\n" }
         if summary.devices.count > 1 { body += overview(summary) }
         for (index, device) in summary.devices.enumerated() {

@@ -48,6 +48,15 @@ package enum ResultExports {
         return Outcome(folder: folder, summary: folder.summary, written: written, samples: samples)
     }
 
+    /// Rewrites `report.html` with the gate's comparison (the section "Against the baseline"): what a run against
+    /// a baseline, and `report DIR --baseline B`, do once the gate has judged the folder's launches.
+    /// - Throws: `LaunchBenchError.cannotWrite`.
+    package static func writeReportHTML(_ folder: ResultsFolder, summary: RunSummary, gate: GateReport) throws {
+        try write(
+            Data(HTMLReport.render(folder, summary: summary, gate: gate).utf8),
+            to: folder.url.appendingPathComponent(ResultsFolder.FileName.reportHTML))
+    }
+
     /// Writes `data` atomically (a reader never sees half a file).
     /// - Throws: `LaunchBenchError.cannotWrite`.
     package static func write(_ data: Data, to url: URL) throws {
@@ -101,15 +110,19 @@ package enum ReportFormat: String, Sendable, CaseIterable {
     case html
 
     /// The report as bytes.
-    /// - Parameter byteOrderMark: for `csv` only: start with a UTF-8 BOM (for a file a spreadsheet
-    ///   will open), or not (stdout, pipes).
-    package func render(_ folder: ResultsFolder, summary: RunSummary, byteOrderMark: Bool = false) throws -> Data {
+    /// - Parameters:
+    ///   - gate: for `html` only: the comparison with a baseline (`report --baseline`), shown in its own section.
+    ///   - byteOrderMark: for `csv` only: start with a UTF-8 BOM (for a file a spreadsheet will open), or not
+    ///     (stdout, pipes).
+    package func render(
+        _ folder: ResultsFolder, summary: RunSummary, gate: GateReport? = nil, byteOrderMark: Bool = false
+    ) throws -> Data {
         switch self {
         case .table: return Data(SummaryTextReport.render(summary, notes: folder.notes).utf8)
         case .csv: return SummaryCSV.csv(summary).data(byteOrderMark: byteOrderMark)
         case .json: return try SummaryDocument(folder: folder, summary: summary).jsonData()
         case .markdown: return Data(MarkdownReport.render(summary, manifest: folder.manifest, notes: folder.notes).utf8)
-        case .html: return Data(HTMLReport.render(folder, summary: summary).utf8)
+        case .html: return Data(HTMLReport.render(folder, summary: summary, gate: gate).utf8)
         }
     }
 }

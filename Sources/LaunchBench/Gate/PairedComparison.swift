@@ -38,13 +38,21 @@ package struct PairedComparison: Sendable, Hashable {
             let outcome = manifest?.outcome(of: device.device.udid)?.outcome
             let completed = outcome == nil || outcome == .measured
             for newKind in device.kinds {
-                let basePoints = base.launches(device.device.udid, newKind.kind)?.points ?? []
+                let baseKind = base.launches(device.device.udid, newKind.kind)
+                let basePoints = baseKind?.points ?? []
+                // What moved between the builds on this device and kind, as a baseline comparison names it.
+                let explanation = baseKind.map {
+                    GateExplanation(
+                        baseline: $0.points, $0.images, current: newKind.points, newKind.images,
+                        level: 1 - settings.alpha)
+                }
                 for metric in PairedLaunches.metrics(settings.metrics, base: basePoints, new: newKind.points) {
                     let pairs = PairedLaunches(metric: metric, base: basePoints, new: newKind.points)
-                    entries.append(
-                        PairedEntry(
-                            device: device.device, kind: newKind.kind, pairs: pairs, design: design,
-                            settings: settings, completed: completed))
+                    var entry = PairedEntry(
+                        device: device.device, kind: newKind.kind, pairs: pairs, design: design,
+                        settings: settings, completed: completed)
+                    entry.explanation = explanation
+                    entries.append(entry)
                 }
             }
         }
@@ -106,6 +114,9 @@ package struct PairedEntry: Sendable, Hashable {
     package var reason: String
     /// The smallest change these pairs could have shown, %; `nil` with too few pairs.
     package var smallestVisiblePercent: Double?
+    /// Why the device × kind moved between BASE and NEW (phases, images, initializer functions, page-ins), as a
+    /// baseline comparison explains it; one for all the kind's metrics, `nil` when BASE made no launch of the kind.
+    package var explanation: GateExplanation? = nil
 
     init(
         device: DeviceIdentity, kind: LaunchKind, pairs: PairedLaunches, design: PairedSequentialVerdict,

@@ -54,6 +54,17 @@ package struct RunConclusion {
             } catch {
                 conclusion.gateFailure = error
             }
+            if let report = conclusion.report, report.comparison != nil, let exports = conclusion.exports {
+                // report.html was written before the gate could judge (its launches come from the same pass):
+                // again, now with the section "Against the baseline". Failing leaves the first one, said in the
+                // gate's notes (printed with its report).
+                do {
+                    try ResultExports.writeReportHTML(exports.folder, summary: exports.summary, gate: report)
+                } catch {
+                    conclusion.report?.notes.append(
+                        "report.html has no section against the baseline: \(error.localizedDescription)")
+                }
+            }
         }
         conclusion.verdict = RunVerdict(
             result, gate: conclusion.report, unreadableDevices: unreadableDevices, signal: signal)

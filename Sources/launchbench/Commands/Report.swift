@@ -17,6 +17,12 @@ struct Report: AsyncParsableCommand {
             GitHub table for a pull-request comment or $GITHUB_STEP_SUMMARY), html (report.html). CSV written \
             to a file starts with a UTF-8 byte-order mark so Excel reads names correctly; on stdout it has none.
 
+            --baseline B compares the folder with a baseline (a results folder or its summary.json) as `run \
+            --baseline` does, with the gate's default threshold and test, and gives report.html (written or \
+            printed) the section "Against the baseline": verdicts, and the phases, images, initializer functions \
+            and page-ins that changed. Without it report.html has no such section, even for a folder a run \
+            compared with a baseline (the folder does not keep the comparison; `compare` prints it again).
+
             An A/B run's folder (`run NEW --against BASE`): DIR/base/'s exports are rewritten too, and the table \
             shows BASE's summary and the paired verdict (NEW against BASE) after NEW's; `compare DIR` exits with it.
             """
@@ -33,6 +39,13 @@ struct Report: AsyncParsableCommand {
 
     @Flag(help: "Only print; do not rewrite the exports in DIR.")
     var printOnly = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Compare with this baseline (results folder or summary.json) in report.html, as run --baseline does.",
+            valueName: "path"),
+        completion: .file())
+    var baseline: String?
 
     func run() async throws {
         let folderURL = URL(fileURLWithPath: directory, isDirectory: true)
@@ -58,16 +71,24 @@ struct Report: AsyncParsableCommand {
             )
         }
         let summary = folder.summary
+        let gate = try baseline.map { path in
+            try GateCheck(baseline: try GateInput.load(path: path, role: .baseline), settings: GateSettings())
+                .report(current: try GateInput.load(path: folderURL.path, role: .current))
+        }
+        if let gate, !printOnly {
+            try ResultExports.writeReportHTML(folder, summary: summary, gate: gate)
+        }
         // The table carries the notes itself; other formats keep them in the document or, for CSV, nowhere.
         if format != .table {
             for note in folder.notes { Terminal.note("note: \(note)") }
         }
         if let output {
             let url = URL(fileURLWithPath: output)
-            try ResultExports.write(try format.render(folder, summary: summary, byteOrderMark: true), to: url)
+            try ResultExports.write(
+                try format.render(folder, summary: summary, gate: gate, byteOrderMark: true), to: url)
             Terminal.note("report: wrote \(url.path)")
         } else {
-            Terminal.output(try format.render(folder, summary: summary, byteOrderMark: false))
+            Terminal.output(try format.render(folder, summary: summary, gate: gate, byteOrderMark: false))
         }
         try reportBaseBuild(of: folderURL, color: Terminal.colorEnabled(for: STDOUT_FILENO))
     }
