@@ -74,8 +74,9 @@ struct RunGate {
         return plan
     }
 
-    /// `--against PATH` read and checked against `app`: the same app (bundle id), else exit 64 naming both; the
-    /// same bytes are an A/A run, said in a note.
+    /// `--against PATH` read and checked against `app`: the same app (bundle id), else exit 64 naming both. The
+    /// same bytes are an A/A run, which the gate's notes say when the run ends (`PairedComparison`, in the report
+    /// a CI log and its JUnit and Markdown keep), not here too.
     /// - Throws: `ValidationError` for another app, what reading the bundle throws.
     static func baseBuild(at path: String, of app: AppBundle) throws -> AppBundle {
         let base = try AppBundle(contentsOf: URL(fileURLWithPath: path))
@@ -83,9 +84,6 @@ struct RunGate {
             throw ValidationError(
                 "--against \(path) is another app: its bundle id is \(base.bundleID), the app's (NEW) is "
                     + "\(app.bundleID). Pass the base build of the same app, e.g. the last green main build's.")
-        }
-        if let a = try? app.contentDigest(), let b = try? base.contentDigest(), a == b {
-            Terminal.note(PairedComparison.sameBuildNote)
         }
         return base
     }
