@@ -1,0 +1,53 @@
+import DeviceEmulator
+import EmulatorTestSupport
+import Foundation
+import LaunchBench
+import LaunchEngines
+import MobileDevice
+import TestSupport
+import Testing
+
+extension RealPymobiledevice3Tests {
+    /// report.html against a baseline, end to end: the sample app's fixture build as the baseline, then its
+    /// build 36 (whose `networking_start_reachability` initializer takes 18 ms more on the emulated phone), run
+    /// against it; the run's report.html names the function and its change, as the gate's report does.
+    @Suite(.tags(.pymobiledevice3), .timeLimit(.minutes(5)), installed) struct BaselineReportEndToEndTests {
+        @Test func theSlowerInitializerIsNamedInReportHTML() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let root = EndToEnd.temporaryFolder("baseline-report")
+                defer { try? FileManager.default.removeItem(at: root) }
+                let driver = try await Pymobiledevice3EndToEnd.driver(selection: .auto)
+                func measure(build: String) async throws -> RunResult {
+                    let folder = root.appendingPathComponent("build-\(build)")
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    let app = try AppBundle(contentsOf: try SampleApp.write(into: folder, build: build))
+                    var plan = EndToEnd.plan(app, devices: devices, iterations: 3)
+                    plan.premain = .kdebug
+                    return try await Pymobiledevice3EndToEnd.run(plan, driver: driver, readsKdebug: true)
+                }
+                let baseline = try await measure(build: SampleApp.fixtureBuild)
+                try ResultExports.writeAll(resultsFolder: baseline.folder)
+                let current = try await measure(build: "36")
+
+                let gate = GateCheck(
+                    baseline: try GateInput.load(path: baseline.folder.path, role: .baseline),
+                    settings: GateSettings(minimumLaunches: 3))
+                let conclusion = RunConclusion.conclude(current, gate: gate)
+                let report = try #require(conclusion.report)
+                let functions = (report.comparison?.entries ?? []).compactMap(\.explanation).flatMap(\.functions)
+                let reachability = try #require(
+                    functions.first { $0.function == "networking_start_reachability" },
+                    "the gate names the function: \(functions.map(\.text))")
+                #expect(reachability.deltaMs > 10)
+
+                let html = try String(
+                    contentsOf: current.folder.appendingPathComponent("report.html"),
+                    encoding: .utf8)
+                #expect(html.contains("<h2>Against the baseline</h2>"))
+                // `networking_start_reachability +18.2 ms`: the gate's words, the name in <code>.
+                let change = reachability.text.dropFirst(reachability.function.count)
+                #expect(html.contains("<code>networking_start_reachability</code>\(change) in SampleNetworking"))
+            }
+        }
+    }
+}
