@@ -62,6 +62,15 @@ import Testing
             #expect(
                 try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "type=\"regression\"").count == 3
             )
+            // report.html, rewritten once the gate judged, shows the same verdicts; the baseline's own has none.
+            let html = try String(
+                contentsOf: folder.appendingPathComponent("slow").appendingPathComponent("report.html"), encoding: .utf8
+            )
+            #expect(html.contains("<h2>Against the baseline</h2>"))
+            #expect(html.contains("Gate: FAILED — 2 regressions"))
+            #expect(html.components(separatedBy: "<td class=\"bad\">REGRESSION</td>").count == 3)
+            let baselineHTML = try String(contentsOf: baseline.appendingPathComponent("report.html"), encoding: .utf8)
+            #expect(!baselineHTML.contains("Against the baseline"))
 
             // No baseline: exit 5 before anything is launched.
             let missing = folder.appendingPathComponent("no-such-baseline")
