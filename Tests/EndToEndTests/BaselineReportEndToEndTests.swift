@@ -49,5 +49,31 @@ extension RealPymobiledevice3Tests {
                 #expect(html.contains("<code>networking_start_reachability</code>\(change) in SampleNetworking"))
             }
         }
+
+        /// The same builds in one A/B run (`run NEW --against BASE`): its "NEW against BASE" section names the
+        /// slower initializer function with the same words.
+        @Test func anABRunNamesTheSlowerInitializer() async throws {
+            try await EndToEnd.withDevices([("iPhone14,5", "16.7")]) { devices in
+                let root = EndToEnd.temporaryFolder("ab-report")
+                defer { try? FileManager.default.removeItem(at: root) }
+                func app(build: String) throws -> AppBundle {
+                    let folder = root.appendingPathComponent("build-\(build)")
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    return try AppBundle(contentsOf: try SampleApp.write(into: folder, build: build))
+                }
+                var plan = EndToEnd.plan(try app(build: "36"), devices: devices, iterations: 3)
+                plan.premain = .kdebug
+                plan.against = try app(build: SampleApp.fixtureBuild)
+                plan.build = RunManifest.newBuild
+                let result = try await Pymobiledevice3EndToEnd.run(
+                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
+                _ = RunConclusion.conclude(result, gate: nil)
+                let html = try String(
+                    contentsOf: result.folder.appendingPathComponent("report.html"), encoding: .utf8)
+                #expect(html.contains("<h2>NEW against BASE</h2>"))
+                #expect(html.contains("What changed, NEW against BASE"))
+                #expect(html.contains("<code>networking_start_reachability</code> +"), "\(html)")
+            }
+        }
     }
 }
