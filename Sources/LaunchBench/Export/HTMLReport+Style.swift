@@ -8,7 +8,8 @@ extension HTMLReport {
         h2{font-size:20px;margin:0 0 2px}h3{font-size:15px;margin:20px 0 6px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
         .sub,.device-line{color:var(--muted);margin:0 0 12px}
         .device-line{font-size:13px;word-break:break-all}
-        section.device,section.run{border-top:1px solid var(--line);padding-top:20px;margin-top:28px}
+        section.device,section.run,section.baseline{border-top:1px solid var(--line);padding-top:20px;margin-top:28px}
+        .why p{margin:10px 0 2px}.why ul{margin:0;padding-left:20px;font-size:13px}
         .notes{background:#fff4e5;border:1px solid #f0c36d;border-radius:8px;padding:10px 16px;margin:16px 0}
         .notes h2{font-size:15px}.notes ul{margin:4px 0;padding-left:20px}
         .cards{display:flex;flex-wrap:wrap;gap:12px;margin:8px 0 4px}
