@@ -30,10 +30,10 @@ package final class DeviceServiceState: Sendable {
 
     private let state = Locked(State())
     private let tunnels = Locked([ObjectIdentifier: any Channel]())
-
-    /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
     /// Battery, charging, temperature and free storage (the hot-phone fault); survives restarts.
     package let conditions = EmulatedConditions()
+
+    /// The AFC root (real `/private/var/mobile/Media`); `PublicStaging` lives here.
     package let mediaRoot: URL
 
     package init(mediaRoot: URL) {
@@ -177,8 +177,9 @@ package final class DeviceServiceState: Sendable {
             state.launchesSinceStart += 1
             let kind: LaunchKindName = state.warmApps.contains(bundleID) ? .warm : .cold
             state.warmApps.insert(bundleID)
-            let moment = DeviceMoment(
+            var moment = DeviceMoment(
                 start: state.start, launch: state.launchesSinceStart, variation: state.variation)
+            moment.thermalFactor = conditions.launchFactor
             return (state.launchCounts[bundleID]!, kind, moment)
         }
     }
@@ -205,7 +206,6 @@ package final class DeviceServiceState: Sendable {
     /// Every launch started on this device, oldest first.
     package var launchHistory: [EmulatedLaunch] { state.withLock { $0.launches } }
 
-            moment.thermalFactor = conditions.launchFactor
     func recordLaunch(_ launch: EmulatedLaunch) {
         state.withLock { $0.launches.append(launch) }
     }

@@ -84,12 +84,12 @@ package struct RunManifest: Sendable, Hashable, Codable {
         package var launcher: LaunchMethod?
         /// Why its launches ended, as the run decided it (`nil` in older files and for devices not launched on).
         package var stop: StopDecision?
+        /// Its conditions over the run (`nil` in older files and for devices not launched on).
+        package var conditions: DeviceConditionsRecord?
     }
 
     /// The outcome recorded for `udid`, if any.
     package func outcome(of udid: String) -> DeviceOutcome? {
-        /// Its conditions over the run (`nil` in older files and for devices not launched on).
-        package var conditions: DeviceConditionsRecord?
         deviceOutcomes?.first { $0.udid == udid }
     }
 
@@ -310,6 +310,7 @@ extension RunManifest.DeviceOutcome {
         premainSource = try c.decodeIfPresent(PremainSource.self, forKey: .premainSource)
         launcher = try? c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
         stop = try? c.decodeIfPresent(StopDecision.self, forKey: .stop)
+        conditions = try? c.decodeIfPresent(DeviceConditionsRecord.self, forKey: .conditions)
     }
 }
 
@@ -317,7 +318,6 @@ extension RunManifest.Options {
     /// Reads the options, field by field.
     package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        conditions = try? c.decodeIfPresent(DeviceConditionsRecord.self, forKey: .conditions)
         iterations = try? c.decodeIfPresent(Int.self, forKey: .iterations)
         cold = try? c.decodeIfPresent(String.self, forKey: .cold)
         warm = try? c.decodeIfPresent(Int.self, forKey: .warm)
