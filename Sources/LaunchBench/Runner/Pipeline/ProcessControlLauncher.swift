@@ -38,7 +38,6 @@ struct ProcessControlLauncher: AppLauncher {
             if let stop = observer.shouldEnd(at: .now) ?? (Task.isCancelled ? .cancelled : nil) {
                 try? await control.kill(process.pid)
                 await inbox.waitForEnd(upTo: killWait)
-                _ = inbox.take(into: observer)  // what arrived meanwhile still goes to the log
                 return .endedByHarness(stop)
             }
             await inbox.waitForEvent(upTo: tick)
