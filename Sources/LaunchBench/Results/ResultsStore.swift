@@ -3,7 +3,10 @@ import Foundation
 /// Writes a run's results folder as the run goes: `run.json`, `samples.jsonl`, and the raw logs.
 ///
 /// Every sample is written and flushed to disk (fsync) before `append` returns, and logs are written
-/// as the bytes arrive, so a crash or Ctrl-C loses nothing already measured.
+/// as the bytes arrive, so a crash or Ctrl-C loses nothing already measured. A launch's other files (its log,
+/// raw kdebug and timeline) are whole when they appear but not flushed: the kernel writes them out after a
+/// crash of launchbench, only a power cut can lose the last ones, and each fsync there sat between one launch
+/// and the next (about 0.5 ms each, four a launch; Documentation/Performance.md).
 package actor ResultsStore {
     /// The folder written to (the run's `--output`); log paths in the samples are relative to it.
     package nonisolated let folder: URL
@@ -150,9 +153,7 @@ package actor ResultsStore {
         let relative = Self.tracePath(udid: udid, iteration: iteration, kind: kind, launchIndex: launchIndex)
         let url = folder.appendingPathComponent(relative)
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
+            try Self.writeWhole(data, to: url)
         } catch {
             throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }
@@ -174,13 +175,34 @@ package actor ResultsStore {
         let relative = "kdebug/" + log.dropFirst("logs/".count).dropLast(".log".count) + ".kdebug"
         let url = folder.appendingPathComponent(relative)
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(bytes).write(to: url, options: .atomic)
+            try Self.writeWhole(Data(bytes), to: url)
         } catch {
             throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }
         return relative
+    }
+
+    /// Writes a launch's file beside its final name and renames it into place (creating its folder), so a reader
+    /// never sees half of it; not flushed to disk (see the type's comment). Through a FileHandle: Foundation's
+    /// `Data.write(to:)` calls fsync even without `.atomic`.
+    private nonisolated static func writeWhole(_ data: Data, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+        do {
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw LaunchBenchError.cannotWrite(path: temporary.path, reason: String(cString: strerror(errno)))
+            }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try handle.write(contentsOf: data)
+            try handle.close()
+            guard rename(temporary.path, url.path) == 0 else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
     }
 
     /// Closes `samples.jsonl` and frees the reserve.
@@ -205,10 +227,12 @@ package final class LaunchLog: Sendable {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw LaunchBenchError.cannotWrite(path: url.path, reason: "the file cannot be created")
+            // open(2) rather than FileManager.createFile, which writes an empty file aside and renames it.
+            let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
             }
-            state = Locked((try FileHandle(forWritingTo: url), nil))
+            state = Locked((FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), nil))
         } catch let error as LaunchBenchError {
             throw error
         } catch {
@@ -233,10 +257,9 @@ package final class LaunchLog: Sendable {
     /// Why the log stopped being written (a full disk…), `nil` while it is complete.
     package var failure: String? { state.withLock { $0.failure } }
 
-    /// Flushes to disk and closes; later writes are ignored.
+    /// Closes (not flushed to disk: see `ResultsStore`); later writes are ignored.
     package func close() {
         state.withLock { state in
-            try? state.handle?.synchronize()
             try? state.handle?.close()
             state.handle = nil
         }

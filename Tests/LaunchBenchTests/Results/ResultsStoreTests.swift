@@ -201,6 +201,34 @@ import Testing
         #expect(try Data(contentsOf: root.appendingPathComponent("logs/U1/0002-warm2.log")) == partial)
     }
 
+    /// A launch's timeline and raw kdebug appear whole under their names, over an older file of the same launch,
+    /// with nothing left beside them; a folder that cannot be written is named in the error.
+    @Test func aLaunchsFilesAreRenamedIntoPlaceWhole() throws {
+        let store = try ResultsStore(folder: root)
+        let trace = Data(repeating: 0x7B, count: 100_000)
+        #expect(
+            try store.writeTrace(Data("old".utf8), udid: "U1", iteration: 3, kind: .cold, launchIndex: 0)
+                == "traces/U1/0003-cold.json")
+        _ = try store.writeTrace(trace, udid: "U1", iteration: 3, kind: .cold, launchIndex: 0)
+        #expect(try Data(contentsOf: root.appendingPathComponent("traces/U1/0003-cold.json")) == trace)
+        let raw: [UInt8] = Array(0...255)
+        #expect(
+            try store.writeRawKdebug(raw, udid: "U1", iteration: 3, kind: .warm, launchIndex: 1)
+                == "kdebug/U1/0003-warm.kdebug")
+        #expect(try Data(contentsOf: root.appendingPathComponent("kdebug/U1/0003-warm.kdebug")) == Data(raw))
+        for folder in ["traces/U1", "kdebug/U1"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)
+            #expect(names.count == 1, "\(folder): \(names)")
+        }
+        // A file where the device's folder should be: the write fails and says where.
+        try Data().write(to: root.appendingPathComponent("traces/U2"))
+        #expect {
+            try store.writeTrace(trace, udid: "U2", iteration: 1, kind: .cold, launchIndex: 0)
+        } throws: { error in
+            "\(error)".contains("traces/U2")
+        }
+    }
+
     /// A launch re-judged after the fact is rewritten in place; every other line stays, and appends go on.
     @Test func rewriteChangesOnlyTheChosenLaunchAndAppendsContinue() async throws {
         let store = try ResultsStore(folder: root)
