@@ -39,6 +39,9 @@ package actor KdebugLaunchRecorder {
     private var accounted: Set<Prelaunches.ExecKey> = []
     /// The pid of the launch since the mark, when its launcher said (process control).
     private var launchPid: Int?
+    /// Who waits for the next chunk (``nextChunk(until:)``), by ticket.
+    private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextTicket = 0
 
     /// Starts reading `feed`.
     package init(feed: KdebugFeed) {
@@ -50,12 +53,50 @@ package actor KdebugLaunchRecorder {
 
     private func read(_ chunks: AsyncThrowingStream<[UInt8], any Error>) async {
         do {
-            for try await chunk in chunks { take(chunk) }
+            for try await chunk in chunks {
+                take(chunk)
+                wakeWaiting()
+            }
             ended = true
         } catch {
             failure = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
             ended = true
         }
+        wakeWaiting()
+    }
+
+    /// Returns when the next chunk has been taken, the session ends, or `deadline` passes (when it had ended
+    /// before, at the deadline: no chunk will come): a launch's events are looked at as soon as they arrive (a poll
+    /// put up to its period between one launch and the next).
+    package func nextChunk(until deadline: ContinuousClock.Instant) async {
+        guard deadline > .now else { return }
+        if ended {
+            try? await Task.sleep(until: deadline)
+            return
+        }
+        nextTicket += 1
+        let ticket = nextTicket
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(until: deadline) } catch { return }
+            await self?.wake(ticket)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { waiting[ticket] = $0 }
+        } onCancel: {
+            timer.cancel()
+            Task { [weak self] in await self?.wake(ticket) }
+        }
+        timer.cancel()
+    }
+
+    private func wake(_ ticket: Int) {
+        waiting.removeValue(forKey: ticket)?.resume()
+    }
+
+    private func wakeWaiting() {
+        let woken = waiting.values
+        waiting.removeAll()
+        for continuation in woken { continuation.resume() }
     }
 
     private func take(_ chunk: [UInt8]) {
@@ -141,7 +182,7 @@ package actor KdebugLaunchRecorder {
         while true {
             if launchCompleted(of: executable) { return measure(executable: executable) }
             if ended || ContinuousClock.now >= deadline { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            await nextChunk(until: deadline)
         }
         var warnings: [String] = []
         if let failure {

@@ -78,6 +78,36 @@ extension KdebugTests {
             stream.continuation.finish()
         }
 
+        /// A capture waiting for its launch's end looks as soon as the chunk with it arrives, not at a poll's next
+        /// turn or the timeout: with a minute's timeout it returns with the phases once the chunk is yielded.
+        @Test func aCaptureTakesTheLaunchAsItsChunkArrives() async throws {
+            let stream = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            let recorder = KdebugLaunchRecorder(feed: KdebugFeed(timebase: .iPhone, chunks: stream.stream) {})
+            let capture = Task { await recorder.capture(executable: "Demo", timeout: .seconds(60)) }
+            try await Task.sleep(for: .milliseconds(50))  // the capture is waiting
+            stream.continuation.yield(try KdebugFixtures.bytes("synth-launch.kdebug"))
+            let started = ContinuousClock.now
+            let phases = try #require(await capture.value.phases)
+            #expect(phases.pid == 4243)
+            #expect(ContinuousClock.now - started < .seconds(30), "it waited for the timeout, not for the chunk")
+            stream.continuation.finish()
+        }
+
+        /// A wait for the next chunk ends with the session (nothing more can come), and at its deadline.
+        @Test func theWaitForAChunkEndsWithTheSessionOrItsDeadline() async throws {
+            let stream = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            let recorder = KdebugLaunchRecorder(feed: KdebugFeed(timebase: .iPhone, chunks: stream.stream) {})
+            let waiting = Task { await recorder.nextChunk(until: .now + .seconds(60)) }
+            try await Task.sleep(for: .milliseconds(50))
+            stream.continuation.finish()
+            let started = ContinuousClock.now
+            await waiting.value
+            #expect(ContinuousClock.now - started < .seconds(30), "the ended session did not wake the wait")
+            let deadline = ContinuousClock.now + .milliseconds(100)
+            await recorder.nextChunk(until: deadline)
+            #expect(ContinuousClock.now >= deadline)
+        }
+
         /// Polls `condition` for up to 5 s.
         static func until(_ condition: () async -> Bool) async throws {
             let deadline = ContinuousClock.now + .seconds(5)

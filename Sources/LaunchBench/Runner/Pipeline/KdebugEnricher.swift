@@ -26,7 +26,8 @@ struct KdebugEnricher: SampleEnricher {
         await recorder.mark(executable: executable)
     }
 
-    /// Tells `watcher` what the trace shows of the running launch, every 50 ms, until the first frame.
+    /// Tells `watcher` what the trace shows of the running launch as its events arrive (at least every 50 ms),
+    /// until the first frame.
     func watch(_ attempt: LaunchAttempt, watcher: LaunchWatcher) -> Task<Void, Never>? {
         Task { [recorder, executable] in
             let clock = ContinuousClock()
@@ -35,7 +36,7 @@ struct KdebugEnricher: SampleEnricher {
                 watcher.kdebugProgress(
                     KdebugLaunchProgress(reachedMain: seen.reachedMain, firstFrame: seen.firstFrame), at: clock.now)
                 if seen.firstFrame { return }
-                try? await Task.sleep(for: .milliseconds(50))
+                await recorder.nextChunk(until: clock.now + .milliseconds(50))
             }
         }
     }
