@@ -30,8 +30,9 @@ final class EmulatedProcesses: Sendable {
         var dropsChannel = false
         /// The phone relays this process's writes only after its termination notice: the writes so far, held.
         var lateOutput: [(bytes: [UInt8], machTime: UInt64)]?
-        var startedAt = Date()
-        var start = ContinuousClock.now
+        /// When the device accepted the launch request (its activity's start).
+        var startedAt: Date
+        var start: ContinuousClock.Instant
     }
 
     private struct State {
@@ -73,13 +74,18 @@ final class EmulatedProcesses: Sendable {
 
     /// Starts `plan` for `bundleID`, observed by `observer`; its writes and its end follow the plan's
     /// emulated times. A running instance of the app is ended first with SIGKILL (`KillExisting`).
-    func launch(_ plan: LaunchPlan, bundleID: String, observer: Int, lab: EmulatedLab, eventLoop: any EventLoop) {
+    /// - Parameter accepted: when the device took the request: its activity counts from there.
+    func launch(
+        _ plan: LaunchPlan, bundleID: String, observer: Int, lab: EmulatedLab, eventLoop: any EventLoop,
+        acceptedAt accepted: (date: Date, instant: ContinuousClock.Instant)
+    ) {
         if let existing = pid(of: bundleID) { signal(existing, signal: 9) }
         let token = state.withLock { state in
             state.nextToken += 1
             state.running[plan.pid] = Running(
                 token: state.nextToken, pid: plan.pid, bundleID: bundleID, observers: [observer],
-                launchName: plan.kind.rawValue, dropsChannel: services.takeProcessControlChannelDrop())
+                launchName: plan.kind.rawValue, dropsChannel: services.takeProcessControlChannelDrop(),
+                startedAt: accepted.date, start: accepted.instant)
             if state.lateOutputLaunches > 0 {
                 state.lateOutputLaunches -= 1
                 state.running[plan.pid]?.lateOutput = []

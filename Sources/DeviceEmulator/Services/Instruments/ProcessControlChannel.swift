@@ -99,6 +99,9 @@ final class ProcessControlChannel: InstrumentsChannel {
         }
         let argv = ((arguments[3] as? NSArray) ?? []).compactMap { $0 as? String }
         let services = device.services
+        // The device's work on the launch starts here, where debugserver's `c` starts it (DebugServerService
+        // startProcess): the bench counts the same span for both launchers.
+        let accepted = (date: Date(), instant: ContinuousClock.now)
         let (number, kind, moment) = services.beginMomentLaunch(bundleID)
         services.recordLaunch(
             EmulatedLaunch(
@@ -111,7 +114,8 @@ final class ProcessControlChannel: InstrumentsChannel {
             labSeed: services.seed ?? labSeed)
         planner.device = moment
         let plan = planner.plan(app: app, environment: environment, kind: kind, launchNumber: number)
-        processes.launch(plan, bundleID: bundleID, observer: observer, lab: lab, eventLoop: eventLoop)
+        processes.launch(
+            plan, bundleID: bundleID, observer: observer, lab: lab, eventLoop: eventLoop, acceptedAt: accepted)
         KdebugTaps.publishLaunch(
             plan: plan, device: device, lab: lab,
             buildsClosure: device.closures.build(bundleID, cold: kind == .cold, launchNumber: number),
