@@ -72,7 +72,8 @@ extension RealPymobiledevice3Tests {
 
         /// `auto` on iOS 14 with an override variable takes dyld's printed statistics and checks them against
         /// kdebug on every launch: the dyld2 path times none of the four phases, so the note says nothing could
-        /// be compared, and which phases kdebug does not time, instead of claiming agreement.
+        /// be compared, and which phases kdebug does not time, instead of claiming agreement. The session runs, so
+        /// the app starts through process control, and dyld's statistics come back in its output events.
         @Test func autoChecksDyldsStatisticsAgainstKdebugOnIOS14() async throws {
             try await EndToEnd.withDevices([("iPhone12,1", "14.8")]) { devices in
                 let app = try EndToEnd.makeApp("CrossChecked", profile: EndToEnd.profile())
@@ -83,9 +84,11 @@ extension RealPymobiledevice3Tests {
                     plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
                 let samples = try result.samples
                 #expect(samples.allSatisfy { $0.status == .ok && $0.premainSource == .dyldStatistics })
-                #expect(samples.allSatisfy { $0[.processCreationMs] == nil })
+                #expect(samples.allSatisfy { $0[.processCreationMs] == nil && $0[.dylibLoadingMs] != nil })
+                #expect(samples.allSatisfy { $0.launcher == .processControl })
                 let outcome = try #require(result.manifest.outcome(of: devices[0].udid))
-                #expect(outcome.premainSource == .dyldStatistics)
+                #expect(outcome.premainSource == .dyldStatistics && outcome.launcher == .processControl)
+                #expect(!outcome.notes.contains { $0.contains("without dyld's printed statistics") })
                 #expect(
                     outcome.notes.contains {
                         $0.hasPrefix("kdebug cross-check: none of 4 launches could be compared")

@@ -55,7 +55,8 @@ package struct ProcessControlError: DriverError, Sendable, Equatable, CustomStri
 
 /// How each device's app is launched (`--launcher`).
 package enum LauncherChoice: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Process control where kdebug is the pre-main source and its session runs; debugserver elsewhere.
+    /// Process control wherever the device's kdebug session runs (kdebug the pre-main source, or checking dyld's
+    /// printed statistics); debugserver elsewhere.
     case auto
     /// Process control only: a device where it cannot be used measures nothing, and says why.
     case processControl = "processcontrol"

@@ -46,9 +46,10 @@ struct Demo: AsyncParsableCommand {
         help: ArgumentHelp(
             "How the phones start the app: auto, processcontrol or debugserver (as run's --launcher).",
             discussion: """
-                auto: process control, with no debugger attached, on the phones whose pre-main phases come from \
-                kdebug (iOS 16+ here, with pymobiledevice3); debugserver on the others. Each phone's launcher is \
-                named under it in the summary.
+                auto: process control, with no debugger attached, on the phones with a kdebug session (iOS 14.8+ \
+                here, with pymobiledevice3: on 14.8 the session checks dyld's printed statistics, which come back in \
+                process control's output); debugserver on the others. Each phone's launcher is named under it in \
+                the summary.
                 """,
             valueName: "launcher"))
     var launcher: String = "auto"

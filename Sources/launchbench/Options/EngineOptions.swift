@@ -40,9 +40,11 @@ struct EngineOptions: ParsableArguments {
         help: ArgumentHelp(
             "How apps are launched: auto, processcontrol or debugserver.",
             discussion: """
-                auto: through the instruments service's process control, with no debugger attached, wherever \
-                kdebug is the pre-main source (over its session's connection); debugserver where dyld's printed \
-                statistics are. processcontrol: a device where it cannot be used measures nothing and says why.
+                auto: through the instruments service's process control, with no debugger attached, wherever the \
+                device's kdebug session runs (over its connection): kdebug is the pre-main source, or it checks \
+                dyld's printed statistics (iOS 14 with an override), which then arrive in process control's output; \
+                debugserver elsewhere (iOS 13 and earlier, --premain dyld-statistics). processcontrol: a device \
+                where it cannot be used measures nothing and says why.
                 """,
             valueName: "launcher"))
     var launcher: String = "auto"

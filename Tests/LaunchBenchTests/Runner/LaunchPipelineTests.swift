@@ -75,6 +75,58 @@ import Testing
         #expect(result.notes == ["tagged every launch"])
     }
 
+    /// Launches "through process control" (the driver's, under that name): what a phone's output events carry.
+    final class OutputEventsLauncher: AppLauncher {
+        let driver: any DeviceDriver
+        let method = LaunchMethod.processControl
+
+        init(driver: any DeviceDriver) { self.driver = driver }
+
+        func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+            -> LaunchTermination
+        {
+            try await driver.launch(request, on: udid, observer: observer)
+        }
+    }
+
+    /// iOS 14 with an override: dyld's printed statistics are the source and process control launches. A phone
+    /// whose output events do not carry dyld's stderr leaves the launches `ok` on their markers alone; the
+    /// device's notes say so and name the way back to debugserver. Where the statistics arrive, nothing is said.
+    @Test(arguments: [false, true])
+    func statisticsMissingFromProcessControlsOutputAreNamed(printsStatistics: Bool) async throws {
+        let device = RunnerFixtures.device(1, ios: "14.8", model: "iPhone12,1")
+        let driver = FakeDeviceDriver(devices: [device]) { _ in
+            .printing(
+                (printsStatistics
+                    ? FakeOutput.statistics(total: 400, dylib: 200, rebase: 50, objc: 50, initializer: 100) : "")
+                    + FakeOutput.mark("main", 420) + FakeOutput.mark("firstFrame", 600) + "[launchbench] done\n",
+                then: .exit(0))
+        }
+        let plan = RunnerFixtures.plan(
+            iterations: 2, warm: 1,
+            env: [EnvironmentVariable(name: "DYLD_INSERT_LIBRARIES", value: "/usr/lib/libMainThreadChecker.dylib")])
+        #expect(plan.premainSource(for: device) == .dyldStatistics)
+        let folder = RunnerFixtures.temporaryFolder()
+        let store = try ResultsStore(folder: folder)
+        var run = DeviceRun(
+            driver: driver, device: device, plan: plan, runID: "r", store: store, reporter: SilentRunReporter(),
+            launcher: OutputEventsLauncher(driver: driver))
+        let result = try await run.run()
+        await store.close()
+        let samples = try RunnerFixtures.readSamples(in: folder)
+        #expect(samples.count == 4 && samples.allSatisfy { $0.status == .ok && $0.launcher == .processControl })
+        let note = result.notes.first { $0.contains("without dyld's printed statistics") }
+        if printsStatistics {
+            #expect(note == nil, "\(result.notes)")
+        } else {
+            #expect(
+                note
+                    == "Test iPhone 1: 4 of 4 launches through process control came back without dyld's printed "
+                    + "statistics (its output events did not carry dyld's stderr): run again with --launcher "
+                    + "debugserver to read them through debugserver.")
+        }
+    }
+
     @Test func repeatedRefusalsAreRecordedAsTheRuleThatStoppedTheDevice() async throws {
         let device = RunnerFixtures.device(1, ios: "12.5.7")
         let driver = FakeDeviceDriver(devices: [device], script: RunnerFixtures.statisticsApp)

@@ -16,6 +16,10 @@ struct LaunchPipeline: Sendable {
     let enrichers: [any SampleEnricher]
     /// Whether this app printed its end markers on this device before.
     var appPrintsEndMarkers = false
+    /// Launches through process control that came back `ok` without dyld's statistics where they are the
+    /// device's source, and all such launches: a phone that does not relay dyld's stderr in its output events
+    /// (unverified either way) would show it here, and `finish` says what to do.
+    var statisticsMissing = (launches: 0, of: 0)
 
     init(
         driver: any DeviceDriver, device: DeviceInfo, plan: RunPlan, runID: String, store: ResultsStore,
@@ -86,7 +90,22 @@ struct LaunchPipeline: Sendable {
     func finish() async -> [String] {
         var notes: [String] = []
         for enricher in enrichers { notes += await enricher.finish() }
+        if statisticsMissing.launches > 0 {
+            notes.append(
+                "\(device.name): \(statisticsMissing.launches) of \(statisticsMissing.of) launches through process "
+                    + "control came back without dyld's printed statistics (its output events did not carry dyld's "
+                    + "stderr): run again with --launcher debugserver to read them through debugserver.")
+        }
         return notes
+    }
+
+    /// Counts a launch for `statisticsMissing`.
+    mutating func noteStatistics(of sample: Sample) {
+        guard launcher.method == .processControl, sample.status == .ok,
+            plan.premainSource(for: device) == .dyldStatistics
+        else { return }
+        statisticsMissing.of += 1
+        if sample.premainSource != .dyldStatistics { statisticsMissing.launches += 1 }
     }
 
     /// Records a launch that could not be made as the iteration's cold sample.

@@ -1,8 +1,11 @@
 extension DeviceRun {
-    /// The device's launch step under `choice`: process control where kdebug is the device's source and its
-    /// session offers it (`auto`, `processcontrol`), else debugserver through the driver; `processcontrol` on a
-    /// device without it refuses each launch, saying why. `fallback` says so when `auto` falls back to debugserver
-    /// on a device whose source should have been kdebug (`wantsKdebug`) but whose session did not start.
+    /// The device's launch step under `choice`: process control wherever the device's kdebug session runs and
+    /// offers it (`auto`, `processcontrol`): kdebug is its source, or the session checks dyld's printed
+    /// statistics (iOS 14 with an override), which reach launchbench in process control's output events as they
+    /// did through debugserver, with no debugger pausing dyld. Else debugserver through the driver (iOS ≤ 13,
+    /// `--premain dyld-statistics`, no session); `processcontrol` on a device without it refuses each launch,
+    /// saying why. `fallback` says so when `auto` falls back to debugserver on a device whose source should have
+    /// been kdebug (`wantsKdebug`) but whose session did not start.
     static func launcher(
         _ choice: LauncherChoice, trace: DeviceTrace, wantsKdebug: Bool, device: DeviceInfo,
         driver: any DeviceDriver, fallback: inout String?
@@ -11,7 +14,7 @@ extension DeviceRun {
         case .debugserver:
             return DriverLauncher(driver: driver)
         case .auto:
-            guard trace.source == .kdebug, let control = trace.processControl else {
+            guard let control = trace.processControl else {
                 if wantsKdebug {
                     fallback =
                         "\(device.name): launches go through debugserver, not process control (--launcher auto): "
