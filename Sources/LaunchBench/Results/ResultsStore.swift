@@ -183,17 +183,12 @@ package actor ResultsStore {
     }
 
     /// Writes a launch's file beside its final name and renames it into place (creating its folder), so a reader
-    /// never sees half of it; not flushed to disk (see the type's comment). Through a FileHandle: Foundation's
-    /// `Data.write(to:)` calls fsync even without `.atomic`.
+    /// never sees half of it; not flushed to disk (see the type's comment).
     private nonisolated static func writeWhole(_ data: Data, to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
         do {
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw LaunchBenchError.cannotWrite(path: temporary.path, reason: String(cString: strerror(errno)))
-            }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            let handle = try openForWriting(temporary)
             try handle.write(contentsOf: data)
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else {
@@ -203,6 +198,17 @@ package actor ResultsStore {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
+    }
+
+    /// Opens `url` for writing from its start, creating it: open(2) rather than FileManager.createFile, which
+    /// writes an empty file aside and renames it, or Data.write, which fsyncs.
+    /// - Throws: `LaunchBenchError.cannotWrite` naming the file.
+    nonisolated static func openForWriting(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// Closes `samples.jsonl` and frees the reserve.
@@ -227,12 +233,7 @@ package final class LaunchLog: Sendable {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            // open(2) rather than FileManager.createFile, which writes an empty file aside and renames it.
-            let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw LaunchBenchError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
-            }
-            state = Locked((FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), nil))
+            state = Locked((try ResultsStore.openForWriting(url), nil))
         } catch let error as LaunchBenchError {
             throw error
         } catch {
