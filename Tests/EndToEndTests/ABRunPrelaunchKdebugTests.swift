@@ -17,16 +17,8 @@ extension RealPymobiledevice3Tests {
                 let new = try EndToEnd.makeApp("Prewarmed", profile: EndToEnd.profile(), bundleID: base.bundleID)
                 // Iteration 1 installs NEW, then BASE (install 2): the phone prewarms BASE before its cold launch.
                 devices[0].prelaunches.schedule(.prewarm, bundleID: base.bundleID, afterInstall: 2)
-                var plan = EndToEnd.plan(new, devices: devices, iterations: 2, warm: 0)
-                plan.premain = .kdebug
-                plan.against = base
-                plan.build = RunManifest.newBuild
-                let result = try await Pymobiledevice3EndToEnd.run(
-                    plan, driver: try await Pymobiledevice3EndToEnd.driver(selection: .auto), readsKdebug: true)
-                let newSamples = try ResultsFolder.loadSamples(result.folder).samples
-                let baseSamples = try ResultsFolder.loadSamples(
-                    result.folder.appendingPathComponent(RunManifest.baseFolderName)
-                ).samples
+                let (_, newSamples, baseSamples) = try await ABRunKdebugTests.run(
+                    new, against: base, devices: devices, iterations: 2, warm: 0)
                 #expect(newSamples.count == 2 && baseSamples.count == 2)
                 #expect((newSamples + baseSamples).allSatisfy { $0.status == .ok }, "\(baseSamples.map(\.message))")
                 let labelled = baseSamples.filter { $0.prelaunch != nil }
