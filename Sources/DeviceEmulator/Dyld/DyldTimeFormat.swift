@@ -1,5 +1,7 @@
 /// dyld's `printTime`: values truncated (never rounded) to 0.01 ms below one second and to 0.1 s
-/// from one second on, percentages truncated to 0.1 %.
+/// from one second on, percentages truncated to 0.1 % (dyld-852.2 src/ImageLoader.cpp:1681–1709: integer
+/// divisions at 1691–1693 and 1703–1705; the same in dyld-360.22 :1031–1054). Counters are µs here, ticks
+/// there; a division of whole µs truncates as dyld's of whole ticks does.
 enum DyldTimeFormat {
     /// `<label>: <value> (<percent>%)` as dyld 421+ prints it: one, two or three spaces after the colon
     /// for values ≥ 100, ≥ 10 and < 10 ms; seconds never padded.
@@ -23,7 +25,8 @@ enum DyldTimeFormat {
             "\(label): \(secondsTimesTen / 10).\(secondsTimesTen % 10) seconds (\(percentTimesTen / 10).\(percentTimesTen % 10)%)"
     }
 
-    /// The value with its leading spaces, e.g. `  5.91 milliseconds` or ` 1.9 seconds`.
+    /// The value with its leading spaces, e.g. `  5.91 milliseconds` or ` 1.9 seconds` (1.99 s prints `1.9`:
+    /// `secondsTimeTen = (partTime*10)/sUnitsPerSecond`, ImageLoader.cpp:1703).
     static func value(_ us: UInt64, padded: Bool) -> String {
         if us < 1_000_000 {
             let hundredths = us / 10

@@ -25,6 +25,9 @@ package struct LaunchRecord: Sendable, Hashable, Codable {
     package var done: Bool
     /// What the parser could not trust or found odd in this launch's output, for people.
     package var warnings: [String]
+    /// The values dyld printed (or that derive from values printed) in seconds: each one's bounds and where it
+    /// comes from. Empty when every time was printed in milliseconds.
+    package var bounds: [PrintedBounds] = []
 
     /// A record with the given values; everything defaults to "not printed".
     package init(
@@ -53,6 +56,18 @@ package struct LaunchRecord: Sendable, Hashable, Codable {
         if let details { return details.imageInitializers }
         if totalPremainMs != nil || initializerMs != nil || !slowestInitializers.isEmpty { return slowestInitializers }
         return nil
+    }
+
+    /// Sets one of the five pre-main values.
+    mutating func setPremain(_ metric: Metric, _ value: Double?) {
+        switch metric {
+        case .totalPremainMs: totalPremainMs = value
+        case .dylibLoadingMs: dylibLoadingMs = value
+        case .rebaseBindingMs: rebaseBindingMs = value
+        case .objcSetupMs: objcSetupMs = value
+        case .initializerMs: initializerMs = value
+        default: break
+        }
     }
 
     /// The record's values as sample metrics (pre-main phases and markers; never `wall_ms`).

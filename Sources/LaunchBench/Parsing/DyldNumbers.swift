@@ -1,20 +1,26 @@
 /// A time dyld printed, as read from one line.
 enum DyldTime: Equatable {
-    /// The value in ms; `inSeconds` when dyld printed it in seconds (1 decimal: ±50 ms).
-    case ms(Double, inSeconds: Bool)
+    /// The value in ms as printed (dyld truncates: the true value is up to 0.01 ms, or 100 ms when
+    /// `inSeconds`, above it), and its percentage of the block's total in tenths (`(92.0%)` → 920), when read.
+    case ms(Double, inSeconds: Bool, percentTenths: Int?)
     /// A value no launch can take: dyld subtracted unsigned 64-bit counters and the result wrapped.
     case implausible(String)
     /// Not a number with a unit (a line cut short, or garbage).
     case unreadable(String)
 
     var value: Double? {
-        if case .ms(let value, _) = self { return value }
+        if case .ms(let value, _, _) = self { return value }
         return nil
     }
 
     var inSeconds: Bool {
-        if case .ms(_, let inSeconds) = self { return inSeconds }
+        if case .ms(_, let inSeconds, _) = self { return inSeconds }
         return false
+    }
+
+    var percentTenths: Int? {
+        if case .ms(_, _, let percent) = self { return percent }
+        return nil
     }
 }
 
@@ -92,7 +98,19 @@ enum DyldNumbers {
         if ms >= implausibleMs {
             return .implausible(line.string(from: start, to: unitEnd))
         }
-        return .ms(ms, inSeconds: inSeconds)
+        return .ms(ms, inSeconds: inSeconds, percentTenths: percentTenths(in: line, after: unitEnd))
+    }
+
+    /// ` (92.0%)` after a time, in tenths of a percent (dyld-852.2 src/ImageLoader.cpp:1693, 1705 print
+    /// `%u.%u%%`); `nil` when absent or cut short.
+    static func percentTenths(in line: LineBytes, after offset: Int) -> Int? {
+        let open = line.skipBlanks(from: offset)
+        guard open < line.count, line[open] == UInt8(ascii: "("),
+            let number = decimal(in: line, at: open + 1), number.fractionDigits <= 1,
+            number.end < line.count, line[number.end] == UInt8(ascii: "%"), number.mantissa < 1 << 53
+        else { return nil }
+        let tenths = Int(number.mantissa)
+        return number.fractionDigits == 1 ? tenths : tenths * 10
     }
 
     /// A count with optional thousands commas (`528,059`) at `offset` (after blanks).

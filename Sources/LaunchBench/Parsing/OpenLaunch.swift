@@ -28,6 +28,7 @@ struct OpenLaunch {
             record.objcSetupMs = summary.objcSetup
             record.initializerMs = summary.initializer
             record.slowestInitializers = summary.slowest
+            Self.apply(Self.readSummary(summary.times), to: &record, warnings: &warnings)
             let missing = summary.missing
             if !missing.isEmpty {
                 warnings.append(
@@ -52,13 +53,88 @@ struct OpenLaunch {
             if summary == nil {
                 if isDetails {
                     Self.deriveFromDetails(totals, into: &record, warnings: &warnings)
+                    Self.apply(Self.readDetails(totals.times), to: &record, warnings: &warnings)
                 } else {
                     Self.deriveFromOld(totals, into: &record, warnings: &warnings)
+                    Self.apply(Self.readOld(totals.times), to: &record, warnings: &warnings)
                 }
             }
         }
         record.warnings = warnings
         return record
+    }
+
+    // MARK: - Values printed in seconds, read to dyld's precision (DyldPrecision)
+
+    private static func apply(_ outcome: DyldPrecision.Outcome, to record: inout LaunchRecord, warnings: inout [String])
+    {
+        switch outcome {
+        case .asPrinted: return
+        case .inconsistent(let warning): warnings.append(warning)
+        case .read(let values, let bounds):
+            for (metric, value) in values { record.setPremain(metric, value) }
+            record.bounds += bounds
+            warnings.append(DyldPrecision.warning)
+        }
+    }
+
+    private typealias Terms = [(index: Int, sign: Double)]
+    private static func plus(_ indices: Int...) -> Terms { indices.map { ($0, 1) } }
+
+    /// printStatistics (dyld-852.2 src/ImageLoader.cpp:1733–1754; dyld-421.2 and -655.1.1 alike): the total is
+    /// the four parts plus the DOF time it does not print (1735–1742); every percentage is of the total.
+    private static func readSummary(_ times: [DyldTime?]) -> DyldPrecision.Outcome {
+        DyldPrecision.read(
+            times, labels: SummaryLine.allCases.prefix(5).map(\.label), parts: [1, 2, 3, 4],
+            unprinted: DyldPrecision.summaryUnprintedDOF,
+            formulas: [
+                .init(metric: .totalPremainMs, terms: plus(0)), .init(metric: .dylibLoadingMs, terms: plus(1)),
+                .init(metric: .rebaseBindingMs, terms: plus(2)), .init(metric: .objcSetupMs, terms: plus(3)),
+                .init(metric: .initializerMs, terms: plus(4)),
+            ])
+    }
+
+    /// printStatisticsDetails (dyld-852.2 src/ImageLoader.cpp:1756–1794): `total time` is images loading +
+    /// rebase + binding + weak binding + DOF + initializers, where the initializer line leaves out the ObjC
+    /// time printed on its own (1758, 1766, 1783); the debugger pause sits inside images loading and the redone
+    /// bindings inside binding, and the summary subtracts both (1737, 1739–1740). Percentages are of `total time`.
+    private static func readDetails(_ times: [TotalsLine: DyldTime]) -> DyldPrecision.Outcome {
+        let lines: [TotalsLine] = [
+            .totalTime, .imagesLoadingTime, .objcLoadTime, .debuggerPauseTime, .dtraceTime, .rebaseFixupsTime,
+            .bindingFixupsTime, .weakBindingTime, .redoSharedCacheTime, .initializerTime,
+        ]
+        let (total, loading, objc, pause, dof, rebase, binding, weak, redo, initializers) = (
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+        )
+        return DyldPrecision.read(
+            lines.map { times[$0] }, labels: lines.map(\.label),
+            parts: [loading, objc, dof, rebase, binding, weak, initializers],
+            formulas: [
+                .init(
+                    metric: .totalPremainMs, terms: [(total, 1), (pause, -1), (redo, -1)],
+                    alternatives: [
+                        plus(loading, rebase, binding, weak, objc, initializers, dof) + [(pause, -1), (redo, -1)]
+                    ]),
+                .init(metric: .dylibLoadingMs, terms: [(loading, 1), (pause, -1)]),
+                .init(metric: .rebaseBindingMs, terms: plus(rebase, binding, weak) + [(redo, -1)]),
+                .init(metric: .objcSetupMs, terms: plus(objc)),
+                .init(metric: .initializerMs, terms: plus(initializers)),
+            ])
+    }
+
+    /// dyld ≤360's printStatistics (dyld-360.22 src/ImageLoader.cpp:1078–1115): `total time` is images loading +
+    /// rebase + binding + weak binding + DOF + initializers, all printed, percentages of it (1080, 1084–1109).
+    private static func readOld(_ times: [TotalsLine: DyldTime]) -> DyldPrecision.Outcome {
+        let lines: [TotalsLine] = [
+            .totalTime, .imagesLoadingTime, .dtraceTime, .rebaseFixupsTime, .bindingFixupsTime, .weakBindingTime,
+            .initializerTime,
+        ]
+        return DyldPrecision.read(
+            lines.map { times[$0] }, labels: lines.map { $0.label(old: true) }, parts: [1, 2, 3, 4, 5, 6],
+            formulas: [
+                .init(metric: .totalPremainMs, terms: plus(0)), .init(metric: .dylibLoadingMs, terms: plus(1)),
+                .init(metric: .rebaseBindingMs, terms: plus(3, 4, 5)), .init(metric: .initializerMs, terms: plus(6)),
+            ])
     }
 
     // MARK: - Summary numbers from a details or old block (DYLD-FORMATS.md)

@@ -71,6 +71,7 @@ package enum ParseReport {
                 let values = metricValues(record).map { $0.map(number) ?? "-" }
                 table.append([log.file, String(index + 1)] + values + [String(record.loadedLibraries.count)])
                 notes += record.warnings.map { "\(log.file) #\(index + 1): \($0)" }
+                notes += record.bounds.map { "\(log.file) #\(index + 1): \($0.metric.rawValue): \($0.note)" }
             }
         }
         var text = table.render() + "\n"
@@ -107,6 +108,20 @@ package enum ParseReport {
             ("markers", .object(record.markers.sorted { $0.key < $1.key }.map { ($0.key, .number($0.value)) })),
             ("warnings", .array(record.warnings.map(JSONValue.string))),
         ]
+        // Only where dyld printed a time in seconds, so that every other launch reads as before.
+        if !record.bounds.isEmpty {
+            fields.append(
+                (
+                    "bounds",
+                    .array(
+                        record.bounds.map {
+                            .object([
+                                ("metric", .string($0.metric.rawValue)), ("lowMs", .number($0.lowMs)),
+                                ("highMs", .number($0.highMs)), ("note", .string($0.note)),
+                            ])
+                        })
+                ))
+        }
         return .object(fields)
     }
 

@@ -8,6 +8,8 @@ struct SummaryBlock {
     var rebaseBinding: Double?
     var objcSetup: Double?
     var initializer: Double?
+    /// The five times as printed, in `SummaryLine` order, for reading them to dyld's precision.
+    var times: [DyldTime?] = Array(repeating: nil, count: 5)
     var slowest: [InitializerTime] = []
     var listOpen = false
     /// dyld's empty line after the block was seen.
@@ -24,6 +26,7 @@ struct SummaryBlock {
         seen |= line.bit
         last = line
         let value = time?.value
+        if line.rawValue < times.count { times[line.rawValue] = time }
         switch line {
         case .total: total = value
         case .dylibLoading: dylibLoading = value
@@ -49,6 +52,8 @@ struct TotalsBlock {
     /// `total time` was printed in seconds (one decimal).
     var totalInSeconds = false
     var details = DyldDetails()
+    /// The times as printed, for reading them to dyld's precision.
+    var times: [TotalsLine: DyldTime] = [:]
     var listOpen = false
     /// Wording only one kind prints was seen.
     var sawDetailsWording = false
@@ -81,6 +86,7 @@ struct TotalsBlock {
         switch value {
         case .time(let time):
             if line == .totalTime { totalInSeconds = time.inSeconds }
+            times[line] = time
             store(line, time: time.value)
             return Self.problem(line.label, time)
         case .counts(let counts):

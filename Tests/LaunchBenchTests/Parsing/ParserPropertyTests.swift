@@ -129,11 +129,18 @@ import Testing
                 #expect(value.isFinite && value >= 0, "seed \(seed): \(value)")
                 #expect(allowed.contains(Self.key(value)), "seed \(seed): \(value) is not in the input")
             }
-            for value in [
-                record.totalPremainMs, record.dylibLoadingMs, record.rebaseBindingMs, record.objcSetupMs,
-                record.initializerMs,
-            ].compactMap({ $0 }) {
+            for metric in Metric.preMain.prefix(5) {
+                guard let value = record.metrics[metric] else { continue }
                 #expect(value.isFinite && value >= 0 && value < 1e9, "seed \(seed): \(value)")
+                // Read from times dyld printed in seconds: within its bounds, which lie within 0.2 s of the input.
+                if let bounds = record.bounds.first(where: { $0.metric == metric }) {
+                    #expect(bounds.lowMs <= value && value <= bounds.highMs, "seed \(seed): \(value) \(bounds)")
+                    #expect(bounds.highMs - bounds.lowMs <= 200, "seed \(seed): \(bounds)")
+                    #expect(
+                        allowed.contains { abs($0 / 10_000 - value) <= 200 },
+                        "seed \(seed): \(value) is far from the input")
+                    continue
+                }
                 let derived = record.details.map(Self.derivedCandidates) ?? []
                 #expect(
                     allowed.contains(Self.key(value)) || derived.contains { abs($0 - value) < 1e-6 },
