@@ -12,11 +12,13 @@ extension EngineHost {
             let isMacOS = false
             let xcode: OSVersion? = nil
         #endif
-        let found = Pymobiledevice3Locator.find(environment: environment)
+        let search = Pymobiledevice3Locator.search(environment: environment)
+        let found = search.found
         return EngineHost(
             isMacOS: isMacOS, xcodeVersion: xcode,
             pymobiledevice3: found,
-            pymobiledevice3Problem: found == nil ? explicitPymobiledevice3Problem(environment: environment) : nil)
+            pymobiledevice3Problem: found == nil ? explicitPymobiledevice3Problem(environment: environment) : nil,
+            pymobiledevice3Search: found == nil ? search.summary : nil)
     }
 
     /// `LAUNCHBENCH_PYMOBILEDEVICE3` set to something that is not a program (`Pymobiledevice3Locator` then

@@ -23,7 +23,7 @@ extension RealPymobiledevice3Tests {
 
             init(device: EmulatedDevice) async throws {
                 let executable = try #require(Pymobiledevice3EndToEnd.executable)
-                let python = try Pymobiledevice3KdebugTracer.python(for: executable)
+                let python = try await PythonInterpreter.resolve(program: executable).python
                 let address = try await SharedTestLab.address()
                 let path = String(address.dropFirst("UNIX:".count))
                 var arguments = [

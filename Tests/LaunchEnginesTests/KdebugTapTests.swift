@@ -8,12 +8,13 @@ import Testing
 /// The kdebug tap helper as launchbench runs it, without a device: its script, the Python it picks, and what
 /// its failures say.
 @Suite(.tags(.subprocess)) struct KdebugTapTests {
-    /// A `pymobiledevice3` in a fresh folder with a `python3` beside it that runs `body` (a shell script).
+    /// A `pymobiledevice3` in a fresh folder whose `#!` line names a `python3` beside it (as a venv's does), which
+    /// runs `body` (a shell script).
     static func installation(python body: String) throws -> String {
         let folder = EngineFixtures.temporaryFolder()
         let program = folder.appendingPathComponent("pymobiledevice3")
         let python = folder.appendingPathComponent("python3")
-        try writeExecutable("#!/bin/sh\nexit 9\n", to: program)
+        try writeExecutable("#!\(python.path)\nexit 9\n", to: program)
         try writeExecutable("#!/bin/sh\n" + body + "\n", to: python)
         return program.path
     }
@@ -42,10 +43,10 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
-    @Test func thePythonBesidePymobiledevice3RunsTheHelper() throws {
+    @Test func thePythonOfPymobiledevice3sShebangRunsTheHelper() async throws {
         let program = try Self.installation(python: "exit 0")
         #expect(
-            try Pymobiledevice3KdebugTracer.python(for: program)
+            try await PythonInterpreter.resolve(program: program).python
                 == program.replacingOccurrences(of: "pymobiledevice3", with: "python3"))
     }
 
@@ -61,7 +62,7 @@ import Testing
         }
         let text = error?.errorDescription ?? ""
         #expect(text.contains("pymobiledevice3 is not importable"), "\(text)")
-        #expect(text.contains("python3 -m pip install pymobiledevice3==11.45.0"), "\(text)")
+        #expect(text.contains("pipx install pymobiledevice3==11.45.0"), "\(text)")
     }
 
     @Test func aHelperThatDiesAtOnceQuotesWhatItSaid() async throws {

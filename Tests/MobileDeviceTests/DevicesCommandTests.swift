@@ -100,7 +100,7 @@ import Testing
             #expect(modern["engine"] == "none")
             #expect(modern["engineReason"]?.contains("iOS 17.5") == true)
             #expect(modern["engineReason"]?.contains("`Scripts/bootstrap --with-pymobiledevice3`") == true)
-            #expect(modern["engineReason"]?.contains("`python3 -m pip install pymobiledevice3==11.45.0`") == true)
+            #expect(modern["engineReason"]?.contains("`pipx install pymobiledevice3==11.45.0`") == true)
             #expect(modern["developerMode"] == "ready")  // lockdown's amfi domain says so
             let older = try #require(objects.first { $0["udid"] == specs[1].udid })
             #expect(older["engine"] == "libimobiledevice")

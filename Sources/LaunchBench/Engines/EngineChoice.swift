@@ -3,10 +3,15 @@
 package enum EngineChoice {
     /// The pinned pymobiledevice3 (its CLI changes between majors; Documentation/Engines.md).
     package static let pymobiledevice3Version = "11.45.0"
-    /// What installs it, in a clone of launchbench, and anywhere else.
+    /// What installs it, in a clone of launchbench, and anywhere else. Not `pip install` into the system
+    /// Python: Debian 12 and Ubuntu 23.04+ refuse it (PEP 668, `externally-managed-environment`), as Homebrew's
+    /// Python does; pipx and a venv of its own work on both and on macOS.
     package static let pymobiledevice3Install =
-        "`Scripts/bootstrap --with-pymobiledevice3` (in a launchbench clone) or "
-        + "`python3 -m pip install pymobiledevice3==\(pymobiledevice3Version)`"
+        "`Scripts/bootstrap --with-pymobiledevice3` (in a launchbench clone), "
+        + "`pipx install pymobiledevice3==\(pymobiledevice3Version)` (pipx: `sudo apt-get install pipx` or "
+        + "`brew install pipx`), or a venv of its own: `python3 -m venv ~/.venv-pmd3 && ~/.venv-pmd3/bin/pip "
+        + "install pymobiledevice3==\(pymobiledevice3Version)`, then `export "
+        + "LAUNCHBENCH_PYMOBILEDEVICE3=~/.venv-pmd3/bin/pymobiledevice3`"
 
     /// The decision for `device` under `selection` on `host`.
     package static func decide(for device: DeviceInfo, selection: EngineSelection, host: EngineHost) -> EngineDecision {
@@ -22,7 +27,8 @@ package enum EngineChoice {
                 return .unavailable(
                     advice: "--engine pymobiledevice3: "
                         + (host.pymobiledevice3Problem.map { $0 + "; to install it: " + pymobiledevice3Install + "." }
-                            ?? "pymobiledevice3 is not installed. Install it with " + pymobiledevice3Install + "."))
+                            ?? "pymobiledevice3 is not installed. Install it with " + pymobiledevice3Install + "."
+                            + (host.pymobiledevice3Search.map { " Not found: " + $0 + "." } ?? "")))
             }
             return .use(.pymobiledevice3, reason: "forced with --engine pymobiledevice3 (\(path))")
         case .forced(.devicectl):
@@ -72,6 +78,7 @@ package enum EngineChoice {
             }
             ?? "Install pymobiledevice3 (Linux, macOS, Windows): " + pymobiledevice3Install
             + ", then run again (launchbench picks it for iOS 17+ devices)."
+            + (host.pymobiledevice3Search.map { " Not found: " + $0 + "." } ?? "")
         if host.isMacOS { advice += " Or install Xcode 16 or later, whose devicectl launchbench uses." }
         return advice + " Or measure a device on iOS 16 or earlier."
     }

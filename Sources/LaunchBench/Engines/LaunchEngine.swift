@@ -51,16 +51,20 @@ package struct EngineHost: Sendable, Hashable {
     /// Why `pymobiledevice3` is `nil` when that is not "not installed": a setting that points at nothing,
     /// named with its fix (said instead of the install command, which would not help).
     package var pymobiledevice3Problem: String?
+    /// Where pymobiledevice3 was looked for, and each venv passed over with why, when none was found: the
+    /// advice names them, so a user sees which folders were searched and which venv was refused.
+    package var pymobiledevice3Search: String?
 
     /// What this host offers: macOS with Xcode (for devicectl), and where pymobiledevice3 is, if found.
     package init(
         isMacOS: Bool, xcodeVersion: OSVersion? = nil, pymobiledevice3: String? = nil,
-        pymobiledevice3Problem: String? = nil
+        pymobiledevice3Problem: String? = nil, pymobiledevice3Search: String? = nil
     ) {
         self.isMacOS = isMacOS
         self.xcodeVersion = xcodeVersion
         self.pymobiledevice3 = pymobiledevice3
         self.pymobiledevice3Problem = pymobiledevice3Problem
+        self.pymobiledevice3Search = pymobiledevice3Search
     }
 
     /// A host with libimobiledevice only (what a driver that knows no other engine assumes).

@@ -19,8 +19,8 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
     case exited(udid: String, status: Int32, log: String, logPath: String)
     /// The session did not start in time; the helper was stopped.
     case hung(udid: String, seconds: Double, logPath: String)
-    /// No Python found to run pymobiledevice3's API.
-    case noPython(executable: String)
+    /// No Python found to run pymobiledevice3's API: `reason` says what the program is (`PythonInterpreter`).
+    case noPython(executable: String, reason: String)
     /// The helper script could not be written.
     case cannotWriteScript(path: String, reason: String)
 
@@ -55,8 +55,10 @@ package enum KdebugTapError: Error, LocalizedError, Sendable, Equatable {
         case .hung(let udid, let seconds, let logPath):
             return "The kdebug tap for \(udid) did not start its session within \(String(format: "%g", seconds)) s "
                 + "and was stopped. Full log: \(logPath)."
-        case .noPython(let executable):
-            return "No Python found beside \(executable) to run the kdebug tap; install pymobiledevice3 with "
+        case .noPython(let executable, let reason):
+            return "The kdebug tap runs on the Python of pymobiledevice3, and none was found for \(executable): "
+                + "\(reason). Point \(Pymobiledevice3Locator.environmentVariable) at the Python-based pymobiledevice3 "
+                + "it runs (e.g. a venv's bin/pymobiledevice3), or install it with "
                 + EngineChoice.pymobiledevice3Install + "."
         case .cannotWriteScript(let path, let reason):
             return "The kdebug tap's script could not be written to \(path): \(reason). Free space in the temporary "

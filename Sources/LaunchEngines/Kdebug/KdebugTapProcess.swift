@@ -30,7 +30,7 @@ final class KdebugTapProcess: Sendable {
             sender.withLock { $0 = helper }
             return KdebugTapProcess(helper: helper, reader: reader)
         } catch HelperProcess.Failure.cannotStart {
-            throw KdebugTapError.noPython(executable: python)
+            throw KdebugTapError.noPython(executable: python, reason: "it cannot be started")
         }
     }
 

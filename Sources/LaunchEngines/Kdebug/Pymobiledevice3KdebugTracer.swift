@@ -25,43 +25,21 @@ package struct Pymobiledevice3KdebugTracer: KdebugTracing {
 
     /// One helper process and its session.
     func startHelper(on device: DeviceInfo) async throws -> KdebugFeed {
-        let python = try Self.python(for: setup.executable)
+        // The program's own Python and import path, whatever wraps it (`PythonInterpreter`).
+        let interpreter = try await PythonInterpreter.resolve(program: setup.executable)
         let script = try Self.scriptFile()
         var arguments = [script.path, "--udid", device.udid] + setup.helperArguments(for: device)
         if let usbmux = setup.environment["PYMOBILEDEVICE3_USBMUX"] { arguments += ["--usbmux", usbmux] }
         if setup.pageFaults { arguments.append("--page-faults") }
-        let environment = try setup.helperEnvironment()
+        var environment = try setup.helperEnvironment()
+        if !interpreter.importPath.isEmpty {
+            environment["PYTHONPATH"] = ([environment["PYTHONPATH"]].compactMap { $0 } + interpreter.importPath)
+                .joined(separator: ":")
+        }
         let log = try HelperLog.next(in: logs.appendingPathComponent(device.udid), named: "kdebug-tap")
         let helper = try KdebugTapProcess.start(
-            udid: device.udid, python: python, arguments: arguments, environment: environment, log: log)
+            udid: device.udid, python: interpreter.python, arguments: arguments, environment: environment, log: log)
         return try await helper.feed(startTimeout: setup.startTimeout)
-    }
-
-    /// The Python that runs `pymobiledevice3`: `python3` beside it (a virtual environment or pipx), else
-    /// its `#!` line.
-    static func python(for executable: String) throws -> String {
-        let folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        for name in ["python3", "python"] {
-            let candidate = folder.appendingPathComponent(name).path
-            if Pymobiledevice3Locator.isExecutable(candidate) { return candidate }
-        }
-        if let handle = FileHandle(forReadingAtPath: executable) {
-            defer { try? handle.close() }
-            let head = String(decoding: handle.readData(ofLength: 512), as: UTF8.self)
-            if head.hasPrefix("#!"), let line = head.dropFirst(2).split(separator: "\n").first {
-                let words = line.split(separator: " ").map(String.init)
-                if let interpreter = words.first, interpreter.hasSuffix("/env"), words.count > 1,
-                    let found = Pymobiledevice3Locator.onPath(
-                        words[1], environment: ProcessInfo.processInfo.environment)
-                {
-                    return found  // `#!/usr/bin/env python3`
-                }
-                if let interpreter = words.first, Pymobiledevice3Locator.isExecutable(interpreter) {
-                    return interpreter
-                }
-            }
-        }
-        throw KdebugTapError.noPython(executable: executable)
     }
 
     /// The helper script, written once per launchbench process into the same private folder as the checksum

@@ -53,7 +53,7 @@ import Testing
         #expect(advice.contains("iOS 18.1"))
         #expect(advice.contains("no longer offers debugserver"))
         #expect(advice.contains("Scripts/bootstrap --with-pymobiledevice3"))
-        #expect(advice.contains("python3 -m pip install pymobiledevice3==\(EngineChoice.pymobiledevice3Version)"))
+        #expect(advice.contains("pipx install pymobiledevice3==\(EngineChoice.pymobiledevice3Version)"))
         #expect(!advice.contains("Xcode 16"))  // not on Linux
         guard
             case .unavailable(let macAdvice) = EngineChoice.decide(
