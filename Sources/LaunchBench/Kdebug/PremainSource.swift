@@ -4,6 +4,11 @@ package enum PremainSource: String, Sendable, Hashable, Codable, CaseIterable {
     case dyldStatistics = "dyld-statistics"
     /// dyld4's own timing events in the kernel trace, read through the instruments service (iOS 14+).
     case kdebug
+    /// None, where the device would have had one: its kdebug session did not start under `--premain auto`
+    /// (pymobiledevice3 missing, kperf held by Instruments or Xcode, the session refused or late). Each launch
+    /// says why in a warning and run.json in the device's `premain_reason`, so it is never left empty; the gate
+    /// treats it as a change of source. Not `none` in Swift: `PremainSource?.none` would be ambiguous.
+    case notMeasured = "none"
 }
 
 /// `--premain`: which pre-main source to use on each device.

@@ -80,6 +80,10 @@ package struct ResultsFolder: Sendable {
             case .dyldStatistics?:
                 remarks[outcome.udid, default: []].append(
                     "Pre-main phases from dyld's printed statistics (DYLD_PRINT_STATISTICS).")
+            case .notMeasured?:
+                remarks[outcome.udid, default: []].append(
+                    "No pre-main phases (premain_source none): dyld's kdebug events could not be read; the note "
+                        + "below says why.")
             case nil:
                 break
             }

@@ -84,9 +84,12 @@ package struct BenchmarkRunner: Sendable {
         try await store.writeManifest(manifest)
         let reference = try await Self.openReference(plan, manifest: manifest, folder: store.folder)
         let base = try await Self.openBase(plan, manifest: manifest, folder: store.folder)
-        let traces = await startTraces(for: measured.map { devices[$0] }, plan: plan)
+        let started = await startTraces(for: measured.map { devices[$0] }, plan: plan)
+        let kept = await refuseLostTraces(
+            plan, devices: devices, measured: measured, traces: started, outcomes: &outcomes)
         let (counts, failure) = await measure(
-            plan, devices: devices, measured: measured, traces: traces, outcomes: &outcomes, runID: runID,
+            plan, devices: devices, measured: kept.map { measured[$0] }, traces: kept.map { started[$0] },
+            outcomes: &outcomes, runID: runID,
             store: store, referenceStore: reference?.store, baseStore: base?.store)
         manifest.endedAt = Date()
         manifest.deviceOutcomes = outcomes

@@ -53,9 +53,6 @@ package enum DeviceAdvice: Sendable, Hashable {
                     + "available; the headline numbers are time to main (main_ms, pre-main counted from process "
                     + "start) and first frame (first_frame_ms), from the app's [launchbench] markers (add the "
                     + "LaunchProbe library to the app)."
-                    + (wantsKdebug
-                        ? " dyld's own kdebug events would give them: install pymobiledevice3 with "
-                            + EngineChoice.pymobiledevice3Install + "." : "")
             ])
         }
     }

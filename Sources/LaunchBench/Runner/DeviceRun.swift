@@ -67,6 +67,7 @@ struct DeviceRun: Sendable {
             enrichers: Self.enrichers(
                 plan, device: device, store: store, trace: trace, prelaunchLog: prelaunchLog, reporter: reporter)
                 + enrichers)
+        pipeline.premainMissing = trace.lost
         if let baseStore, let basePlan = plan.basePlan {
             // Measured exactly as the new build (same launcher, same enrichers over the device's one kdebug session
             // or log); the session and the log are stopped once, by the new build's pipeline.
@@ -76,6 +77,7 @@ struct DeviceRun: Sendable {
                 enrichers: Self.enrichers(
                     basePlan, device: device, store: baseStore, trace: trace, prelaunchLog: prelaunchLog,
                     reporter: SilentRunReporter()) + enrichers)
+            base?.premainMissing = trace.lost
         }
         if let referenceStore, let referencePlan = plan.referencePlan {
             reference = ReferenceRun(

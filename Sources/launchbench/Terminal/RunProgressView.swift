@@ -151,11 +151,13 @@ final class RunProgressView: RunReporter, Sendable {
         UserText.logLine("\(device.modelName) · iOS \(device.osVersion)")
     }
 
-    /// Pre-main when dyld printed it, else first frame, else the status.
+    /// Pre-main when dyld printed it, else first frame, else the status; a launch whose device lost its pre-main
+    /// source (`none`) says so on its line, since its first frame alone is not what the device would give.
     static func headline(_ sample: Sample) -> String {
         if let premain = sample[.totalPremainMs] { return "pre-main \(ms(premain))" }
-        if let frame = sample[.firstFrameMs] { return "first frame \(ms(frame))" }
-        return sample.status.rawValue
+        let missing = sample.premainSource == .notMeasured ? " (no pre-main: kdebug not read)" : ""
+        if let frame = sample[.firstFrameMs] { return "first frame \(ms(frame))" + missing }
+        return sample.status.rawValue + missing
     }
 
     /// Where the last iteration's time went: `reinstall 0.81 s (upload 0.01 s), cold 0.27 s, warm 0.17 s`.

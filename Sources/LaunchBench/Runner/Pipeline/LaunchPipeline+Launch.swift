@@ -44,6 +44,7 @@ extension LaunchPipeline {
             sample.message = DeviceRun.describe(error)
         }
         if let failure = log.failure { sample.warnings.append(failure) }
+        markPremainMissing(&sample)
         noteStatistics(of: sample)
         try await store.append(sample)
         reporter.report(.launchFinished(sample))

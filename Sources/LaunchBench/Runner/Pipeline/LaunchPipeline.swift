@@ -16,6 +16,9 @@ struct LaunchPipeline: Sendable {
     let enrichers: [any SampleEnricher]
     /// Whether this app printed its end markers on this device before.
     var appPrintsEndMarkers = false
+    /// Why the device's launches have no pre-main source although it would normally have one (its kdebug
+    /// session is missing under `--premain auto`, `DeviceTrace.lost`); `nil` when it has its source.
+    var premainMissing: String? = nil
     /// Launches through process control that came back `ok` without dyld's statistics where they are the
     /// device's source, and all such launches: a phone that does not relay dyld's stderr in its output events
     /// (unverified either way) would show it here, and `finish` says what to do.
@@ -97,6 +100,14 @@ struct LaunchPipeline: Sendable {
                     + "stderr): run again with --launcher debugserver to read them through debugserver.")
         }
         return notes
+    }
+
+    /// Records source `none` and why on a launch of a device whose pre-main source is missing (`premainMissing`),
+    /// so that no launch of it looks like one that had phases to give, and every report and the gate can say so.
+    func markPremainMissing(_ sample: inout Sample) {
+        guard let premainMissing, sample.premainSource == nil else { return }
+        sample.premainSource = .notMeasured
+        sample.warnings.append("No pre-main phases (premain_source none): \(premainMissing)")
     }
 
     /// Counts a launch for `statisticsMissing`.
