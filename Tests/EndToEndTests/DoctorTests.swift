@@ -47,7 +47,8 @@ extension RealPymobiledevice3TunnelTests {
                     let modern = device.spec.osVersion == "17.5"
                     #expect(report.ready, "\(report.render())")
                     let expected = DoctorStep.allCases.filter {
-                        modern || ![.tunnel, .debugproxy, .dtservicehub].contains($0)
+                        (modern || ![.tunnel, .debugproxy, .dtservicehub].contains($0))
+                            && !DoctorStep.newerIOSSteps.contains($0)
                     }
                     #expect(report.rows.map(\.step) == expected)
                     for row in report.rows {
@@ -65,6 +66,30 @@ extension RealPymobiledevice3TunnelTests {
                         "\(report[.firstMessage]?.detail ?? "")")
                     try Self.expectCapture(outcome, lab: try await SharedTestLab.lab())
                 }
+            }
+        }
+
+        /// iOS 27.1, which behaves as 26 does: doctor says which facts assumed from 26 the phone showed, and
+        /// whether the cold launch after the reinstall found the app prelaunched (iOS 27 preloads apps' data).
+        @Test func onIOS27TheAssumedFactsAndAPreloadAreChecked() async throws {
+            try await EndToEnd.withDevices([("iPhone18,3", "27.1")]) { devices in
+                let healthy = try await Self.doctor(devices[0]).report
+                #expect(healthy.ready, "\(healthy.render())")
+                #expect(Array(healthy.rows.map(\.step).suffix(2)) == [.assumedFacts, .preload])
+                let facts = try #require(healthy[.assumedFacts])
+                #expect(facts.state == .holds && !facts.needed, "\(healthy.render())")
+                #expect(facts.detail.contains("iOS 27.1 behaves here as iOS 26 does: dyld's kdebug events"))
+                #expect(healthy[.preload]?.state == .holds, "\(healthy.render())")
+
+                // The phone prelaunches the app after its install: the launch after the reinstall was not cold.
+                let app = try EndToEnd.makeApp("Preloaded", profile: EndToEnd.profile())
+                devices[0].prelaunches.schedule(.prewarm, bundleID: app.bundleID, afterInstall: 1)
+                let preloaded = try await Self.doctor(devices[0], app: app).report
+                let row = try #require(preloaded[.preload])
+                #expect(row.state == .fails && !row.needed, "\(preloaded.render())")
+                #expect(row.detail.hasPrefix("a prewarm"), "\(row.detail)")
+                #expect(row.fix?.contains("preloads the data apps need when opened") == true)
+                #expect(preloaded.ready, "a fact, not a requirement: \(preloaded.render())")
             }
         }
 
@@ -98,7 +123,10 @@ extension RealPymobiledevice3TunnelTests {
                 #expect(report[.launch]?.detail.contains("went away") == true, "\(report.render())")
                 #expect(
                     report.rows.map(\.step)
-                        == DoctorStep.allCases.filter { ![.tunnel, .debugproxy, .dtservicehub].contains($0) })
+                        == DoctorStep.allCases.filter {
+                            ![.tunnel, .debugproxy, .dtservicehub].contains($0)
+                                && !DoctorStep.newerIOSSteps.contains($0)
+                        })
                 let others = report.rows.drop { $0.step != .lockdownServices }.dropFirst().filter { $0.step != .launch }
                 #expect(others.allSatisfy { $0.state == .unknown }, "\(report.render())")
             }

@@ -166,11 +166,11 @@ extension RealPymobiledevice3TunnelTests {
             let status = try await child.waitForExit(timeout: .seconds(120))
             #expect(status == 0, "stderr: \(child.standardError)")
             let samples = try EndToEnd.samplesOnDisk(output)
-            // With pymobiledevice3 (Scripts/bootstrap installs it) the iOS 17.5, 18.6 and 26.1 phones join,
+            // With pymobiledevice3 (Scripts/bootstrap installs it) the iOS 17.5, 18.6, 26.1 and 27.1 phones join,
             // measured through its userspace tunnel; without it the demo says how to add them.
             let modern = Pymobiledevice3EndToEnd.executable != nil
             var versions: Set<String> = ["10.3.4", "12.5.7", "14.8", "16.7"]
-            if modern { versions.formUnion(["17.5", "18.6", "26.1"]) }
+            if modern { versions.formUnion(["17.5", "18.6", "26.1", "27.1"]) }
             #expect(samples.count == versions.count * 4)
             #expect(samples.allSatisfy { $0.status == .ok })
             #expect(Set(samples.map(\.osVersion)) == versions)
@@ -195,7 +195,16 @@ extension RealPymobiledevice3TunnelTests {
             if modern {
                 let traces = output.appendingPathComponent("traces")
                 let devices = try FileManager.default.contentsOfDirectory(atPath: traces.path)
-                #expect(devices.count == 4)  // iOS 16.7, 17.5, 18.6 and 26.1
+                #expect(devices.count == 5)  // iOS 16.7, 17.5, 18.6, 26.1 and 27.1
+                // The iOS 27 phone behaves as 26 does, and every output for it says what is assumed from 26:
+                // the summary under the device, and run.json's notes for it.
+                let assumed = "iOS 27.1 is newer than any iOS launchbench was built from"
+                #expect(child.standardOutput.contains(assumed), "stdout: \(child.standardOutput)")
+                let manifest = try RunManifest.read(from: output.appendingPathComponent("run.json"))
+                let phone = try #require(manifest.devices.first { $0.osVersion == "27.1" })
+                let notes = manifest.deviceOutcomes?.first { $0.udid == phone.udid }?.notes ?? []
+                #expect(notes.contains { $0.contains(assumed) && $0.contains("preloads") }, "\(notes)")
+                #expect(!child.standardOutput.contains("iOS 26.1 is newer"))
                 // iOS 14.8 prints dyld's statistics (the dyld2 path) and serves kdebug, which times none of
                 // that path's phases: the cross-check says so rather than claim agreement.
                 #expect(

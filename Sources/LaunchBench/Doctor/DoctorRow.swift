@@ -16,13 +16,23 @@ package enum DoctorStep: String, Sendable, Hashable, CaseIterable, Codable {
     case firstFrame = "first-frame code"
     case buildClosure = "BUILD_CLOSURE after install"
     case delivery = "event delivery"
+    /// iOS 27+: the facts assumed from iOS 26 (`OSVersion.isNewerThanKnown`), from the rows above.
+    case assumedFacts = "facts assumed from iOS 26"
+    /// iOS 27+: no prelaunch before the cold launch after the reinstall (iOS 27 preloads apps' data).
+    case preload = "no prelaunch before launch"
 }
 
 extension DoctorStep {
     /// Whether a run needs the step to hold, where nothing more is known (a step not checked): UIKit's first
     /// frame and dyld's closure build are facts to report, not requirements; the kdebug steps are needed only
     /// where kdebug is the pre-main source, which the doctor says per phone.
-    package var neededByDefault: Bool { self != .firstFrame && self != .buildClosure }
+    package var neededByDefault: Bool { !Self.facts.contains(self) }
+
+    /// Facts to report, not requirements.
+    static let facts: Set<DoctorStep> = [.firstFrame, .buildClosure, .assumedFacts, .preload]
+
+    /// The steps only a phone newer than launchbench's facts (iOS 27+) gets.
+    package static let newerIOSSteps: Set<DoctorStep> = [.assumedFacts, .preload]
 }
 
 /// What a step found.

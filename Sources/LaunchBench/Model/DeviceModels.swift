@@ -39,5 +39,7 @@ package enum DeviceModels {
         ("iPhone16,1", "iPhone 15 Pro"), ("iPhone16,2", "iPhone 15 Pro Max"),
         ("iPhone17,3", "iPhone 16"), ("iPhone17,4", "iPhone 16 Plus"),
         ("iPhone17,1", "iPhone 16 Pro"), ("iPhone17,2", "iPhone 16 Pro Max"),
+        ("iPhone18,3", "iPhone 17"), ("iPhone18,4", "iPhone Air"),
+        ("iPhone18,1", "iPhone 17 Pro"), ("iPhone18,2", "iPhone 17 Pro Max"),
     ]
 }

@@ -11,6 +11,15 @@ package enum DeviceAdvice: Sendable, Hashable {
         for device: DeviceInfo, plan: RunPlan,
         engine: EngineDecision? = nil, readsKdebug: Bool = false
     ) -> DeviceAdvice {
+        let advice = versionAdvice(for: device, plan: plan, engine: engine, readsKdebug: readsKdebug)
+        // iOS 27+: what is assumed from iOS 26 is said on every device so measured (run.json, every report).
+        guard case .measure(let notes) = advice, let note = device.version?.assumedFactsNote else { return advice }
+        return .measure(notes: notes + ["\(device.name) (\(device.modelName), \(device.udid)): " + note])
+    }
+
+    private static func versionAdvice(
+        for device: DeviceInfo, plan: RunPlan, engine: EngineDecision?, readsKdebug: Bool
+    ) -> DeviceAdvice {
         let label = "\(device.name) (\(device.modelName), \(device.udid))"
         let engine = engine ?? EngineChoice.decide(for: device, selection: .auto, host: .libimobiledeviceOnly)
         if case .unavailable(let advice) = engine { return .skip("Skipping \(label): \(advice)") }

@@ -78,8 +78,10 @@ package struct DeviceDoctor: Sendable {
         ]
         let tunnelSteps: Set<DoctorStep> = [.tunnel, .debugproxy, .dtservicehub]
         let modern = version.map { $0.major >= 17 } ?? true
+        let newer = version?.isNewerThanKnown ?? false
         return DoctorStep.allCases.filter {
             (kdebug || !kdebugSteps.contains($0)) && (modern || !tunnelSteps.contains($0))
+                && (newer || !DoctorStep.newerIOSSteps.contains($0))
         }
     }
 

@@ -62,6 +62,7 @@ extension DoctorChecker {
         for row in Self.session(seen, wantsKdebug: wantsKdebug, helper: helper) { await add(row) }
         await add(launchRow(failure: failure, engine: decision.engine?.rawValue ?? ""))
         for row in Self.launchEvents(launch, seen: seen, sample: sample, wantsKdebug: wantsKdebug) { await add(row) }
+        for row in Self.newerIOSRows(device.version, sample: sample, rows: rows.rows) { await add(row) }
     }
 
     /// What the kdebug helper logged after `prefix` (`machTimeInfo: [...]`, `message 1 after start: ...`), cut to

@@ -12,7 +12,9 @@ struct Demo: AsyncParsableCommand {
         discussion: """
             Starts emulated iPhones on a private usbmuxd socket (iPhone 5 on iOS 10.3.4, iPhone 5s on 12.5.7, \
             iPhone 11 on 14.8, iPhone 13 on 16.7; with pymobiledevice3 installed, as Scripts/bootstrap does, \
-            also iPhone 15 on 17.5, iPhone 16 on 18.6 and iPhone 15 Pro on 26.1), then runs `launchbench run` \
+            also iPhone 15 on 17.5, iPhone 16 on 18.6, iPhone 15 Pro on 26.1 and iPhone 17 on 27.1, which \
+            behaves as 26 does: its facts are assumed from iOS 26, and the summary says so), then runs \
+            `launchbench run` \
             on them with Fixtures/SampleApp/Sample.app: \
             reinstall, cold launch, warm launch, ten times per device, through the real libimobiledevice, and \
             through pymobiledevice3's userspace tunnel (CoreDeviceProxy) for iOS 17+. The iPhone 11 gets \
@@ -121,6 +123,8 @@ struct DemoLab {
         .numbered(5, productType: "iPhone15,4", osVersion: "17.5"),
         .numbered(6, productType: "iPhone17,3", osVersion: "18.6"),
         .numbered(7, productType: "iPhone16,1", osVersion: "26.1"),
+        // iOS 27's dyld source is not public: the emulated 27.1 behaves as 26 (OSVersion.isNewerThanKnown).
+        .numbered(8, productType: "iPhone18,3", osVersion: "27.1"),
     ]
 
     let lab: EmulatedLab
@@ -171,7 +175,8 @@ struct DemoLab {
             + "Emulated time runs \(Int(1 / Self.timeScale))x faster: dyld and the app print realistic times, the "
             + "harness's wall time (wall_ms) is real time. Noise seed \(seed) (repeat with --seed \(seed))."
             + (pymobiledevice3 == nil
-                ? "\nAn iPhone 15 (iOS 17.5), an iPhone 16 (iOS 18.6) and an iPhone 15 Pro (iOS 26.1), measured "
+                ? "\nAn iPhone 15 (iOS 17.5), an iPhone 16 (iOS 18.6), an iPhone 15 Pro (iOS 26.1) and an iPhone 17 "
+                    + "(iOS 27.1), measured "
                     + "through pymobiledevice3's userspace tunnel, join the demo once pymobiledevice3 is installed: "
                     + EngineChoice.pymobiledevice3Install + "."
                 : "\nThe iOS 17+ phones are measured through pymobiledevice3's userspace tunnel (\(pymobiledevice3!)).")

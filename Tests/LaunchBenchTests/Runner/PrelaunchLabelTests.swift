@@ -70,6 +70,21 @@ import Testing
         #expect(warm.prelaunch != nil && !warm.setAside)
     }
 
+    /// iOS 27 preloads the data apps need when opened (WWDC26): a cold launch after a prelaunch there says so,
+    /// beside the label; on iOS 26 the label alone, and a cold launch with none seen says nothing.
+    @Test func aPrelaunchOnIOS27NamesItsPreloading() throws {
+        for (version, prelaunch, warns) in [("27.1", true, true), ("26.1", true, false), ("27.1", false, false)] {
+            var cold = Self.sample(iteration: 2, index: 0)
+            cold.osVersion = version
+            LaunchDisturbance.label(
+                &cold, prelaunch: prelaunch ? Self.prewarm : nil, builtClosure: false,
+                attempt: LaunchAttempt(iteration: 2, index: 0, phases: PhaseTimings()), plan: Self.plan(.reinstall))
+            let warning = cold.warnings.first { $0.contains("preloads the data apps need when opened") }
+            #expect((warning != nil) == warns, "\(version) \(prelaunch): \(cold.warnings)")
+            if warns { #expect(warning?.contains("iOS 27.1") == true && warning?.contains("less cold") == true) }
+        }
+    }
+
     @Test func aClosureBuiltAfterTheFirstLaunchSinceTheInstallIsARebuild() throws {
         let cases: [(RunPlan.ColdMode, iteration: Int, index: Int, rebuilt: Bool)] = [
             (.reinstall, 2, 0, false),  // every reinstall's first launch builds it

@@ -12,6 +12,21 @@ enum LaunchDisturbance {
         if builtClosure && !isFirstAfterInstall(attempt, plan: plan) { sample.closureRebuilt = true }
         let disturbed = (sample.prelaunch != nil && attempt.kind == .cold) || sample.closureRebuilt
         sample.setAside = disturbed && !plan.countPrelaunched
+        if sample.prelaunch != nil, attempt.kind == .cold, let version = OSVersion(sample.osVersion),
+            version.preloadsAppData
+        {
+            sample.warnings.append(Self.preloadWarning(version))
+        }
+    }
+
+    /// Why a prelaunch before a cold launch on iOS 27+ is expected, not a fluke: Apple said at WWDC26 that iOS 27
+    /// preloads the data apps need when opened, third-party apps included, which makes a launch after a reinstall
+    /// less cold than it looks. Only what kdebug or the device log shows is seen (an exec of the app before the
+    /// launch); a preload that only reads the app's files leaves no such trace.
+    static func preloadWarning(_ version: OSVersion) -> String {
+        "prelaunch: iOS \(version) preloads the data apps need when opened (WWDC26): this cold launch found the app "
+            + "launched before it, so it is less cold than it looks (how iOS \(version.major) preloads is "
+            + "unverified on a phone)"
     }
 
     /// The cold launch of every iteration when each reinstalls; otherwise the first iteration's, right after
