@@ -18,7 +18,8 @@ struct Doctor: AsyncParsableCommand {
             machTimeInfo; then a launch of the app (the sample app by default: it is reinstalled, then launched \
             cold) through the engine and launcher `run` would use, and for kdebug: dyld's events of that launch, \
             UIKit's first frame, BUILD_CLOSURE after the install, event delivery (volume and lag). Each step holds, \
-            fails (with the fix; the Fixes list leads with the first failing step's) or is unknown. Exit status 0 only when every step a run needs holds, 1 otherwise, \
+            fails (with the fix; the Fixes list leads with the first failing step's) or is unknown. Exit status 0 \
+            only when every step a run needs holds, 1 otherwise, \
             64 for an unknown --device or --app. --capture DIR writes what a bug report needs: the launch's raw \
             kdebug, its log and the engines' logs, the phone's model and iOS; no pair record, keys or host IDs.
             """)
