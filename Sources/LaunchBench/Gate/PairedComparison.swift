@@ -130,11 +130,12 @@ package struct PairedEntry: Sendable, Hashable {
         newMedian = LaunchesNeeded.median(pairs.new)
         var decision = design.decide(
             base: pairs.base, new: pairs.new, thresholdPercent: settings.thresholdPercent, alpha: settings.alpha)
+        let fewest = max(design.minimumPairs, PairedSequentialVerdict.fewestPairs(alpha: settings.alpha))
         if decision == .continue, completed {
             // The device made every planned iteration but some pairs failed: its last pair is the last look.
             decision =
-                pairs.count < design.minimumPairs
-                ? .noChangeShown(nil, smallestVisiblePercent: nil)
+                pairs.count < fewest
+                ? .tooFewPairs(pairs: pairs.count, fewest: fewest, alpha: settings.alpha)
                 : PairedSequentialVerdict(minimumPairs: design.minimumPairs, maxPairs: pairs.count).decide(
                     base: pairs.base, new: pairs.new, thresholdPercent: settings.thresholdPercent,
                     alpha: settings.alpha)
@@ -158,17 +159,31 @@ package struct PairedEntry: Sendable, Hashable {
                 + "pair\(pairs.count == 1 ? "" : "s"), before the pairs decided"
                 + (smallestVisiblePercent.map {
                     "; the smallest change these pairs could show is ±\(DecimalText.fixed($0, maxFractionDigits: 1)) %"
-                } ?? "") + "."
+                } ?? "; at this look \(pairs.count) pairs could show no change at all") + "."
         case .settled(_, _, let smallest), .noChangeShown(_, let smallest):
             smallestVisiblePercent = smallest
+        case .tooFewPairs:
+            smallestVisiblePercent = nil
+            reason += " " + Self.missingPairsCause(pairs)
         }
+    }
+
+    /// Where the missing pairs went: launches of either build that failed, or too few iterations.
+    static func missingPairsCause(_ pairs: PairedLaunches) -> String {
+        let lost = pairs.slots - pairs.count
+        guard lost > 0 else {
+            return "The run made \(pairs.slots) launch\(pairs.slots == 1 ? "" : "es") of this kind per build: raise "
+                + "--iterations."
+        }
+        return "\(lost) of \(pairs.slots) launches of this kind left no pair (an install or launch of either build "
+            + "failed, see the logs): fix that, or raise --iterations."
     }
 
     /// The gate's verdict of a paired decision: no change shown is unchanged (exit 0, the smallest visible change
     /// named), too few pairs or still open is insufficient data (exit 3).
     static func verdict(of decision: PairedSequentialVerdict.Decision) -> GateVerdict {
         switch decision {
-        case .continue, .noChangeShown(nil, _): return .insufficientData
+        case .continue, .noChangeShown(nil, _), .tooFewPairs: return .insufficientData
         case .noChangeShown: return .unchanged
         case .settled(let verdict, _, _): return verdict
         }
@@ -180,6 +195,7 @@ package struct PairedEntry: Sendable, Hashable {
         case .continue: return nil
         case .settled(_, let shift, _): return shift
         case .noChangeShown(let shift, _): return shift
+        case .tooFewPairs: return nil
         }
     }
 }

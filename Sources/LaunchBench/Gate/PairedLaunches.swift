@@ -8,6 +8,8 @@ package struct PairedLaunches: Sendable, Hashable {
     package var base: [Double]
     /// The new build's values of the same pairs.
     package var new: [Double]
+    /// Launch slots (iteration and launch index) either build made, measured or not: what could have paired.
+    package var slots: Int
 
     /// The pairs of `metric` between `base` and `new`, in the order of their iteration and launch index.
     package init(metric: Metric, base: [LaunchPoint], new: [LaunchPoint]) {
@@ -21,6 +23,7 @@ package struct PairedLaunches: Sendable, Hashable {
             if let value = point[metric], let other = baseBySlot[slot] { pairs.append((slot, other, value)) }
         }
         pairs.sort { $0.slot < $1.slot }
+        slots = Set((base + new).map(PairSlot.init)).count
         self.metric = metric
         self.base = pairs.map(\.base)
         self.new = pairs.map(\.new)

@@ -16,17 +16,24 @@ import Foundation
 ///   smallest change these pairs could have shown, so "no regression" is never read as "no change".
 ///   Proving a change smaller than the threshold takes `n ≈ ((c + z)·σ·√(π/3)/T)²` pairs, which at 10 %
 ///   launch noise (σ ≈ 14 % per pair) and T = 5 % is about 90: arithmetic, not a defect of the design.
+/// - **too few pairs** when the run ended with fewer pairs than the exact signed-rank test can reject from
+///   (6 at α = 0.05: 5 pairs give p ≥ 0.0625 whatever the change): insufficient data (exit 3), never a pass.
+///   So the first look and the cap are at least that many pairs.
 package struct PairedSequentialVerdict: Sendable, Hashable, Codable {
     /// The first look.
     package var minimumPairs: Int
     /// The last look (`--max-iterations`).
     package var maxPairs: Int
 
-    /// A design; `maxPairs` is raised to `minimumPairs` if below it.
-    package init(minimumPairs: Int = 5, maxPairs: Int = 40) {
-        self.minimumPairs = max(2, minimumPairs)
+    /// A design; `minimumPairs` is raised to the fewest pairs the test can reject from at `alpha`
+    /// (``fewestPairs(alpha:)``), and `maxPairs` to `minimumPairs`.
+    package init(minimumPairs: Int = 5, maxPairs: Int = 40, alpha: Double = 0.05) {
+        self.minimumPairs = max(Self.fewestPairs(alpha: alpha), minimumPairs)
         self.maxPairs = max(maxPairs, self.minimumPairs)
     }
+
+    /// The fewest pairs from which the exact two-sided signed-rank test can reject at `alpha` (6 at 0.05).
+    package static func fewestPairs(alpha: Double) -> Int { SignedRankDistribution.fewestPairsToReject(alpha: alpha) }
 
     /// Where one device × kind stands after a look.
     package enum Decision: Sendable, Hashable {
@@ -36,6 +43,8 @@ package struct PairedSequentialVerdict: Sendable, Hashable, Codable {
         case settled(GateVerdict, PairedShift, smallestVisiblePercent: Double?)
         /// `maxPairs` made and neither settled: no change shown, and the least these pairs could show.
         case noChangeShown(PairedShift?, smallestVisiblePercent: Double?)
+        /// The pairs ended fewer than the test can reject from (`fewest`, at `alpha`): nothing could show.
+        case tooFewPairs(pairs: Int, fewest: Int, alpha: Double)
 
         /// Whether the device may stop pairing for this kind.
         package var isFinal: Bool { self != .continue }
@@ -46,6 +55,7 @@ package struct PairedSequentialVerdict: Sendable, Hashable, Codable {
             case .continue: return nil
             case .settled(let verdict, _, _): return verdict
             case .noChangeShown: return .unchanged
+            case .tooFewPairs: return .insufficientData
             }
         }
     }
@@ -58,10 +68,16 @@ package struct PairedSequentialVerdict: Sendable, Hashable, Codable {
         let logs = PairedShift.logRatios(base: Array(base.prefix(maxPairs)), new: Array(new.prefix(maxPairs)))
         let k = logs.count
         let atCap = min(base.count, new.count) >= maxPairs
-        guard k >= minimumPairs else {
-            return atCap ? .noChangeShown(nil, smallestVisiblePercent: nil) : .continue
+        let fewest = max(minimumPairs, Self.fewestPairs(alpha: alpha))
+        guard k >= fewest else {
+            return atCap ? .tooFewPairs(pairs: k, fewest: fewest, alpha: alpha) : .continue
         }
         let level = Self.boundary(self, alpha: alpha).level(atLook: min(k, maxPairs) - minimumPairs)
+        // A look whose level no interval of k pairs reaches can reject nothing: never a pass at the cap.
+        guard SignedRankDistribution.criticalRank(n: k, level: level) != nil else {
+            return atCap
+                ? .tooFewPairs(pairs: k, fewest: Self.fewestPairs(alpha: 1 - level), alpha: 1 - level) : .continue
+        }
         // Asked only of a final decision: a run looks after every pair.
         var visible: Double? { SmallestVisibleChange.paired(logRatios: logs, level: level) }
         let shift = PairedShift(logRatios: logs, level: level)
@@ -110,11 +126,22 @@ package struct PairedSequentialVerdict: Sendable, Hashable, Codable {
             default:
                 return "Unchanged within ±\(threshold) % after \(pairs): \(interval(shift))\(visible(smallest))."
             }
+        case .tooFewPairs(let pairs, let fewest, let alpha):
+            return tooFewPairsText(pairs: pairs, fewest: fewest, alpha: alpha)
         case .noChangeShown(let shift, let smallest):
             guard let shift else { return "No change shown: too few measured pairs\(visible(smallest))." }
             return "No change shown after \(shift.pairs) pairs (the cap, --max-iterations): \(interval(shift)), "
                 + "neither beyond ±\(threshold) % nor within it\(visible(smallest))."
         }
+    }
+
+    /// Why `pairs` pairs give no verdict, and how many would.
+    static func tooFewPairsText(pairs: Int, fewest: Int, alpha: Double) -> String {
+        let p = DecimalText.fixed(SignedRankDistribution.smallestPValue(n: pairs), maxFractionDigits: 4)
+        let alphaText = DecimalText.fixed(alpha, maxFractionDigits: 4)
+        return "Undecided: \(pairs) measured pair\(pairs == 1 ? "" : "s"), and the signed-rank test needs \(fewest) "
+            + "to show any change at α = \(alphaText) (from \(pairs) its smallest p is \(p)); measure at least "
+            + "\(fewest) pairs."
     }
 
     private static func percent(_ value: Double) -> String {

@@ -31,7 +31,10 @@ package struct PairedStopping: Sendable, Hashable {
                     base: pairs.base, new: pairs.new, thresholdPercent: settings.thresholdPercent,
                     alpha: settings.alpha)
                 guard decision.isFinal else { return nil }
-                if case .noChangeShown = decision { capped = true }
+                switch decision {
+                case .noChangeShown, .tooFewPairs: capped = true
+                default: break
+                }
                 verdicts.append("\(kind.rawValue) \(PairedEntry.verdict(of: decision).rawValue)")
             }
         }

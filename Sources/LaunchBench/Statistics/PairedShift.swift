@@ -35,10 +35,7 @@ package struct PairedShift: Sendable, Hashable, Codable {
         guard !logs.isEmpty else { return nil }
         let averages = WalshAverages(logs)
         let count = averages.count
-        let median =
-            count % 2 == 1
-            ? averages.element(rank: count / 2 + 1)
-            : (averages.element(rank: count / 2) + averages.element(rank: count / 2 + 1)) / 2
+        let median = Self.median(averages)
         pairs = logs.count
         shiftPercent = Self.percent(median)
         self.level = level
@@ -54,6 +51,14 @@ package struct PairedShift: Sendable, Hashable, Codable {
             guard b > 0, n > 0, b.isFinite, n.isFinite else { return nil }
             return log(n / b)
         }
+    }
+
+    /// The median of the Walsh averages: the Hodges–Lehmann estimate, on the log scale.
+    static func median(_ averages: WalshAverages) -> Double {
+        let count = averages.count
+        return count % 2 == 1
+            ? averages.element(rank: count / 2 + 1)
+            : (averages.element(rank: count / 2) + averages.element(rank: count / 2 + 1)) / 2
     }
 
     /// A log ratio as a % change.

@@ -111,6 +111,18 @@ struct SignedRankDistribution: Sendable {
         return k >= 1 ? k : nil
     }
 
+    /// The fewest untied pairs from which the exact two-sided test can reject at `alpha`: the smallest `n`
+    /// with an interval at `1 − alpha` (``criticalRank(n:level:)``), i.e. whose smallest p-value, `2·2⁻ⁿ`
+    /// (every sign alike), is at most `alpha`: 6 at 0.05 (5 pairs give at least p = 0.0625).
+    static func fewestPairsToReject(alpha: Double) -> Int {
+        var n = 1
+        while n < SignedRankTest.exactLimit, criticalRank(n: n, level: 1 - alpha) == nil { n += 1 }
+        return n
+    }
+
+    /// The smallest two-sided p-value `n` untied pairs can give: all signs alike, `2·2⁻ⁿ` (1 without pairs).
+    static func smallestPValue(n: Int) -> Double { n > 0 ? min(1, pow(2, Double(1 - n))) : 1 }
+
     private static let cache = Locked<[Int: SignedRankDistribution]>([:])
 
     /// The law for `n`, counted once per process (a sequential run asks after every pair).

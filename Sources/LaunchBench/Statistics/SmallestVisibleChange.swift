@@ -20,11 +20,21 @@ package enum SmallestVisibleChange {
             .squareRoot()
     }
 
-    /// For pairs with log ratios `logRatios` (`PairedShift.logRatios`) judged at `level`; `nil` below 2 pairs.
+    /// For pairs with log ratios `logRatios` (`PairedShift.logRatios`) judged at `level`; `nil` when so few
+    /// pairs give no interval at `level` (the test cannot reject from them, whatever the change).
+    ///
+    /// The normal figure above holds for many pairs; with few, the exact interval is wider than it says (6
+    /// pairs at 95 % span all their Walsh averages). So the figure is at least the shift that would move these
+    /// very pairs' interval, centred on their estimate, off 0 on either side: a change that big shows.
     package static func paired(logRatios: [Double], level: Double) -> Double? {
-        guard logRatios.count >= 2 else { return nil }
+        guard logRatios.count >= 2, let k = SignedRankDistribution.criticalRank(n: logRatios.count, level: level)
+        else { return nil }
         let sd = LaunchesNeeded.robustSD(logRatios)
-        return PairedShift.percent(factor(level: level) * sd / Double(logRatios.count).squareRoot())
+        let normal = factor(level: level) * sd / Double(logRatios.count).squareRoot()
+        let averages = WalshAverages(logRatios)
+        let centre = PairedShift.median(averages)
+        let exact = max(centre - averages.element(rank: k), averages.element(rank: averages.count + 1 - k) - centre, 0)
+        return PairedShift.percent(max(normal, exact))
     }
 
     /// For a baseline and a current run of values judged at `level`, in % of the baseline median; `nil`

@@ -135,7 +135,8 @@ struct GateOptions: ParsableArguments {
                 + "settled — regression, improvement or unchanged within ±threshold — with error rates that hold "
                 + "under the repeated looks; at --max-iterations unsettled is insufficient data (exit 3). With "
                 + "--against: pair only until the pairs decide; at --max-iterations undecided is no change shown "
-                + "(exit 0, with the smallest change the pairs could show)."))
+                + "(exit 0, with the smallest change the pairs could show); fewer pairs than the test can reject "
+                + "from (6) are undecided (exit 3)."))
     var untilVerdict = false
 
     @Option(
@@ -194,6 +195,12 @@ struct GateOptions: ParsableArguments {
                     "--max-iterations \(maxIterations) must be from 5 (the minimum) to the ceiling of "
                         + "\(OptionCeilings.iterations).")
             }
+            let fewestPairs = PairedSequentialVerdict.fewestPairs(alpha: check.settings.alpha)
+            if against != nil, maxIterations < fewestPairs {
+                throw ValidationError(
+                    "--max-iterations \(maxIterations) with --against: the pairs' signed-rank test can show no change "
+                        + "from fewer than \(fewestPairs) pairs; use --max-iterations \(fewestPairs) or more.")
+            }
         }
     }
 
@@ -213,7 +220,9 @@ struct GateOptions: ParsableArguments {
     /// `--against --until-verdict`: looks from the gate's minimum launches to `--max-iterations` (40) pairs.
     var pairedDesign: PairedSequentialVerdict? {
         untilVerdict && against != nil
-            ? PairedSequentialVerdict(minimumPairs: check.settings.minimumLaunches, maxPairs: maxIterations ?? 40)
+            ? PairedSequentialVerdict(
+                minimumPairs: check.settings.minimumLaunches, maxPairs: maxIterations ?? 40,
+                alpha: check.settings.alpha)
             : nil
     }
 

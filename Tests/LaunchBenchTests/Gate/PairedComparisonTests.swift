@@ -84,7 +84,10 @@ import Testing
     }
 
     @Test func aDeviceLostBeforeThePairsDecidedIsUndecided() throws {
-        let (base, new) = Self.values(6, ratio: 1.02)
+        // 20 of 40 pairs, ±10 % apart: the look's level (O'Brien–Fleming, half the information) lets 20 pairs show
+        // a change, but these are too noisy to settle.
+        let base = [Double](repeating: 400, count: 20)
+        let new = (0..<20).map { 408 * ($0 % 2 == 0 ? 1.1 : 0.9) }
         var manifest = Self.manifest(pairs: 40)
         manifest.deviceOutcomes = [RunManifest.DeviceOutcome(udid: "UDID-A", outcome: .lost)]
         let comparison = PairedComparison(
@@ -96,6 +99,14 @@ import Testing
         #expect(entry.reason.contains("the smallest change these pairs could show is ±"), "\(entry.reason)")
         #expect(entry.smallestVisiblePercent != nil)
         #expect(Self.report(comparison).outcome == .undecided)
+        // Lost after 6: at that early look no 6 pairs can show anything, and the reason says so, with no figure.
+        let early = PairedComparison(
+            new: GateLaunches(samples: Self.build(Array(new.prefix(6)), build: "new")),
+            base: GateLaunches(samples: Self.build(Array(base.prefix(6)), build: "base")), manifest: manifest,
+            settings: GateSettings())
+        let first = try #require(early.entries.first)
+        #expect(first.verdict == .insufficientData && first.smallestVisiblePercent == nil)
+        #expect(first.reason.contains("at this look 6 pairs could show no change at all"), "\(first.reason)")
     }
 
     @Test func imagesOneBuildLoadsAndTheOtherDoesNotAreNamed() {
@@ -137,5 +148,61 @@ extension PairedComparisonTests {
         let json = #"{"runID": "r", "devices": [], "pairedDesign": {"minimumPairs": 9, "maxPairs": 3}}"#
         let manifest = try JSONCoding.decoder().decode(RunManifest.self, from: Data(json.utf8))
         #expect(manifest.pairedDesign == PairedSequentialVerdict(minimumPairs: 9, maxPairs: 9))
+    }
+}
+
+/// Issue 44: fewer pairs than the signed-rank test can reject from are undecided, never a pass.
+extension PairedComparisonTests {
+    private static func compare(base: [Double?], new: [Double?], pairs: Int) throws -> PairedEntry {
+        let comparison = PairedComparison(
+            new: GateLaunches(samples: Self.build(new, build: "new")),
+            base: GateLaunches(samples: Self.build(base, build: "base")), manifest: Self.manifest(pairs: pairs),
+            settings: GateSettings())
+        return try #require(comparison.entries.first)
+    }
+
+    @Test func fivePairsOfAMuchSlowerBuildAreUndecidedAndSixAreARegression() throws {
+        let (base, new) = Self.values(6, ratio: 1.92)
+        let five = try Self.compare(base: Array(base.prefix(5)), new: Array(new.prefix(5)), pairs: 5)
+        #expect(five.verdict == .insufficientData, "\(five.reason)")
+        #expect(five.smallestVisiblePercent == nil)
+        #expect(
+            five.reason.hasPrefix("Undecided: 5 measured pairs, and the signed-rank test needs 6"), "\(five.reason)")
+        #expect(five.reason.contains("smallest p is 0.0625"), "\(five.reason)")
+        #expect(five.reason.contains("raise --iterations"), "\(five.reason)")
+        var report = GateReport()
+        report.paired = PairedComparison(
+            new: GateLaunches(samples: Self.build(Array(new.prefix(5)), build: "new")),
+            base: GateLaunches(samples: Self.build(Array(base.prefix(5)), build: "base")),
+            manifest: Self.manifest(pairs: 5), settings: GateSettings())
+        #expect(report.outcome != .passed)
+        let six = try Self.compare(base: base, new: new, pairs: 6)
+        #expect(six.verdict == .regression, "\(six.reason)")
+    }
+
+    @Test func pairsLostToFailedBaseLaunchesAreUndecidedAndSaySo() throws {
+        // Eight iterations, three of BASE's launches failed: five pairs left, +89 %.
+        let (base, new) = Self.values(8, ratio: 1.89)
+        let failed = base.enumerated().map { [1, 4, 6].contains($0) ? nil : Optional($1) }
+        let entry = try Self.compare(base: failed, new: new.map(Optional.init), pairs: 8)
+        #expect(entry.pairs == 5)
+        #expect(entry.verdict == .insufficientData, "\(entry.reason)")
+        #expect(entry.reason.contains("3 of 8 launches of this kind left no pair"), "\(entry.reason)")
+    }
+
+    @Test func aDesignNeverLooksBeforeTheTestCanReject() {
+        #expect(PairedSequentialVerdict.fewestPairs(alpha: 0.05) == 6)
+        #expect(PairedSequentialVerdict.fewestPairs(alpha: 0.01) == 8)
+        let design = PairedSequentialVerdict(minimumPairs: 2, maxPairs: 5)
+        #expect(design.minimumPairs == 6 && design.maxPairs == 6)
+        // A design read from an older run.json (5…5) is raised the same way.
+        let json = #"{"runID": "r", "devices": [], "pairedDesign": {"minimumPairs": 5, "maxPairs": 5}}"#
+        let manifest = try? JSONCoding.decoder().decode(RunManifest.self, from: Data(json.utf8))
+        #expect(manifest?.pairedDesign?.minimumPairs == 6)
+        // The cap reached with five usable pairs (a sixth not positive) decides nothing.
+        let decision = design.decide(
+            base: [400, 400, 400, 400, 400, 0], new: [800, 800, 800, 800, 800, 800], thresholdPercent: 5, alpha: 0.05)
+        #expect(decision == .tooFewPairs(pairs: 5, fewest: 6, alpha: 0.05))
+        #expect(decision.verdict == .insufficientData)
     }
 }

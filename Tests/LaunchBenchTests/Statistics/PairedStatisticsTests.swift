@@ -136,3 +136,32 @@ import Testing
         #expect(many > floor)
     }
 }
+
+/// Issue 44: "the smallest change these pairs could show" is true at every number of pairs.
+extension PairedStatisticsTests {
+    @Test func theFewestPairsThatCanRejectAreComputed() {
+        #expect(SignedRankDistribution.fewestPairsToReject(alpha: 0.05) == 6)
+        #expect(SignedRankDistribution.smallestPValue(n: 5) == 0.0625)
+        #expect(SignedRankTest(differences: [1, 2, 3, 4, 5]).pValue == 0.0625)
+        #expect(SignedRankTest(differences: [1, 2, 3, 4, 5, 6]).pValue < 0.05)
+    }
+
+    @Test(arguments: 1...10)
+    func theSmallestVisibleChangeIsTrueAtThatNumberOfPairs(pairs: Int) throws {
+        // Noisy pairs of one build (8 % per pair, seeded); a change of the figure's size added to every pair
+        // moves their 95 % interval off 0 either way. Below the fewest pairs the test rejects from, no figure.
+        var random = SeededRandom(seed: UInt64(40 + pairs))
+        let logs = (0..<pairs).map { _ in 0.08 * random.gaussian() }
+        let visible = SmallestVisibleChange.paired(logRatios: logs, level: 0.95)
+        guard pairs >= SignedRankDistribution.fewestPairsToReject(alpha: 0.05) else {
+            #expect(visible == nil, "\(pairs) pairs: ±\(visible ?? 0) %")
+            return
+        }
+        let centre = log1p(try #require(PairedShift(logRatios: logs)).shiftPercent / 100)
+        let delta = log1p(try #require(visible) / 100) * (1 + 1e-6)
+        let up = try #require(PairedShift(logRatios: logs.map { $0 - centre + delta }, level: 0.95))
+        let down = try #require(PairedShift(logRatios: logs.map { $0 - centre - delta }, level: 0.95))
+        #expect(try #require(up.lowPercent) > 0, "\(pairs) pairs: ±\(visible ?? 0) %")
+        #expect(try #require(down.highPercent) < 0, "\(pairs) pairs: ±\(visible ?? 0) %")
+    }
+}
