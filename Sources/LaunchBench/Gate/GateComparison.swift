@@ -278,6 +278,18 @@ extension GateComparison {
         guard let test = entry.test, let shift = entry.shiftPercent else {
             return (.insufficientData, "No values to compare.", false)
         }
+        // A test that can never reject at these sizes shows nothing: its "not significant" is no pass.
+        let (n1, n2) = (entry.baseline.values.count, entry.current.values.count)
+        let smallestP = MannWhitneyU.smallestPValue(n1, n2)
+        if smallestP >= settings.alpha {
+            return (
+                .insufficientData,
+                "\(n1) baseline and \(n2) current launches can never differ significantly: the rank test's "
+                    + "smallest p at these sizes is \(DecimalText.fixed(smallestP, maxFractionDigits: 3)), not below "
+                    + "α = \(DecimalText.fixed(settings.alpha, maxFractionDigits: 3)); measure more launches per side.",
+                false
+            )
+        }
         let threshold = settings.thresholdPercent
         let p = GateText.pPhrase(test.pValue)
         let shiftText = Self.signedPercent(shift)

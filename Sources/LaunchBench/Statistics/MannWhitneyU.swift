@@ -33,6 +33,15 @@ package enum MannWhitneyU {
     /// Largest `n₁ + n₂` for the exact test (its cost grows as `n₁·n₂·n₁n₂`).
     package static let exactLimit = 60
 
+    /// The smallest two-sided p-value samples of `n1` and `n2` values can give (every x below every y, no
+    /// ties): `2/C(n₁+n₂, n₁)`, capped at 1. At or above α, no data of that size can be significant.
+    package static func smallestPValue(_ n1: Int, _ n2: Int) -> Double {
+        guard n1 > 0, n2 > 0 else { return 1 }
+        var orderings = 1.0
+        for i in 0..<min(n1, n2) { orderings = orderings * Double(n1 + n2 - i) / Double(i + 1) }
+        return min(1, 2 / orderings)
+    }
+
     /// Tests `x` against `y`, two-sided.
     /// - Parameters:
     ///   - method: force a method; `nil` chooses as described above. Exact is only possible without ties.
