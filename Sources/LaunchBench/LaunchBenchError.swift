@@ -10,8 +10,14 @@ package enum LaunchBenchError: Error, Sendable, Equatable {
     case unreadableResults(path: String, reason: String)
     /// Writing results failed (disk full, permissions…).
     case cannotWrite(path: String, reason: String)
+    /// A results file could not be encoded (a value JSON cannot hold): nothing was written, and the disk is
+    /// not at fault.
+    case cannotEncode(path: String, reason: String)
     /// A folder launchbench writes to or runs helpers from is not private to this user (`PrivateFolder`).
     case unsafeFolder(path: String, reason: String)
+    /// A file or folder launchbench would write through is unsafe to use (a link, another user's, a shared
+    /// folder without the sticky bit); `fix` says what to do instead.
+    case refusedPath(path: String, reason: String, fix: String)
     /// `--output` names a folder that holds other files, an earlier run (without `--overwrite`) or the baseline.
     case outputFolderInUse(path: String, reason: String)
     /// `--output` is, holds or lies inside the baseline the run is compared with (`relation` says which).
@@ -28,6 +34,18 @@ package enum LaunchBenchError: Error, Sendable, Equatable {
     case badMachO(path: String, reason: String)
     /// Devices are attached, but none of those to measure could be read (restarting, unplugged).
     case noReadableDevice([UnreadableDevice])
+}
+
+extension LaunchBenchError {
+    /// What an `EncodingError` says, for `cannotEncode`: the value and where it sits (`inf at
+    /// deviceOutcomes.0.conditions.typical.battery_percent`).
+    package static func encodingFailure(_ error: any Error) -> String {
+        guard case EncodingError.invalidValue(let value, let context) = error else {
+            return "the value could not be encoded (\(error.localizedDescription))"
+        }
+        let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        return "the value \(value)" + (path.isEmpty ? "" : " at \(path)")
+    }
 }
 
 extension LaunchBenchError: LocalizedError {
@@ -48,6 +66,12 @@ extension LaunchBenchError: LocalizedError {
             return "Will not use \(path): \(reason), and another user could plant code there that launchbench "
                 + "would run as you. Remove it (rm -rf \(path)) and run again, or set TMPDIR to a folder only you "
                 + "can write."
+        case .cannotEncode(let path, let reason):
+            return "Cannot write \(path): \(reason), which JSON cannot hold, so nothing was written (the disk is "
+                + "not at fault). This is a launchbench bug: please report it with the command line and the run's "
+                + "logs."
+        case .refusedPath(let path, let reason, let fix):
+            return "Will not use \(path): \(reason). \(fix)"
         case .outputFolderInUse(let path, let reason):
             return "Will not write results into \(path): \(reason). Pass --output with a new or empty folder, "
                 + "or add --overwrite to replace an earlier run's results (only the files launchbench wrote are "

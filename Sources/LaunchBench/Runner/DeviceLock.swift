@@ -6,6 +6,11 @@ import Foundation
 /// Each device has a lock file in a per-user folder, held with `flock`, which the kernel releases when the
 /// holder exits in any way (even SIGKILL): a file left by a dead process is simply taken over. The holder
 /// writes its PID, command line and start time into the file, so a refused run can say who has the device.
+///
+/// Lock files have predictable names, and `LAUNCHBENCH_LOCK_DIR` may be a folder other users share, so a
+/// lock file is opened without following a link (`O_NOFOLLOW`), then checked (`fstat`) to be a regular file
+/// with one name: a planted link would have a root run write its pid into, and truncate, a file of the
+/// link's choosing. One another user created is held (flock) but never written or truncated.
 package final class DeviceLock: Sendable {
     /// Who holds a busy device, as read from its lock file.
     package struct Holder: Sendable, Hashable {
@@ -31,11 +36,14 @@ package final class DeviceLock: Sendable {
     package let url: URL
     /// The open lock file, `-1` once released: closed exactly once even if two threads release together.
     private let descriptor: Locked<Int32>
+    /// Whether the file is this user's, so that it may be written (holder) and emptied on release.
+    private let ours: Bool
 
-    private init(udid: String, url: URL, descriptor: Int32) {
+    private init(udid: String, url: URL, descriptor: Int32, ours: Bool) {
         self.udid = udid
         self.url = url
         self.descriptor = Locked(descriptor)
+        self.ours = ours
     }
 
     /// Takes the lock of `udid`, or tells who holds it.
@@ -44,34 +52,70 @@ package final class DeviceLock: Sendable {
     ///     lab's UDIDs repeat from lab to lab; `nil` locks by the UDID alone.
     ///   - folder: where lock files live (default `defaultFolder()`).
     /// - Returns: the lock (hold it until the run ends, then `release`), or the holder when the device is busy.
-    /// - Throws: `LaunchBenchError.cannotWrite` when the lock file cannot be created.
+    /// - Throws: `LaunchBenchError.cannotWrite` when the lock file cannot be created; `.refusedPath` when it is
+    ///   a link, not a regular file, or has another name too (a hard link).
     package static func acquire(
         udid: String, scope: String? = nil, folder: URL? = nil, command: String = describeCommand()
     ) throws -> Result<DeviceLock, Busy> {
         let folder = try folder ?? defaultFolder()
         let url = folder.appendingPathComponent(fileName(udid: udid, scope: scope))
-        let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // O_NONBLOCK: a planted FIFO must not hang the open.
+        let fd = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
+            let failure = errno
+            if failure == ELOOP || failure == EMLINK {
+                throw refused(url, "it is a symbolic link, and a lock is never written through a link")
+            }
             throw LaunchBenchError.cannotWrite(
-                path: url.path, reason: "the device lock cannot be created (\(errnoText()))")
+                path: url.path, reason: "the device lock cannot be created (\(String(cString: strerror(failure))))")
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            close(fd)
+            throw LaunchBenchError.cannotWrite(
+                path: url.path, reason: "the device lock cannot be read (\(errnoText()))")
+        }
+        if let problem = problem(with: status) {
+            close(fd)
+            throw refused(url, problem)
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = readHolder(fd)
             close(fd)
             return .failure(Busy(udid: udid, holder: holder))
         }
-        // Ours now (a file whose holder died is unlocked, so a stale one is taken over here): say who we are.
-        let text = "\(getpid())\n\(command)\n\(timestamp())\n"
-        _ = ftruncate(fd, 0)
-        _ = text.utf8CString.withUnsafeBufferPointer { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
-        return .success(DeviceLock(udid: udid, url: url, descriptor: fd))
+        // Ours now (a file whose holder died is unlocked, so a stale one is taken over here): say who we are,
+        // in our own file only.
+        let ours = status.st_uid == geteuid()
+        if ours {
+            let text = "\(getpid())\n\(command)\n\(timestamp())\n"
+            _ = ftruncate(fd, 0)
+            _ = text.utf8CString.withUnsafeBufferPointer { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
+        }
+        return .success(DeviceLock(udid: udid, url: url, descriptor: fd, ours: ours))
+    }
+
+    /// Why an opened lock file is not one to use (`fstat`), or `nil`.
+    static func problem(with status: stat) -> String? {
+        if status.st_mode & S_IFMT != S_IFREG { return "it is not a regular file" }
+        if status.st_nlink != 1 {
+            return "it has \(status.st_nlink) names (a hard link), so writing it would write another file too"
+        }
+        return nil
+    }
+
+    private static func refused(_ url: URL, _ reason: String) -> LaunchBenchError {
+        .refusedPath(
+            path: url.path, reason: reason,
+            fix: "Someone may have planted it to redirect launchbench's writes: check who made it and remove it, "
+                + "or set LAUNCHBENCH_LOCK_DIR to a folder only you can write.")
     }
 
     /// Releases the lock (process exit does it too). The file stays: removing it would race a new holder.
     package func release() {
         descriptor.withLock { descriptor in
             guard descriptor >= 0 else { return }
-            _ = ftruncate(descriptor, 0)
+            if ours { _ = ftruncate(descriptor, 0) }
             close(descriptor)
             descriptor = -1
         }
@@ -93,8 +137,10 @@ package final class DeviceLock: Sendable {
     /// `$LAUNCHBENCH_LOCK_DIR`, else `$XDG_RUNTIME_DIR/launchbench/locks` (when that folder is ours), else
     /// `$TMPDIR/launchbench-<uid>/locks` (per user, so another user's runs cannot block yours). The last two are
     /// created 0700 and checked to be this user's alone (`PrivateFolder`): in a shared folder another user could
-    /// otherwise swap the lock files.
-    /// - Throws: `LaunchBenchError.cannotWrite` or `.unsafeFolder` naming the folder.
+    /// otherwise swap the lock files. `LAUNCHBENCH_LOCK_DIR` may be shared (CI users locking the same phones),
+    /// so it is checked as `/tmp` is made: a real folder (not a link), owned by you or root, and sticky when
+    /// others can write it (else they could rename a lock file away and plant their own).
+    /// - Throws: `LaunchBenchError.cannotWrite`, `.unsafeFolder` or `.refusedPath` naming the folder.
     package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> URL
     {
@@ -107,6 +153,17 @@ package final class DeviceLock: Sendable {
                 throw LaunchBenchError.cannotWrite(
                     path: folder.path, reason: "the device-lock folder cannot be created")
             }
+            var status = stat()
+            guard lstat(folder.path, &status) == 0 else {
+                throw LaunchBenchError.cannotWrite(
+                    path: folder.path, reason: "the device-lock folder cannot be read (\(errnoText()))")
+            }
+            if let problem = sharedFolderProblem(status) {
+                throw LaunchBenchError.refusedPath(
+                    path: folder.path, reason: "LAUNCHBENCH_LOCK_DIR \(problem)",
+                    fix: "Point LAUNCHBENCH_LOCK_DIR at a real folder owned by you or root that only you can write, "
+                        + "or, to share it, one with the sticky bit (chmod 1777, as /tmp).")
+            }
             return folder
         }
         // Only the user's own runtime folder: under `sudo` it may still name the invoking user's.
@@ -117,6 +174,20 @@ package final class DeviceLock: Sendable {
         }
         return try PrivateFolder.ensure(
             PrivateFolder.userTemporary(environment: environment).appendingPathComponent("locks"))
+    }
+
+    /// Why a lock folder others may share (`lstat`) is unsafe, or `nil`.
+    static func sharedFolderProblem(_ status: stat) -> String? {
+        if status.st_mode & S_IFMT == S_IFLNK { return "is a symbolic link" }
+        if status.st_mode & S_IFMT != S_IFDIR { return "is not a folder" }
+        if status.st_uid != geteuid() && status.st_uid != 0 {
+            return "belongs to user id \(status.st_uid), who could replace any lock file in it"
+        }
+        if status.st_mode & 0o022 != 0 && status.st_mode & S_ISVTX == 0 {
+            return "is writable by other users (mode \(String(status.st_mode & 0o7777, radix: 8))) without the sticky "
+                + "bit, so they could replace a lock file"
+        }
+        return nil
     }
 
     private static func isOwnedByUs(_ path: String) -> Bool {

@@ -98,3 +98,68 @@ import Testing
         #expect(throws: LaunchBenchError.self) { try DeviceLock.defaultFolder(environment: environment) }
     }
 }
+
+/// Issue 44: a lock file is never written or truncated through a link, and a shared lock folder must be sticky.
+extension DeviceLockTests {
+    private func lockURL(_ udid: String) -> URL {
+        folder.appendingPathComponent(DeviceLock.fileName(udid: udid, scope: nil))
+    }
+
+    @Test func aPlantedSymlinkIsRefusedAndItsTargetLeftAlone() throws {
+        let target = folder.appendingPathComponent("precious")
+        try Data("keep me\n".utf8).write(to: target)
+        #expect(symlink(target.path, lockURL("S1").path) == 0)
+        let error = #expect(throws: LaunchBenchError.self) { try DeviceLock.acquire(udid: "S1", folder: folder) }
+        guard case .refusedPath(let path, let reason, _)? = error else {
+            Issue.record("expected a refusal, got \(String(describing: error))")
+            return
+        }
+        #expect(path == lockURL("S1").path && reason.contains("symbolic link"), "\(reason)")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "keep me\n")
+    }
+
+    @Test func aHardLinkOrAFolderInPlaceOfTheLockIsRefused() throws {
+        let target = folder.appendingPathComponent("other")
+        try Data("keep me\n".utf8).write(to: target)
+        #expect(link(target.path, lockURL("H1").path) == 0)
+        #expect(throws: LaunchBenchError.self) { try DeviceLock.acquire(udid: "H1", folder: folder) }
+        #expect(try String(contentsOf: target, encoding: .utf8) == "keep me\n")
+        #expect(mkfifo(lockURL("F1").path, 0o600) == 0)
+        #expect(throws: LaunchBenchError.self) { try DeviceLock.acquire(udid: "F1", folder: folder) }
+    }
+
+    @Test func anotherUsersLockFileIsHeldButNeverWritten() throws {
+        try #require(geteuid() == 0, "needs root to give a file to nobody")
+        let url = lockURL("O1")
+        try Data("theirs\n".utf8).write(to: url)
+        #expect(chown(url.path, 65534, 65534) == 0)
+        guard case .success(let lock) = try DeviceLock.acquire(udid: "O1", folder: folder, command: "mine") else {
+            Issue.record("an unheld lock file of another user was not taken")
+            return
+        }
+        guard case .failure = try DeviceLock.acquire(udid: "O1", folder: folder) else {
+            Issue.record("the held lock was taken twice")
+            return
+        }
+        lock.release()
+        #expect(try String(contentsOf: url, encoding: .utf8) == "theirs\n")
+    }
+
+    @Test func aSharedLockFolderMustBeStickyAndNotALink() throws {
+        let shared = folder.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        #expect(chmod(shared.path, 0o777) == 0)
+        let error = #expect(throws: LaunchBenchError.self) {
+            try DeviceLock.defaultFolder(environment: ["LAUNCHBENCH_LOCK_DIR": shared.path])
+        }
+        #expect(error?.localizedDescription.contains("without the sticky bit") == true, "\(String(describing: error))")
+        #expect(chmod(shared.path, 0o1777) == 0)
+        #expect(try DeviceLock.defaultFolder(environment: ["LAUNCHBENCH_LOCK_DIR": shared.path]).path == shared.path)
+
+        let linked = folder.appendingPathComponent("linked")
+        #expect(symlink(shared.path, linked.path) == 0)
+        #expect(throws: LaunchBenchError.self) {
+            try DeviceLock.defaultFolder(environment: ["LAUNCHBENCH_LOCK_DIR": linked.path])
+        }
+    }
+}
