@@ -98,6 +98,50 @@ package struct DeviceConditions: Sendable, Hashable, Codable {
         outsideRequirements = try? c.decodeIfPresent([String].self, forKey: .outsideRequirements)
     }
 
+    /// What a phone can report, per numeric condition: a value outside is a broken sensor or a hostile
+    /// device, not a condition (1e308 % of battery would also overflow the typical value run.json keeps).
+    /// Battery 0–100 %; temperature −40…+100 °C (a battery is unusable well inside that); uptime up to 30
+    /// years; free storage up to 1 PB (phones hold at most 2 TB).
+    package static let plausible: [DeviceCondition: (range: ClosedRange<Double>, unit: String)] = [
+        .battery: (0...100, "%"), .temperature: (-40...100, "°C"), .uptime: (0...1e9, "s"),
+        .storage: (0...1e15, "bytes"),
+    ]
+
+    /// The thermal states `ProcessInfo.ThermalState` has.
+    package static let thermalStates: Set<String> = ["nominal", "fair", "serious", "critical"]
+
+    /// These conditions with every value no phone can have taken out: it becomes not reported, with the value
+    /// and the bounds in `unavailable`, so a hostile or broken reading never reaches run.json as a number.
+    package func bounded() -> DeviceConditions {
+        var copy = self
+        func check(_ condition: DeviceCondition, _ value: Double?) -> Double? {
+            guard let value, let (range, unit) = Self.plausible[condition] else { return value }
+            guard !value.isFinite || !range.contains(value) else { return value }
+            let low = DecimalText.fixed(range.lowerBound, maxFractionDigits: 0)
+            let high =
+                range.upperBound >= 1e9
+                ? "\(range.upperBound)" : DecimalText.fixed(range.upperBound, maxFractionDigits: 0)
+            copy.unavailable = (copy.unavailable ?? [:]).merging(
+                [
+                    condition.rawValue:
+                        "the phone reported \(value) \(unit), outside \(low)…\(high) \(unit): not a real value"
+                ]
+            ) { _, new in new }
+            return nil
+        }
+        copy.batteryPercent = check(.battery, batteryPercent)
+        copy.temperatureC = check(.temperature, temperatureC)
+        copy.uptimeSeconds = check(.uptime, uptimeSeconds)
+        copy.freeStorageBytes = check(.storage, freeStorageBytes)
+        if let state = thermalState, !Self.thermalStates.contains(state) {
+            copy.thermalState = nil
+            copy.unavailable = (copy.unavailable ?? [:]).merging(
+                [DeviceCondition.thermalState.rawValue: "the phone reported an unknown thermal state"]
+            ) { _, new in new }
+        }
+        return copy
+    }
+
     /// The value of a numeric condition (`battery`, `temperature`, `uptime`, `storage` in GB); `nil` when not
     /// reported or not numeric.
     package func number(_ condition: DeviceCondition) -> Double? {

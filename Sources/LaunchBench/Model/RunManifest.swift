@@ -266,8 +266,14 @@ extension RunManifest {
     /// Writes `run.json` atomically (pretty-printed, sorted keys).
     /// - Throws: `LaunchBenchError.cannotWrite`.
     package func write(to url: URL) throws {
+        let data: Data
         do {
-            try JSONCoding.encoder(pretty: true).encode(self).write(to: url, options: .atomic)
+            data = try JSONCoding.encoder(pretty: true).encode(self)
+        } catch {
+            throw LaunchBenchError.cannotEncode(path: url.path, reason: LaunchBenchError.encodingFailure(error))
+        }
+        do {
+            try data.write(to: url, options: .atomic)
         } catch {
             throw LaunchBenchError.cannotWrite(path: url.path, reason: error.localizedDescription)
         }

@@ -46,6 +46,8 @@ package actor ResultsStore {
         let url = folder.appendingPathComponent("run.json")
         do {
             try manifest.write(to: url)
+        } catch LaunchBenchError.cannotEncode(let path, let reason) {
+            throw LaunchBenchError.cannotEncode(path: path, reason: reason)
         } catch {
             guard (try? FileManager.default.removeItem(at: reserve)) != nil else { throw error }
             try manifest.write(to: url)

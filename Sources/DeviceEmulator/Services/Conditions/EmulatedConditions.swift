@@ -35,6 +35,8 @@ package final class EmulatedConditions: Sendable {
         var restingC = 30.0
         var heat: Heat?
         var freeBytes: Int = 31_000_000_000
+        var brokenBatteryPercent: Double?
+        var brokenTemperatureC: Double?
     }
 
     private let state = Locked(State())
@@ -50,6 +52,20 @@ package final class EmulatedConditions: Sendable {
     package var batteryPercent: Int {
         get { state.withLock { $0.batteryPercent } }
         set { state.withLock { $0.batteryPercent = min(100, max(0, newValue)) } }
+    }
+
+    /// A fault, not a phone's behaviour: a broken or hostile phone whose lockdown says this `BatteryCurrentCapacity`
+    /// (a real, e.g. 1e308) whatever the battery holds; `nil` (the default) reports the battery. What launchbench
+    /// must bound before it reaches run.json.
+    package var brokenBatteryPercent: Double? {
+        get { state.withLock { $0.brokenBatteryPercent } }
+        set { state.withLock { $0.brokenBatteryPercent = newValue } }
+    }
+
+    /// The same fault for the power source's `Temperature` (°C; served in 1/100 °C as a real).
+    package var brokenTemperatureC: Double? {
+        get { state.withLock { $0.brokenTemperatureC } }
+        set { state.withLock { $0.brokenTemperatureC = newValue } }
     }
 
     /// Whether the battery charges (`BatteryIsCharging`, `IsCharging`). Default false (full, on the cable).
@@ -105,7 +121,8 @@ package final class EmulatedConditions: Sendable {
         case "com.apple.mobile.battery":
             return state.withLock { state in
                 [
-                    "BatteryCurrentCapacity": state.batteryPercent, "BatteryIsCharging": state.charging,
+                    "BatteryCurrentCapacity": state.brokenBatteryPercent.map { $0 as Any } ?? state.batteryPercent,
+                    "BatteryIsCharging": state.charging,
                     "ExternalConnected": state.externalConnected, "FullyCharged": state.batteryPercent >= 100,
                 ]
             }
@@ -127,7 +144,8 @@ package final class EmulatedConditions: Sendable {
                 "BatteryInstalled": true, "CurrentCapacity": state.batteryPercent, "MaxCapacity": 100,
                 "IsCharging": state.charging, "ExternalConnected": state.externalConnected,
                 "ExternalChargeCapable": true, "FullyCharged": state.batteryPercent >= 100,
-                "Temperature": Int((celsius * 100).rounded()), "Voltage": 4123,
+                "Temperature": state.brokenTemperatureC.map { $0 * 100 as Any } ?? Int((celsius * 100).rounded()),
+                "Voltage": 4123,
                 "InstantAmperage": state.charging ? 512 : -211, "CycleCount": 127,
             ]
         }

@@ -156,6 +156,23 @@ final class ConditionWatch: SampleEnricher, Sendable {
                         ($0.rawValue, "this driver reads no device conditions")
                     }))
         }
+        return noteImpossible(conditions)
+    }
+
+    /// The reading bounded (``DeviceConditions/bounded()``); each condition dropped is said once per device.
+    private func noteImpossible(_ raw: DeviceConditions) -> DeviceConditions {
+        let conditions = raw.bounded()
+        let dropped = DeviceCondition.allCases.filter { raw.reports($0) && !conditions.reports($0) }
+        for condition in dropped {
+            let why = conditions.unavailable?[condition.rawValue] ?? "impossible"
+            let note = "Its \(condition.label) is recorded as not reported: \(why)."
+            let isNew = state.withLock { state in
+                guard !state.notes.contains(note) else { return false }
+                state.notes.append(note)
+                return true
+            }
+            if isNew { self.note(note) }
+        }
         return conditions
     }
 
