@@ -26,6 +26,8 @@ package struct ResultsMerge: Sendable {
         case differentApps(first: String, firstApp: String, second: String, secondApp: String)
         /// Two builds of the app (`1.2 (34)` and `1.2 (35)`).
         case differentBuilds(first: String, firstBuild: String, second: String, secondBuild: String)
+        /// A shard whose launches (`launches` of them) name another build than its run.json: edited or mixed.
+        case shardDisagrees(folder: String, runJSONBuild: String, launchBuild: String, launches: Int)
         /// One folder named twice, however spelled (`A`, `./A/`, a symbolic link to it).
         case sameFolder(first: String, second: String)
         /// Two reference apps (`--reference-app`) in the shards' `reference/` folders.
@@ -55,7 +57,7 @@ package struct ResultsMerge: Sendable {
                 }
                 app = app ?? (path, bundleID)
             }
-            for shardBuild in Self.builds(of: shard) {
+            for shardBuild in try Self.builds(of: shard) {
                 if let first = build, first.build != shardBuild {
                     throw Refusal.differentBuilds(
                         first: first.folder, firstBuild: first.build, second: path, secondBuild: shardBuild)
@@ -99,12 +101,22 @@ package struct ResultsMerge: Sendable {
         }
     }
 
-    /// The app build a shard measured as its run.json names it (`1.2 (34)`), else the builds its launches
-    /// name (`app_version`; a shard without run.json).
-    private static func builds(of shard: (folder: ResultsFolder, samples: [Sample])) -> [String] {
-        if let listed = shard.folder.manifest?.app.flatMap(Self.versionDescription) { return [listed] }
+    /// The app builds a shard's launches name (`app_version`, `1.2 (34)`), which are what was measured; run.json's
+    /// when they name none. A shard whose launches name another build than its run.json is refused: one of the
+    /// two was edited or the folder mixes runs, and either way the merged folder would say the wrong build.
+    private static func builds(of shard: (folder: ResultsFolder, samples: [Sample])) throws -> [String] {
+        let app = shard.folder.manifest?.app
+        // The app's own launches: an older folder may hold a --reference-app's launches too.
+        let own = shard.samples.filter { sample in app?.bundleID.map { sample.appBundleID == $0 } ?? true }
         var seen = Set<String>()
-        return shard.samples.map(\.appVersion).filter { !$0.isEmpty && seen.insert($0).inserted }
+        let launched = own.map(\.appVersion).filter { !$0.isEmpty && seen.insert($0).inserted }
+        guard let listed = app.flatMap(Self.versionDescription) else { return launched }
+        if let other = launched.first(where: { $0 != listed }) {
+            throw Refusal.shardDisagrees(
+                folder: shard.folder.url.path, runJSONBuild: listed, launchBuild: other,
+                launches: own.filter { $0.appVersion == other }.count)
+        }
+        return [listed]
     }
 
     /// run.json's version and build as a launch's `app_version` spells them (`AppBundle.versionDescription`).
@@ -191,6 +203,9 @@ extension ResultsMerge.Refusal: LocalizedError {
             return Self.measuredDifferent("builds of the app", firstBuild, in: first, secondBuild, in: second)
                 + ". A merged folder is one build's run; merge the shards of one build, and compare builds with "
                 + "`launchbench compare BASELINE CURRENT`."
+        case .shardDisagrees(let folder, let listed, let launched, let launches):
+            return "\(folder) is not one build's run: its run.json says \(listed), but \(launches) of its launches "
+                + "say \(launched). Measure that shard again, or merge only folders launchbench wrote unchanged."
         case .sameFolder(let first, let second):
             return "\(first) and \(second) are the same folder: its launches would count twice. Name each shard's "
                 + "results folder once."

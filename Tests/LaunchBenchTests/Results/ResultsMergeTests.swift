@@ -4,10 +4,12 @@ import Testing
 @testable import LaunchBench
 
 @Suite struct ResultsMergeTests {
-    static func sample(_ udid: String, run: String, app: String = "com.example.app", iteration: Int = 1) -> Sample {
+    static func sample(
+        _ udid: String, run: String, app: String = "com.example.app", version: String = "1.0 (1)", iteration: Int = 1
+    ) -> Sample {
         Sample(
             runID: run, deviceUDID: udid, deviceName: "Phone \(udid)", productType: "iPhone12,1", osVersion: "14.8",
-            appBundleID: app, appVersion: "1.0", iteration: iteration, kind: .cold, status: .ok,
+            appBundleID: app, appVersion: version, iteration: iteration, kind: .cold, status: .ok,
             metrics: [.totalPremainMs: 300], startedAt: Date(timeIntervalSince1970: 1000))
     }
 
@@ -25,7 +27,7 @@ import Testing
             },
             deviceOutcomes: udids.map { RunManifest.DeviceOutcome(udid: $0, outcome: .measured) })
         let samples = udids.flatMap { udid in
-            (1...3).map { sample(udid, run: "run-\(name)", app: app, iteration: $0) }
+            (1...3).map { sample(udid, run: "run-\(name)", app: app, version: "1.0 (\(build))", iteration: $0) }
         }
         let folder = ResultsFolder(
             url: url ?? URL(fileURLWithPath: "/shards/\(name)"), manifest: manifest, samples: samples, notes: notes)
@@ -91,7 +93,7 @@ import Testing
         }
         #expect(
             throws: ResultsMerge.Refusal.differentBuilds(
-                first: "/shards/a", firstBuild: "1.0", second: "/shards/b", secondBuild: "1.1")
+                first: "/shards/a", firstBuild: "1.0 (1)", second: "/shards/b", secondBuild: "1.1")
         ) {
             try ResultsMerge([a, b])
         }
@@ -147,5 +149,32 @@ import Testing
         #expect(throws: ResultsMerge.Refusal.tooFewShards(count: 1)) {
             try ResultsMerge([Self.shard("a", udids: ["A1"])])
         }
+    }
+}
+
+/// Issue 44: a shard's build is what its launches measured; one whose launches disagree with its run.json is refused.
+extension ResultsMergeTests {
+    @Test func aShardWhoseLaunchesNameAnotherBuildThanItsRunJSONIsRefused() throws {
+        var b = Self.shard("b", udids: ["B1"], build: "34")
+        b.samples = b.samples.map { sample in
+            var sample = sample
+            sample.appVersion = "1.0 (35)"
+            return sample
+        }
+        let error = #expect(throws: ResultsMerge.Refusal.self) {
+            try ResultsMerge([Self.shard("a", udids: ["A1"], build: "34"), b])
+        }
+        #expect(
+            error
+                == .shardDisagrees(folder: "/shards/b", runJSONBuild: "1.0 (34)", launchBuild: "1.0 (35)", launches: 3))
+        let text = try #require(error?.localizedDescription)
+        #expect(text.contains("its run.json says 1.0 (34), but 3 of its launches say 1.0 (35)"), "\(text)")
+    }
+
+    @Test func aReferenceAppsLaunchesInTheSameFileDoNotCountAsAnotherBuild() throws {
+        var a = Self.shard("a", udids: ["A1"])
+        a.samples.append(Self.sample("A1", run: "run-a", app: "com.example.empty", version: "9.9 (9)"))
+        let merged = try ResultsMerge([a, Self.shard("b", udids: ["B1"])])
+        #expect(merged.samples.count == 7)
     }
 }
