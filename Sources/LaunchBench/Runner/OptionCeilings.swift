@@ -15,6 +15,15 @@ package enum OptionCeilings {
     package static let iterations = 100_000
     /// `run --warm`: warm launches after each cold one.
     package static let warmLaunches = 1_000
+    /// `run --timeout`'s floor: a second. No launch, not even a warm one on a new phone, ends sooner, so a
+    /// shorter wait would time every launch out and measure nothing.
+    package static let timeoutFloorSeconds = 1.0
+    /// `run --require-poll`'s floor: a second. Each poll is a lockdown and a diagnostics_relay request; a
+    /// phone asked faster (1e-300 s gave 3,564 battery queries in 3 s) spends its time answering.
+    package static let requirePollFloorSeconds = 1.0
+    /// `run --target-precision`'s floor, %: below a tenth of a percent no phone's launches get there, so
+    /// the run would only ever stop at --max-iterations.
+    package static let targetPrecisionFloor = 0.1
     /// `emulator --time-scale`: real seconds per emulated second.
     package static let timeScale = 100.0
     /// `emulator --time-scale`'s floor: a thousand times faster than real time. Below it the emulated clocks
@@ -27,12 +36,15 @@ package enum OptionCeilings {
     ///   - option: the flag as typed, e.g. `--timeout`.
     ///   - example: a good value for the message, e.g. `30`.
     ///   - allowsZero: whether 0 is accepted (else the value must be above 0).
+    ///   - minimum: the floor, when there is one above 0.
     package static func problem(
-        seconds: Double, option: String, ceiling: Double, allowsZero: Bool, example: String
+        seconds: Double, option: String, ceiling: Double, allowsZero: Bool, minimum: Double? = nil, example: String
     ) -> String? {
-        let floor = allowsZero ? "0 or more seconds" : "a number of seconds above 0"
         let ceilingText = DecimalText.fixed(ceiling, maxFractionDigits: 3)
-        guard seconds.isFinite, allowsZero ? seconds >= 0 : seconds > 0 else {
+        let floor =
+            minimum.map { "from \(DecimalText.fixed($0, maxFractionDigits: 3)) seconds" }
+            ?? (allowsZero ? "0 or more seconds" : "a number of seconds above 0")
+        guard seconds.isFinite, allowsZero ? seconds >= 0 : seconds > 0, seconds >= (minimum ?? 0) else {
             return "\(option) \(seconds) must be \(floor), at most \(ceilingText), e.g. \(option) \(example)."
         }
         guard seconds <= ceiling else {

@@ -92,7 +92,8 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Seconds after which a launch still running is killed (status timeout).", valueName: "seconds"))
+            "Seconds after which a launch still running is killed (status timeout), 1 to 3600.",
+            valueName: "seconds"))
     var timeout: Double = 30
 
     @Option(
@@ -149,14 +150,15 @@ struct Run: AsyncParsableCommand {
                 )
             }
         }
-        let durations = [
-            (timeout, "--timeout", OptionCeilings.timeoutSeconds, false, "30"),
-            (settle, "--settle", OptionCeilings.settleSeconds, true, "30"),
-            (grace, "--grace", OptionCeilings.graceSeconds, true, "0.5"),
+        let durations: [(Double, String, Double, Bool, Double?, String)] = [
+            (timeout, "--timeout", OptionCeilings.timeoutSeconds, false, OptionCeilings.timeoutFloorSeconds, "30"),
+            (settle, "--settle", OptionCeilings.settleSeconds, true, nil, "30"),
+            (grace, "--grace", OptionCeilings.graceSeconds, true, nil, "0.5"),
         ]
-        for (seconds, option, ceiling, allowsZero, example) in durations {
+        for (seconds, option, ceiling, allowsZero, minimum, example) in durations {
             if let problem = OptionCeilings.problem(
-                seconds: seconds, option: option, ceiling: ceiling, allowsZero: allowsZero, example: example)
+                seconds: seconds, option: option, ceiling: ceiling, allowsZero: allowsZero, minimum: minimum,
+                example: example)
             {
                 throw ValidationError(problem)
             }

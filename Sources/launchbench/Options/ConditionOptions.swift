@@ -20,7 +20,8 @@ struct ConditionOptions: ParsableArguments {
     @Option(
         name: .customLong("require-poll"),
         help: ArgumentHelp(
-            "How often the device is asked while waiting, in seconds (default 10).", valueName: "seconds"))
+            "How often the device is asked while waiting, in seconds (1 to 3600, default 10).",
+            valueName: "seconds"))
     var requirePoll: Double = 10
 
     @Option(
@@ -36,13 +37,14 @@ struct ConditionOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
-        let durations = [
-            (requireWait, "--require-wait", true, "600"), (requirePoll, "--require-poll", false, "10"),
+        let durations: [(Double, String, Bool, Double?, String)] = [
+            (requireWait, "--require-wait", true, nil, "600"),
+            (requirePoll, "--require-poll", false, OptionCeilings.requirePollFloorSeconds, "10"),
         ]
-        for (seconds, option, allowsZero, example) in durations {
+        for (seconds, option, allowsZero, minimum, example) in durations {
             if let problem = OptionCeilings.problem(
                 seconds: seconds, option: option, ceiling: OptionCeilings.settleSeconds, allowsZero: allowsZero,
-                example: example)
+                minimum: minimum, example: example)
             {
                 throw ValidationError(problem)
             }

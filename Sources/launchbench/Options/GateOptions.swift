@@ -166,10 +166,13 @@ struct GateOptions: ParsableArguments {
             throw ValidationError("Use either --allowed-dylibs (check) or --write-allowed-dylibs (record), not both.")
         }
         if let targetPrecision {
-            guard targetPrecision.isFinite, targetPrecision > 0, targetPrecision < 100 else {
+            let floor = DecimalText.fixed(OptionCeilings.targetPrecisionFloor, maxFractionDigits: 2)
+            guard targetPrecision.isFinite, targetPrecision >= OptionCeilings.targetPrecisionFloor,
+                targetPrecision < 100
+            else {
                 throw ValidationError(
-                    "--target-precision \(targetPrecision) must be a percentage above 0 and below 100, e.g. --target-precision 3."
-                )
+                    "--target-precision \(targetPrecision) must be a percentage from \(floor) and below 100, e.g. "
+                        + "--target-precision 3.")
             }
         }
         if untilVerdict {
