@@ -1,8 +1,11 @@
 import Foundation
 import LaunchBench
 
-/// `launchbench doctor --capture DIR`: what a bug report needs, and nothing private. DIR is created 0700
-/// (`PrivateFolder`). It gets the report, the phone's model and iOS, the launch's raw kdebug (its first data
+/// `launchbench doctor --capture DIR`: what a bug report needs, and nothing private. DIR is a new folder,
+/// created 0700 before the doctor's first step (``prepare(_:)``), or an empty one of the user's: a folder
+/// holding anything is refused rather than written into, since `--capture .` in a project would overwrite the
+/// project's README.txt (a generated subfolder was the other choice; refusing keeps the report where the user
+/// said, and says so at once instead of after a minute of checks). It gets the report, the phone's model and iOS, the launch's raw kdebug (its first data
 /// message, the RAW_VERSION2 header, included) with `launchbench parse`'s table of it, the launch's log and the
 /// engines' logs (the kdebug helper's holds machTimeInfo's reply and the session's first messages). No pair
 /// record, key, certificate or host ID is copied, and a log line that names one is withheld.
@@ -26,11 +29,57 @@ package enum DoctorCapture {
 
         """
 
-    /// Writes the capture of `outcome` into `folder` (created 0700); returns the files written, relative.
-    /// - Throws: `LaunchBenchError.unsafeFolder` or `.cannotWrite`.
+    /// Makes `folder` ready for a capture, before the doctor's first step: a new folder is created 0700; an
+    /// existing one must be an empty folder of this user's (not a link), and is made 0700.
+    /// - Returns: whether the folder was created here (so a doctor that fails before writing can remove it).
+    /// - Throws: `LaunchBenchError.refusedPath` naming the folder and what to pass instead; `.cannotWrite`.
+    @discardableResult
+    package static func prepare(_ folder: URL) throws -> Bool {
+        let path = folder.path
+        if mkdir(path, 0o700) == 0 {
+            _ = chmod(path, 0o700)
+            return true
+        }
+        let failure = errno
+        guard failure == EEXIST else {
+            throw LaunchBenchError.cannotWrite(
+                path: path, reason: "the capture folder cannot be created (\(String(cString: strerror(failure))))")
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            throw LaunchBenchError.cannotWrite(
+                path: path, reason: "the capture folder cannot be read (\(String(cString: strerror(errno))))")
+        }
+        let problem: String?
+        if status.st_mode & S_IFMT == S_IFLNK {
+            problem = "it is a symbolic link"
+        } else if status.st_mode & S_IFMT != S_IFDIR {
+            problem = "it is a file, not a folder"
+        } else if status.st_uid != geteuid() {
+            problem = "it belongs to user id \(status.st_uid), not to you (\(geteuid()))"
+        } else {
+            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+            problem =
+                entries.isEmpty
+                ? nil
+                : "it already holds \(entries.count) entr\(entries.count == 1 ? "y" : "ies") (\(entries.prefix(3).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")), and a capture never overwrites files"
+        }
+        if let problem {
+            throw LaunchBenchError.refusedPath(
+                path: path, reason: "--capture needs a new or empty folder, and \(problem)",
+                fix: "Pass --capture a folder that does not exist yet (it is created, readable by you only), e.g. "
+                    + "--capture doctor-capture.")
+        }
+        _ = chmod(path, 0o700)
+        return false
+    }
+
+    /// Writes the capture of `outcome` into `folder` (a new or empty folder, ``prepare(_:)``); returns the files
+    /// written, relative.
+    /// - Throws: `LaunchBenchError.refusedPath` or `.cannotWrite`.
     @discardableResult
     package static func write(_ outcome: DoctorOutcome, to folder: URL) throws -> [String] {
-        let folder = try PrivateFolder.ensure(folder)
+        try prepare(folder)
         var written: [String] = []
         func put(_ data: Data, _ relative: String) throws {
             let url = folder.appendingPathComponent(relative)

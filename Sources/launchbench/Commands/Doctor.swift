@@ -37,7 +37,8 @@ struct Doctor: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write what a bug report needs into this folder (created private, 0700); nothing private is copied.",
+            "Write what a bug report needs into this new (or empty) folder, made private (0700); nothing private "
+                + "is copied.",
             valueName: "dir"),
         completion: .directory)
     var capture: String?
@@ -52,6 +53,18 @@ struct Doctor: AsyncParsableCommand {
 
     func run() async throws {
         let bundle: AppBundle
+        // The capture folder is checked (and made) before the first step, not after a minute of checks.
+        var createdCapture = false
+        if let capture {
+            do {
+                createdCapture = try DoctorCapture.prepare(URL(fileURLWithPath: capture))
+            } catch let error as LaunchBenchError {
+                if case .refusedPath = error { throw CommandFailure(.usage, error.localizedDescription) }
+                throw error
+            }
+        }
+        var captured = false
+        defer { if createdCapture && !captured { _ = rmdir(capture ?? "") } }
         let sample: DemoApp?
         if let app {
             do {
@@ -87,6 +100,7 @@ struct Doctor: AsyncParsableCommand {
             let target = URL(fileURLWithPath: capture)
             let files = try DoctorCapture.write(outcome, to: target)
             Terminal.output(
+            captured = true
                 "\nCaptured \(files.count) files in \(target.path) (no pair record, keys or host IDs).\n")
         }
         if !outcome.report.ready { throw ExitCode(.failure) }
