@@ -42,6 +42,10 @@ struct Compare: AsyncParsableCommand {
         completion: .file())
     var output: String?
 
+    func validate() throws {
+        try OutputPaths.checkFile(output, option: "--output", example: "gate.txt")
+    }
+
     func run() async throws {
         let allowed = try check.allowedDylibs.map { try AllowedDylibs.read(from: URL(fileURLWithPath: $0)) }
         let report: GateReport

@@ -119,6 +119,7 @@ struct Emulator: AsyncParsableCommand {
     }
 
     func validate() throws {
+        try OutputPaths.checkFile(activityLog, option: "--activity-log", example: "activity.jsonl")
         do {
             try variation?.validate(prefix: "variation")
         } catch let error as AppProfileError {

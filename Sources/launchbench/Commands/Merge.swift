@@ -38,6 +38,7 @@ struct Merge: AsyncParsableCommand {
         guard shards.count >= 2 else {
             throw ValidationError("Name at least two results folders to merge (got \(shards.count)).")
         }
+        try OutputPaths.checkFolder(output, option: "--output", example: "merged")
     }
 
     func run() async throws {

@@ -47,6 +47,10 @@ struct Report: AsyncParsableCommand {
         completion: .file())
     var baseline: String?
 
+    func validate() throws {
+        try OutputPaths.checkFile(output, option: "--output", example: "report.txt")
+    }
+
     func run() async throws {
         let folderURL = URL(fileURLWithPath: directory, isDirectory: true)
         let folder: ResultsFolder

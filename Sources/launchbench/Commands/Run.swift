@@ -51,7 +51,9 @@ struct Run: AsyncParsableCommand {
 
             Exit codes: 0 every launch measured, 3 a launch failed or measured nothing (no-metrics) or a device \
             was busy, skipped or lost, 1 an error (e.g. a results write failed: the message names the file), \
-            128+signal interrupted (130 Ctrl-C), 64 bad options (also a bad USBMUXD_SOCKET_ADDRESS). With \
+            128+signal interrupted (130 Ctrl-C), 64 bad options (also a bad USBMUXD_SOCKET_ADDRESS, or a --output, \
+            --junit, --markdown or --write-allowed-dylibs path that cannot be written, refused before the first \
+            launch). With \
             --baseline the gate decides: 0 no regression, 2 regression (or an unlisted dylib), 3 too many failed \
             launches to judge, 5 baseline not found. With --against: 0 NEW unchanged or faster (or no change \
             shown at the cap), 2 NEW slower, 3 undecided (too few pairs, a device lost before its pairs decided); \

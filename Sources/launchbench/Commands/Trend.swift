@@ -47,6 +47,7 @@ struct TrendCommand: AsyncParsableCommand {
     func validate() throws {
         guard !directories.isEmpty else { throw ValidationError("Name at least one results folder.") }
         try GateOptions.validate(threshold: threshold, metrics: metrics)
+        try OutputPaths.checkFile(output, option: "--output", example: "trend.md")
     }
 
     func run() async throws {

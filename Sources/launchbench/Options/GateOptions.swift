@@ -29,6 +29,8 @@ struct GateCheckOptions<Help: GateCheckHelp>: ParsableArguments {
 
     func validate() throws {
         try GateOptions.validate(threshold: threshold, metrics: metrics)
+        try OutputPaths.checkFile(junit, option: "--junit", example: "launch-gate.xml")
+        try OutputPaths.checkFile(markdown, option: "--markdown", example: "launch-gate.md")
     }
 
     var settings: GateSettings {
@@ -165,6 +167,7 @@ struct GateOptions: ParsableArguments {
         if check.allowedDylibs != nil && writeAllowedDylibs != nil {
             throw ValidationError("Use either --allowed-dylibs (check) or --write-allowed-dylibs (record), not both.")
         }
+        try OutputPaths.checkFile(writeAllowedDylibs, option: "--write-allowed-dylibs", example: "allowed-dylibs.txt")
         if let targetPrecision {
             let floor = DecimalText.fixed(OptionCeilings.targetPrecisionFloor, maxFractionDigits: 2)
             guard targetPrecision.isFinite, targetPrecision >= OptionCeilings.targetPrecisionFloor,

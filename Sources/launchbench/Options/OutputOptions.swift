@@ -15,5 +15,6 @@ struct OutputOptions: ParsableArguments {
         if let output, output.isEmpty {
             throw ValidationError("--output is empty. Name a folder, e.g. --output results.")
         }
+        try OutputPaths.checkFolder(output, option: "--output", example: "results")
     }
 }
