@@ -123,10 +123,13 @@ extension RealPymobiledevice3Tests {
                 try helper.send(["cmd": "launch", "id": 5, "bundle": "com.example.absent", "kill_existing": true])
                 let refused = try await helper.next(type: "refused", id: 5)
                 #expect(refused["cmd"] as? String == "launch")
-                // The phone's NSError by its parts (FrontBoard's NotFound), for launchbench to name the cause.
-                #expect(refused["domain"] as? String == "FBSOpenApplicationErrorDomain", "\(refused)")
-                #expect(Helper.int(refused, "code") == 4 && refused["code_name"] as? String == "NotFound")
-                #expect((refused["reason"] as? String ?? "").contains("returned nil for \"com.example.absent\""))
+                // The phone's NSErrors by their parts, FrontBoard's NotFound at the bottom, for launchbench to name
+                // the cause.
+                let deepest = (refused["errors"] as? [[String: Any]])?.last
+                #expect(deepest?["domain"] as? String == "FBSOpenApplicationErrorDomain", "\(refused)")
+                #expect(Helper.int(deepest, "code") == 4 && deepest?["code_name"] as? String == "NotFound")
+                let reason = deepest?["reason"] as? String
+                #expect(reason?.contains("returned nil for \"com.example.absent\"") == true, "\(refused)")
                 #expect(try await helper.stop() == 0)
             }
         }

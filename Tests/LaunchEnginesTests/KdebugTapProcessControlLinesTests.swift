@@ -39,12 +39,21 @@ import Testing
         #expect(
             control.handle([
                 "type": "refused", "id": id, "cmd": "launch", "error": "DTXNsError", "message": "raw",
-                "domain": "FBSOpenApplicationErrorDomain", "code": 3, "code_name": "Security",
-                "reason": "Unable to launch com.example.app because it has an invalid code signature",
+                "errors": [
+                    [
+                        "domain": "com.apple.dt.deviceprocesscontrolservice", "code": 2,
+                        "description": "Request to launch com.example.app failed.",
+                    ],
+                    [
+                        "domain": "FBSOpenApplicationErrorDomain", "code": 3, "code_name": "Security",
+                        "reason": "Unable to launch com.example.app because it has an invalid code signature",
+                    ],
+                ],
             ]))
         let error = try await #require(throws: ProcessControlError.self) { try await launch.value }
         #expect(error.kind == .refused)
         #expect(error.message.hasPrefix("U1 refused to launch com.example.app through process control: its code"))
+        #expect(error.refusal?.cause == .security)
     }
 
     @Test func aRefusalWithoutAnNSErrorKeepsTheHelpersWords() async throws {

@@ -48,7 +48,8 @@ final class KdebugTapProcessControl: ProcessControl {
             "kill_existing": true,
         ])
         if case .refused(let message, let refusal) = answer {
-            throw ProcessControlError(.refused, refusal?.message(device: udid, bundleID: request.bundleID) ?? message)
+            throw ProcessControlError(
+                .refused, refusal?.message(device: udid, bundleID: request.bundleID) ?? message, refusal: refusal)
         }
         guard case .pid(let pid) = answer, pid > 0 else {
             throw ProcessControlError(.refused, "process control on \(udid) answered the launch without a pid")
@@ -129,13 +130,14 @@ final class KdebugTapProcessControl: ProcessControl {
             answer(number("id"), .done)
         case "refused":
             let text = object["message"] as? String ?? ""
-            let domain = object["domain"] as? String
-            let reason = object["reason"] as? String
-            let refusal =
-                domain == nil && reason == nil
-                ? nil
-                : ProcessControlRefusal(
-                    domain: domain, code: number("code"), codeName: object["code_name"] as? String, reason: reason)
+            // The phone's NSError and those under it, outermost first (the helper's `errors`).
+            let chain = (object["errors"] as? [[String: Any]] ?? []).map { level in
+                ProcessControlRefusal.Level(
+                    domain: level["domain"] as? String, code: (level["code"] as? NSNumber)?.intValue,
+                    codeName: level["code_name"] as? String, description: level["description"] as? String,
+                    reason: level["reason"] as? String)
+            }
+            let refusal = chain.isEmpty ? nil : ProcessControlRefusal(chain: chain)
             answer(
                 number("id"),
                 .refused(text.isEmpty ? "process control refused (\(object["error"] ?? ""))" : text, refusal))

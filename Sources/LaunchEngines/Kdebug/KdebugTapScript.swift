@@ -23,7 +23,8 @@ enum KdebugTapScript {
           {"cmd": "kill", "id": N, "pid": P}      -> {"type": "killed", "id": N, "pid": P}
           {"cmd": "pid", "id": N, "bundle": B}    -> {"type": "pid", "id": N, "pid": P}   (0: not running)
           a command the device refuses            -> {"type": "refused", "id": N, "cmd": C, "error": E, "message": M}
-              with the phone's NSError, if it sent one: "domain", "code", "code_name", "reason"
+              with the phone's NSError, if it sent one, and those under it (NSUnderlyingError), outermost first:
+              "errors": [{"domain", "code", "code_name", "description", "reason"}, ...]
         and forwards the processes' output and ends as the device reports them:
           {"type": "output", "pid": P, "text": "..."}                      as sent: part of a line or several
           {"type": "terminated", "pid": P, "exit_code": X, "signal": S}   the one that does not apply is null
@@ -127,19 +128,31 @@ enum KdebugTapScript {
             return Observed
 
 
-        def refusal(ident, kind, error):
-            """A refused command; the phone's NSError (pymobiledevice3's DTXNsError: dtx/channel.py _unwrap_reply) by
-            its parts, so launchbench can name the cause: FrontBoard's domain, code, code name and reason."""
-            line = {"type": "refused", "id": ident, "cmd": kind, "error": type(error).__name__, "message": str(error)}
-            ns_error = getattr(error, "error", None)
-            if type(error).__name__ == "DTXNsError" and ns_error is not None:
+        def error_chain(ns_error):
+            """An NSError and those under it (NSUnderlyingError, decoded by pymobiledevice3 as NSError too:
+            dtx/ns_types.py), outermost first, by their parts. A phone nests FrontBoard's refusal one or two levels under
+            processcontrol's own com.apple.dt.deviceprocesscontrolservice error, so the cause is at the bottom."""
+            chain = []
+            while ns_error is not None and len(chain) < 8:
                 info = ns_error.user_info if isinstance(ns_error.user_info, dict) else {}
 
                 def text(key):
                     return info.get(key) if isinstance(info.get(key), str) else None
 
-                line.update({"domain": ns_error.domain, "code": ns_error.code, "code_name": text("BSErrorCodeDescription"),
-                             "reason": text("NSLocalizedFailureReason") or text("NSLocalizedDescription")})
+                chain.append({"domain": ns_error.domain, "code": ns_error.code, "code_name": text("BSErrorCodeDescription"),
+                              "description": text("NSLocalizedDescription"), "reason": text("NSLocalizedFailureReason")})
+                under = info.get("NSUnderlyingError")
+                ns_error = under if hasattr(under, "domain") and hasattr(under, "code") else None
+            return chain
+
+
+        def refusal(ident, kind, error):
+            """A refused command; the phone's NSError (pymobiledevice3's DTXNsError: dtx/channel.py _unwrap_reply) and
+            those under it, so launchbench can name the cause and the fix."""
+            line = {"type": "refused", "id": ident, "cmd": kind, "error": type(error).__name__, "message": str(error)}
+            ns_error = getattr(error, "error", None)
+            if type(error).__name__ == "DTXNsError" and ns_error is not None:
+                line["errors"] = error_chain(ns_error)
             return line
 
 

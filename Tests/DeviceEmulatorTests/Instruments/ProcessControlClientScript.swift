@@ -83,7 +83,13 @@ enum ProcessControlClientScript {
                     try:
                         await pc.launch("com.example.absent")
                     except Exception as error:
-                        emit({"type": "refused", "error": type(error).__name__, "message": str(error)})
+                        chain, ns = [], getattr(error, "error", None)
+                        while ns is not None and len(chain) < 8:  # the NSErrors under it, as decoded
+                            info = ns.user_info or {}
+                            chain.append([ns.domain, ns.code, info.get("BSErrorCodeDescription"),
+                                          info.get("NSLocalizedFailureReason")])
+                            ns = info.get("NSUnderlyingError")
+                        emit({"type": "refused", "error": type(error).__name__, "message": str(error), "chain": chain})
                     reader.cancel()
                     return
                 pid = await launch()

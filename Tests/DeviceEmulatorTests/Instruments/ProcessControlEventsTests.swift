@@ -158,17 +158,27 @@ struct ProcessControlEventsTests {
         }
     }
 
-    /// A launch the phone refuses comes back as an ERROR reply with FrontBoard's NSError, which pymobiledevice3
-    /// reads (`FrontBoardRefusal` cites the phones' replies).
+    /// A launch the phone refuses comes back as an ERROR reply with processcontrol's NSError and FrontBoard's two
+    /// nested under it, which pymobiledevice3 decodes whole (`DeviceProcessControlError`, `FrontBoardRefusal` cite
+    /// the phones' replies).
     @Test func aLaunchOfAnAppNotInstalledIsAnErrorTheClientReads() async throws {
         try await Self.withInstalledApp(ios: "16.7") { lab, device, app in
             let lines = try await Self.run("absent", lab, device, app)
             let refused = try #require(lines.first { $0["type"] as? String == "refused" })
             #expect(refused["error"] as? String == "DTXNsError", "\(refused)")
             let message = refused["message"] as? String ?? ""
-            #expect(message.hasPrefix("FBSOpenApplicationErrorDomain (code 4,"), "\(refused)")
-            #expect(message.contains("'BSErrorCodeDescription': 'NotFound'"), "\(refused)")
-            #expect(message.contains("returned nil for \"com.example.absent\""), "\(refused)")
+            #expect(message.hasPrefix("com.apple.dt.deviceprocesscontrolservice (code 2,"), "\(refused)")
+            #expect(message.contains("'NSLocalizedDescription': 'Request to launch com.example.absent failed.'"))
+            let chain = (refused["chain"] as? [[Any]] ?? []).map { level in
+                level.map { ($0 as? String) ?? ($0 as? NSNumber).map { "\($0)" } ?? "-" }
+            }
+            #expect(
+                chain.map { Array($0.prefix(3)) } == [
+                    ["com.apple.dt.deviceprocesscontrolservice", "2", "-"],
+                    ["FBSOpenApplicationServiceErrorDomain", "4", "InvalidRequest"],
+                    ["FBSOpenApplicationErrorDomain", "4", "NotFound"],
+                ], "\(refused)")
+            #expect(chain.last?.last?.contains("returned nil for \"com.example.absent\"") == true, "\(refused)")
         }
     }
 

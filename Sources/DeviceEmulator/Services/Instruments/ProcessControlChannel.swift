@@ -78,14 +78,19 @@ final class ProcessControlChannel: InstrumentsChannel {
         guard arguments.count == 5, let bundleID = arguments[1] as? String else {
             return replies.error("processcontrol: launch needs path, bundle id, environment, arguments, options")
         }
+        // Refusals come nested, as a phone sends them: processcontrol's own error, FrontBoard's beneath
+        // (DeviceProcessControlError, FrontBoardRefusal).
         guard let app = device.services.app(bundleID), let version = device.osVersion else {
-            return replies.error(FrontBoardRefusal.notFound(bundleID))
+            return replies.error(
+                DeviceProcessControlError.launchFailed(bundleID, frontBoard: FrontBoardRefusal.notFound(bundleID)))
         }
         if app.profile.codeSignatureValid == false || !device.services.trustsAppDevelopers {
-            return replies.error(FrontBoardRefusal.security(bundleID))
+            return replies.error(
+                DeviceProcessControlError.launchFailed(bundleID, frontBoard: FrontBoardRefusal.security(bundleID)))
         }
         if device.services.isLocked {
-            return replies.error(FrontBoardRefusal.locked(bundleID))
+            return replies.error(
+                DeviceProcessControlError.launchFailed(bundleID, frontBoard: FrontBoardRefusal.locked(bundleID)))
         }
         let options = arguments[4] as? NSDictionary
         let killExisting = (options?["KillExisting"] as? NSNumber)?.boolValue ?? false
