@@ -43,16 +43,16 @@ package struct ProcessControlError: DriverError, Sendable, Equatable, CustomStri
 
     package var kind: Kind
     package var message: String
+    /// Why the phone refused, when it sent an NSError (a transient cause is tried again).
+    package var refusal: ProcessControlRefusal?
 
     package init(_ kind: Kind, _ message: String, refusal: ProcessControlRefusal? = nil) {
         self.kind = kind
-    /// Why the phone refused, when it sent an NSError (a transient cause is tried again).
-    package var refusal: ProcessControlRefusal?
         self.message = message
+        self.refusal = refusal
     }
 
     package var failureKind: DriverFailureKind { .launchRefused }
-        self.refusal = refusal
     package var description: String { message }
 }
 
