@@ -40,6 +40,12 @@ final class EmulatedProcesses: Sendable {
         var observers: [Int: Observer] = [:]
         var nextToken = 0
         var lateOutputLaunches = 0
+        /// How long after the termination notice such a launch's held writes are relayed.
+        var lateOutputDelay: Duration = .zero
+        var cleanExitSignal: Int?
+        var refusalAfterKill: Duration?
+        /// Per bundle id: the pid SIGKILL last ended and when.
+        var killed: [String: (pid: Int, at: ContinuousClock.Instant)] = [:]
     }
 
     private let state = Locked(State())
@@ -62,6 +68,41 @@ final class EmulatedProcesses: Sendable {
     var lateOutputLaunches: Int {
         get { state.withLock { $0.lateOutputLaunches } }
         set { state.withLock { $0.lateOutputLaunches = max(0, newValue) } }
+    }
+
+    /// The crashing-signal field of a clean exit's termination notice: `nil` (the default) as
+    /// DTProcessControlService sends it (its pid-death handler passes the exit code as an NSNumber and nil for the
+    /// signal: `DTProcessControlService.mm`, iOS 26.1, decompiled, EthanArbuckle/iPhone18-3_26.1_23B85_Restore), or
+    /// 0, the other encoding a client may meet (pymobiledevice3 11.45.0 `process_control.py` logs both fields, each
+    /// `Optional[int]`; Frida's `dtx.vala` reads a number from one field and takes the other as absent).
+    var cleanExitSignal: Int? {
+        get { state.withLock { $0.cleanExitSignal } }
+        set { state.withLock { $0.cleanExitSignal = newValue } }
+    }
+
+    /// For this long after SIGKILL ended an app, processcontrol refuses to launch it again ("already running",
+    /// ``DeviceProcessControlError/alreadyRunning(executable:pid:)``): the killed instance is still terminating. The
+    /// service's own wait (0.5 s up to eight times) is not emulated: this stands for a refusal that outlasted it, as
+    /// go-ios met on phones (77e57ca). `nil` (default): never.
+    var refusalAfterKill: Duration? {
+        get { state.withLock { $0.refusalAfterKill } }
+        set { state.withLock { $0.refusalAfterKill = newValue } }
+    }
+
+    /// The pid of `bundleID`'s instance SIGKILL ended less than ``refusalAfterKill`` ago, if any.
+    func stillTerminating(_ bundleID: String) -> Int? {
+        state.withLock { state in
+            guard let window = state.refusalAfterKill, let kill = state.killed[bundleID],
+                ContinuousClock.now - kill.at < window
+            else { return nil }
+            return kill.pid
+        }
+    }
+
+    /// How long after the termination notice the held writes come.
+    var lateOutputDelay: Duration {
+        get { state.withLock { $0.lateOutputDelay } }
+        set { state.withLock { $0.lateOutputDelay = max(.zero, newValue) } }
     }
 
     /// Forgets an observer (its channel closed); the processes it watched run on.
@@ -101,7 +142,7 @@ final class EmulatedProcesses: Sendable {
         }
         let end: (exitCode: Int?, signal: Int?)? =
             switch plan.ending {
-            case .exit(let status): (status, nil)
+            case .exit(let status): (status, status == 0 ? cleanExitSignal : nil)
             // No debugger holds a crashed process stopped: the signal ends it.
             case .signal(let signal), .stop(let signal): (nil, signal)
             case .running: nil
@@ -174,6 +215,7 @@ final class EmulatedProcesses: Sendable {
         let ended = state.withLock { state -> (Running, [Observer])? in
             guard let process = state.running[pid], process.token == token else { return nil }
             state.running[pid] = nil
+            if signal == 9 { state.killed[process.bundleID] = (pid, ContinuousClock.now) }
             return (process, process.observers.compactMap { state.observers[$0] })
         }
         guard let (process, observers) = ended else { return false }
@@ -204,6 +246,27 @@ extension EmulatedDevice {
     package var processControlLateOutputs: Int {
         get { processes.lateOutputLaunches }
         set { processes.lateOutputLaunches = newValue }
+    }
+
+    /// The crashing-signal field of a clean exit's termination notice: `nil` (default) or 0
+    /// (``EmulatedProcesses/cleanExitSignal``).
+    package var processControlCleanExitSignal: Int? {
+        get { processes.cleanExitSignal }
+        set { processes.cleanExitSignal = newValue }
+    }
+
+    /// For this long after SIGKILL ended an app, processcontrol refuses to launch it again, "already running"
+    /// (``EmulatedProcesses/refusalAfterKill``); `nil` (default): never.
+    package var processControlRefusalAfterKill: Duration? {
+        get { processes.refusalAfterKill }
+        set { processes.refusalAfterKill = newValue }
+    }
+
+    /// How long after the termination notice the writes of ``processControlLateOutputs``' launches come
+    /// (default: at once). How late a real phone's can come is unmeasured (Documentation/RealPhoneStatus.md).
+    package var processControlLateOutputDelay: Duration {
+        get { processes.lateOutputDelay }
+        set { processes.lateOutputDelay = newValue }
     }
 
     private var processes: EmulatedProcesses {

@@ -94,6 +94,10 @@ final class ProcessControlChannel: InstrumentsChannel {
         }
         let options = arguments[4] as? NSDictionary
         let killExisting = (options?["KillExisting"] as? NSNumber)?.boolValue ?? false
+        if killExisting, let terminating = processes.stillTerminating(bundleID) {
+            let executable = URL(fileURLWithPath: arguments[0] as? String ?? "/").lastPathComponent
+            return replies.error(DeviceProcessControlError.alreadyRunning(executable: executable, pid: terminating))
+        }
         if !killExisting, let running = processes.pid(of: bundleID) {
             // The app is brought forward, not started again (unverified on a phone).
             return replies.object(NSNumber(value: running))

@@ -108,7 +108,15 @@ struct ProcessControlLauncher: AppLauncher {
                 switch event {
                 case .output(let bytes): observer.output(bytes)
                 case .terminated(let exitCode, let signal) where ending == nil:
-                    ending = .ended(signal.map { .crashed(signal: $0) } ?? .exited(status: exitCode ?? 0))
+                    // Signal 0 is no signal: a clean exit comes as exit code 0 with the signal nil (what
+                    // DTProcessControlService sends) or 0 (pymobiledevice3 11.45.0's process_control.py takes each
+                    // field as Optional[int]; Frida's dtx.vala reads a number in one field and nil in the other;
+                    // go-ios ignores the notice). Only a non-zero signal is a crash.
+                    if let signal, signal != 0 {
+                        ending = .ended(.crashed(signal: signal))
+                    } else {
+                        ending = .ended(.exited(status: exitCode ?? 0))
+                    }
                 case .lost(let reason) where ending == nil: ending = .lost(reason)
                 case .terminated, .lost: break
                 }
