@@ -117,10 +117,14 @@ package protocol LaunchObserver: AnyObject, Sendable {
     /// Whether what arrived completes the launch (the end-of-launch rule): after the app's end, process control
     /// waits a little for output the phone relays late only while it does not.
     var isComplete: Bool { get }
+    /// The phone refused the launch for a moment and it is tried again (process control's transient refusals):
+    /// the sample counts the retries.
+    func launchRetried(after refusal: String)
 }
 
 extension LaunchObserver {
     package func outputLost(_ reason: String) {}
+    package func launchRetried(after refusal: String) {}
     package var isComplete: Bool { false }
 }
 

@@ -71,6 +71,9 @@ package struct Sample: Sendable, Hashable, Codable {
     /// kdebug: the file-backed page-ins from exec to the first frame by image, most first (`page_ins_by_image` in
     /// samples.jsonl: `[{image, page_ins, ms}]`, the image's path; absent when page faults were not traced).
     package var pageInsByImage: [ImagePageIns]?
+    /// How often process control's launch was tried again after the phone refused it for a moment (already
+    /// running, busy, locked): `launch_retries` in samples.jsonl, written only when not 0.
+    package var launchRetries = 0
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -132,6 +135,7 @@ package struct Sample: Sendable, Hashable, Codable {
         case closureRebuilt = "closure_rebuilt"
         case setAside = "set_aside"
         case pageInsByImage = "page_ins_by_image"
+        case launchRetries = "launch_retries"
     }
 
     private struct MetricKey: CodingKey {
@@ -172,6 +176,7 @@ package struct Sample: Sendable, Hashable, Codable {
         closureRebuilt = try c.decodeIfPresent(Bool.self, forKey: .closureRebuilt) ?? false
         setAside = try c.decodeIfPresent(Bool.self, forKey: .setAside) ?? false
         pageInsByImage = try c.decodeIfPresent([ImagePageIns].self, forKey: .pageInsByImage)
+        launchRetries = try c.decodeIfPresent(Int.self, forKey: .launchRetries) ?? 0
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -249,6 +254,7 @@ package struct Sample: Sendable, Hashable, Codable {
         if closureRebuilt { try c.encode(true, forKey: .closureRebuilt) }
         if setAside { try c.encode(true, forKey: .setAside) }
         try c.encodeIfPresent(pageInsByImage, forKey: .pageInsByImage)
+        if launchRetries != 0 { try c.encode(launchRetries, forKey: .launchRetries) }
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

@@ -54,7 +54,7 @@ struct DeviceRun: Sendable {
             launcher
             ?? Self.launcher(
                 plan.launcher, trace: trace, wantsKdebug: plan.premainSource(for: device) == .kdebug, device: device,
-                driver: driver, fallback: &fallback)
+                driver: driver, conditions: plan.conditions, fallback: &fallback)
         if let fallback { reporter.report(.deviceNote(device, fallback)) }
         launcherNote = fallback
         // Without a kdebug session prelaunches are read from the device log: one log for the device, so the next

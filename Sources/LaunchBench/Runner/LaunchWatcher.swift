@@ -33,6 +33,8 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         var kdebugFrameAt: ContinuousClock.Instant?
         /// Why the output stopped arriving while the app ran (``outputLost(_:)``), if it did.
         var outputLost: String?
+        /// How often the launch was tried again after a transient refusal (``launchRetried(after:)``).
+        var retries = 0
 
         /// When kdebug alone completes the launch: the app prints no markers, nor are any expected, or its output
         /// was lost (the markers cannot come).
@@ -123,6 +125,10 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         }
     }
 
+    func launchRetried(after refusal: String) {
+        state.withLock { $0.retries += 1 }
+    }
+
     /// How the warning of a launch whose output was lost begins (such a launch says nothing of the app's markers).
     static let outputLostWarning = "The app's output stopped arriving mid-launch"
 
@@ -151,7 +157,7 @@ final class LaunchWatcher: LaunchObserver, Sendable {
                 sawPartialLaunch: !record.metrics.isEmpty || !progress.markers.isEmpty,
                 statisticsComplete: progress.statisticsComplete, markerNames: progress.markers.keys.sorted(),
                 expectedMarkers: expectsMarkers,
-                printedEndMarker: progress.done || progress.markers["firstFrame"] != nil)
+                printedEndMarker: progress.done || progress.markers["firstFrame"] != nil, launchRetries: state.retries)
         }
     }
 }
@@ -174,6 +180,8 @@ struct LaunchObservation: Sendable {
     var expectedMarkers = false
     /// This launch printed `firstFrame` or `done` (later launches must, too).
     var printedEndMarker = false
+    /// Transient refusals before the launch was accepted (or before it was given up).
+    var launchRetries = 0
 }
 
 /// What the kernel trace showed of a launch so far.

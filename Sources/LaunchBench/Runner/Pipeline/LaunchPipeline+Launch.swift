@@ -30,6 +30,7 @@ extension LaunchPipeline {
             for task in watching { task.cancel() }
             sample.phases.launchMs = LaunchVerdict.milliseconds(clock.now - start)
             let observation = watcher.finish()
+            sample.launchRetries = observation.launchRetries
             printedEndMarker = observation.printedEndMarker
             if printedEndMarker { appPrintsEndMarkers = true }
             if case .endedByHarness(.cancelled) = termination { return .cancelled }
@@ -40,6 +41,7 @@ extension LaunchPipeline {
             let observation = watcher.finish()
             if Task.isCancelled { return .cancelled }
             apply(observation.record, to: &sample)
+            sample.launchRetries = observation.launchRetries
             sample.status = (error as? any DriverError)?.failureKind == .deviceLost ? .deviceLost : .launchRefused
             sample.message = DeviceRun.describe(error)
         }

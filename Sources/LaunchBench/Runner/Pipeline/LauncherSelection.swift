@@ -5,11 +5,20 @@ extension DeviceRun {
     /// did through debugserver, with no debugger pausing dyld. Else debugserver through the driver (iOS ≤ 13,
     /// `--premain dyld-statistics`, no session); `processcontrol` on a device without it refuses each launch,
     /// saying why. `fallback` says so when `auto` falls back to debugserver on a device whose source should have
-    /// been kdebug (`wantsKdebug`) but whose session did not start.
+    /// been kdebug (`wantsKdebug`) but whose session did not start. With `--require` (`conditions`), a phone that
+    /// stays locked is waited for up to `--require-wait`.
     static func launcher(
         _ choice: LauncherChoice, trace: DeviceTrace, wantsKdebug: Bool, device: DeviceInfo,
-        driver: any DeviceDriver, fallback: inout String?
+        driver: any DeviceDriver, conditions: ConditionPolicy = ConditionPolicy(), fallback: inout String?
     ) -> any AppLauncher {
+        func processControl(_ control: any ProcessControl) -> ProcessControlLauncher {
+            var launcher = ProcessControlLauncher(control: control)
+            if !conditions.requirements.isEmpty {
+                launcher.lockedWait = conditions.waitLimit
+                launcher.lockedPoll = conditions.poll
+            }
+            return launcher
+        }
         switch choice {
         case .debugserver:
             return DriverLauncher(driver: driver)
@@ -22,9 +31,9 @@ extension DeviceRun {
                 }
                 return DriverLauncher(driver: driver)
             }
-            return ProcessControlLauncher(control: control)
+            return processControl(control)
         case .processControl:
-            if let control = trace.processControl { return ProcessControlLauncher(control: control) }
+            if let control = trace.processControl { return processControl(control) }
             let why = trace.note ?? "its kdebug session is not running (process control goes over its connection)"
             return RefusingLauncher(
                 error: ProcessControlError(

@@ -4,9 +4,20 @@
 /// is told (``LaunchObserver/outputLost(_:)``) and the launch goes on until kdebug completes it or `--timeout`
 /// (its later markers are missing; its kdebug numbers are kept; the sample says so). The phone relays the output
 /// and the termination notice separately, in no promised order: output that comes after the notice still counts,
-/// awaited for a moment while the launch is not complete.
+/// awaited for a moment while the launch is not complete. A refusal that clears on its own (the last instance still
+/// terminating, the phone busy or locked for a moment) is tried again after ``retryDelays``; wall time and
+/// `--timeout` count from the attempt the phone accepted.
 struct ProcessControlLauncher: AppLauncher {
     let control: any ProcessControl
+    /// The waits before each new attempt after a transient refusal: go-ios's four retries 0.5 s apart
+    /// (commit 77e57ca, PR #763), so a refusal that outlasts 2 s is reported with its cause. Every warm launch
+    /// follows a kill of the previous instance, the moment such refusals come.
+    var retryDelays: [Duration] = Array(repeating: .milliseconds(500), count: 4)
+    /// How long a phone that stays locked is waited for once the retries are spent, asked again every
+    /// ``lockedPoll``: a run with `--require` waits for the phone's conditions anyway, so `--require-wait` and
+    /// `--require-poll`; zero (no wait) without it.
+    var lockedWait: Duration = .zero
+    var lockedPoll: Duration = .seconds(10)
     /// How long a kill waits for the phone's termination notice before the launch returns anyway.
     var killWait: Duration = .seconds(5)
     /// How long after the termination notice output is awaited while the launch is not complete (a crash, an early
@@ -20,7 +31,7 @@ struct ProcessControlLauncher: AppLauncher {
     func launch(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
         -> LaunchTermination
     {
-        let process = try await control.launch(request)
+        let process = try await launchRetrying(request, on: udid, observer: observer)
         observer.launched(at: .now)
         let inbox = Inbox(process.events)
         defer { inbox.close() }
@@ -41,6 +52,46 @@ struct ProcessControlLauncher: AppLauncher {
                 return .endedByHarness(stop)
             }
             await inbox.waitForEvent(upTo: tick)
+        }
+    }
+
+    /// Launches, trying again after each transient refusal while ``retryDelays`` last; a refusal that persists is
+    /// thrown with its cause and the number of attempts.
+    private func launchRetrying(_ request: LaunchRequest, on udid: String, observer: any LaunchObserver) async throws
+        -> ControlledProcess
+    {
+        var attempt = 0
+        let start = ContinuousClock.now
+        while true {
+            do {
+                return try await control.launch(request)
+            } catch let error as ProcessControlError where error.refusal?.cause.isTransient == true {
+                guard let refusal = error.refusal, !Task.isCancelled else { throw error }
+                let waited = ContinuousClock.now - start
+                let pause: Duration
+                if attempt < retryDelays.count {
+                    pause = retryDelays[attempt]
+                } else if refusal.cause == .locked, waited < lockedWait {
+                    pause = min(lockedPoll, lockedWait - waited)
+                } else {
+                    let seconds = { (duration: Duration) in
+                        DecimalText.fixed(duration.totalSeconds, maxFractionDigits: 1) + " s"
+                    }
+                    let tried =
+                        refusal.cause == .locked && lockedWait > .zero
+                        ? " launchbench waited \(seconds(lockedWait)) (--require-wait) for the phone to be unlocked."
+                        : " launchbench tried again \(attempt) times over \(seconds(waited)); it did not clear."
+                            + (refusal.cause == .locked
+                                ? " With --require, each launch waits up to --require-wait for an unlock." : "")
+                    throw ProcessControlError(
+                        error.kind,
+                        refusal.message(device: udid, bundleID: request.bundleID, attempts: attempt + 1) + tried,
+                        refusal: refusal)
+                }
+                observer.launchRetried(after: refusal.cause.rawValue)
+                try? await Task.sleep(for: pause)
+                attempt += 1
+            }
         }
     }
 
