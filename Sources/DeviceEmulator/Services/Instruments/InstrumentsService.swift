@@ -44,7 +44,8 @@ package struct InstrumentsService: EmulatedService {
         let handler = DTXConnectionHandler { identifier, eventLoop, clientCapabilities in
             switch identifier {
             case DeviceInfoChannel.identifier: DeviceInfoChannel(lab: lab)
-            case CoreProfileSessionTapChannel.identifier: CoreProfileSessionTapChannel(device: device)
+            case CoreProfileSessionTapChannel.identifier:
+                CoreProfileSessionTapChannel(device: device, eventLoop: eventLoop)
             case ProcessControlChannel.identifier:
                 ProcessControlChannel(
                     device: device, lab: lab, labSeed: seed, eventLoop: eventLoop,

@@ -43,6 +43,25 @@ final class KdebugTaps: Sendable {
         set { withholding.withLock { $0 = newValue } }
     }
 
+    private let heartbeats = Locked<(interval: Duration?, askedNone: Bool?)>((nil, nil))
+
+    /// Every running session gets an empty DATA message this often, a heartbeat (`nil`, default: none). An empty
+    /// message is what pymobiledevice3 11.45.0 turns a heartbeat into (`dtx/channel.py` `_handle_data`, and an
+    /// OBJECT without payload in `_handle_notification`) and skips on the activity trace tap
+    /// (`activity_trace_tap.py:400`, "skip heartbeats"). Instruments' tap configuration asks for none with
+    /// `nohb` (`-[DTTapConfig discardHeartbeatsWhenPossible]`, DVTInstrumentsFoundation); only the activity trace
+    /// tap is seen honouring it, so a session here gets heartbeats whatever it asked (the worse case).
+    var heartbeatInterval: Duration? {
+        get { heartbeats.current.interval }
+        set { heartbeats.withLock { $0.interval = newValue } }
+    }
+
+    /// Whether the last `setConfig:` asked for no heartbeats (`nohb`), `nil` when it said nothing.
+    var askedNoHeartbeats: Bool? {
+        get { heartbeats.current.askedNone }
+        set { heartbeats.withLock { $0.askedNone = newValue } }
+    }
+
     /// Sends `records` to every running session, in chunks of whole records.
     func publish(_ records: [KdebugRecord]) {
         var records = records
