@@ -2,15 +2,19 @@
 ///
 /// A device is matched by UDID when the same phone measured both runs; the devices left over are
 /// then matched by model (`ProductType`) and iOS version, in the order they were measured, because
-/// CI labs swap a broken phone for another of the same kind. Devices left over after that are
-/// reported as unmatched, never compared across models or iOS versions (their launch times differ
-/// by far more than any threshold).
+/// CI labs swap a broken phone for another of the same kind. A device left over after that is paired
+/// with one of the same model on another iOS version, so that the gate says `not comparable: iOS 26.1 →
+/// 27.0` (naming both versions, as for a phone updated under the same UDID) rather than only that the
+/// baseline's phone is missing; launch times are never judged across the change without `--compare-anyway`.
+/// Devices left over after that are reported as unmatched, never compared across models.
 package enum DeviceMatching {
     /// How a pair was made.
     package enum Basis: String, Sendable, Hashable, Codable {
         case udid
         /// Same `ProductType` and iOS version, different UDID.
         case modelAndOS = "model-and-os"
+        /// Same `ProductType`, another iOS version, different UDID: not comparable (``GateComparison/changes(_:)``).
+        case model
     }
 
     /// A baseline device and the current device compared with it.
@@ -48,6 +52,11 @@ package enum DeviceMatching {
                 $0.productType == device.productType && $0.osVersion == device.osVersion
             }) {
                 chosen[index] = Pair(baseline: remaining.remove(at: found), current: device, basis: .modelAndOS)
+            }
+        }
+        for (index, device) in current.enumerated() where chosen[index] == nil {
+            if let found = remaining.firstIndex(where: { $0.productType == device.productType }) {
+                chosen[index] = Pair(baseline: remaining.remove(at: found), current: device, basis: .model)
             }
         }
         let pairs = current.indices.compactMap { chosen[$0] }

@@ -134,9 +134,14 @@ extension GateComparison {
                         + "(\(pair.baseline.udid)) of the baseline: same model and iOS \(pair.current.osVersion), another phone."
                 )
             }
-            let sourceChange = Self.premainSourceChange(
-                baseline.counts.premainSource(of: pair.baseline.udid),
-                current.counts.premainSource(of: pair.current.udid))
+            if pair.basis == .model {
+                notes.append(
+                    "\(pair.current.name) (\(pair.current.udid), iOS \(pair.current.osVersion)) stands against "
+                        + "\(pair.baseline.name) (\(pair.baseline.udid), iOS \(pair.baseline.osVersion)) of the "
+                        + "baseline: the same model on another iOS version, another phone.")
+            }
+            let oldSources = baseline.counts.sources(of: pair.baseline.udid)
+            let newSources = current.counts.sources(of: pair.current.udid)
             for kind in LaunchKind.allCases {
                 // A kind measured on one side only (`--warm 0` in one run) is not a comparison.
                 guard let oldOfKind = baseline.launches(pair.baseline.udid, kind),
@@ -146,12 +151,17 @@ extension GateComparison {
                 let explanation = GateExplanation(
                     baseline: oldOfKind.points, oldOfKind.images, current: newOfKind.points, newOfKind.images,
                     level: 1 - settings.alpha)
-                for metric in Self.metrics(baseline: oldOfKind.points, current: newOfKind.points, settings: settings) {
+                let choice = GateMetricChoice(
+                    baseline: oldOfKind.points, current: newOfKind.points, settings: settings,
+                    sources: (oldSources, newSources))
+                if let note = choice.note(device: pair.current, kind: kind) { notes.append(note) }
+                for metric in choice.metrics {
                     var entry = Self.entry(
                         pair: pair, kind: kind, metric: metric, baseline: Self.side(oldOfKind.points, metric),
                         current: Self.side(newOfKind.points, metric), settings: settings)
                     entry.explanation = explanation
-                    entry.markChanges(Self.changes(pair) + sourceChange, compareAnyway: settings.compareAnyway)
+                    entry.markChanges(
+                        Self.changes(pair) + choice.changes(of: metric), compareAnyway: settings.compareAnyway)
                     entries.append(entry)
                 }
             }
@@ -168,13 +178,14 @@ extension GateComparison {
         }
     }
 
+    /// The first of the default metrics both `baseline` and `current` measured (`--metric` when given): what a
+    /// reference app's gap is measured on, where no source has to match.
     static func metrics(baseline: [LaunchPoint], current: [LaunchPoint], settings: GateSettings) -> [Metric] {
         if !settings.metrics.isEmpty { return settings.metrics }
         let measuredOnBoth = GateMetricChoice.defaultOrder.first { metric in
             baseline.contains { !$0.status.isFailure && $0[metric] != nil }
                 && current.contains { !$0.status.isFailure && $0[metric] != nil }
         }
-        // Nothing measured on one side: still one row, so the failures are reported and judged.
         return [measuredOnBoth ?? GateMetricChoice.defaultOrder[0]]
     }
 
@@ -226,14 +237,6 @@ extension GateComparison {
     /// The source with the most launches in `counts` (ties: the first by name); `nil` when empty.
     static func premainSource(counts: [PremainSource: Int]) -> PremainSource? {
         counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key
-    }
-
-    /// `pre-main source dyld-statistics → kdebug` when the two sides' pre-main phases came from different
-    /// sources: kdebug's total counts from the process's creation, dyld's printed statistics from dyld's start,
-    /// so the same launch reads tens of ms apart. Unknown on a side (an older file) is no change.
-    static func premainSourceChange(_ old: PremainSource?, _ new: PremainSource?) -> [String] {
-        guard let old, let new, old != new else { return [] }
-        return ["pre-main source \(old.rawValue) → \(new.rawValue)"]
     }
 
     /// Why a side has too many failed launches to judge, or `nil`.

@@ -35,6 +35,9 @@ package struct GateLaunches: Sendable {
 
         /// The device's majority pre-main source among its measured launches (`GateComparison.premainSource`).
         func premainSource(of udid: String) -> PremainSource? { devices.premainSource(of: udid) }
+
+        /// The device's majority sources among its measured launches (`LaunchDevices.sources`).
+        func sources(of udid: String) -> MeasurementSources { devices.sources(of: udid) }
     }
 
     /// The launches of `samples` (one app's, in the order measured).

@@ -74,8 +74,10 @@ package struct GateReport: Sendable, Hashable {
             let r = comparison.regressions.count
             let i = comparison.improvements.count
             let u = comparison.undecided.count
+            let unlike = comparison.entries.filter { $0.verdict == .notComparable }.count
             if r > 0 { parts.append(r == 1 ? "1 regression" : "\(r) regressions") }
-            if u > 0 { parts.append("\(u) not judged (insufficient data)") }
+            if u > unlike { parts.append("\(u - unlike) not judged (insufficient data)") }
+            if unlike > 0 { parts.append("\(unlike) not comparable") }
             if i > 0 { parts.append(i == 1 ? "1 improvement" : "\(i) improvements") }
             if comparison.entries.isEmpty { parts.append("no device of the current run matches the baseline") }
             let unchanged = comparison.entries.count - r - i - u

@@ -39,10 +39,3 @@ package struct GateSettings: Sendable, Hashable, Codable {
         self.metrics = metrics
     }
 }
-
-/// The default metric of a comparison: `total_premain_ms` where both sides measured it (dyld's
-/// own figure, iOS ≤ 14), else `first_frame_ms` (the app's marker), else `wall_ms`.
-enum GateMetricChoice {
-    /// The metrics tried in order; the first both sides measured is compared.
-    static let defaultOrder: [Metric] = [.totalPremainMs, .firstFrameMs, .wallMs]
-}

@@ -20,7 +20,9 @@ package struct PairedComparison: Sendable, Hashable {
     /// The entries judged faster.
     var improvements: [PairedEntry] { entries.filter { $0.verdict == .improvement } }
     /// The entries the pairs could not judge (too few pairs, a device lost before they decided).
-    package var undecided: [PairedEntry] { entries.filter { $0.verdict == .insufficientData } }
+    package var undecided: [PairedEntry] {
+        entries.filter { $0.verdict == .insufficientData || $0.verdict == .notComparable }
+    }
 
     /// Pairs `new` (DIR's launches) with `base` (DIR/base/'s) device by device.
     /// - Parameters:
@@ -35,6 +37,8 @@ package struct PairedComparison: Sendable, Hashable {
         entries = []
         notes = []
         for device in new.summary.devices {
+            let udid = device.device.udid
+            let sources = (old: base.counts.sources(of: udid), new: new.counts.sources(of: udid))
             let outcome = manifest?.outcome(of: device.device.udid)?.outcome
             let completed = outcome == nil || outcome == .measured
             for newKind in device.kinds {
@@ -46,12 +50,19 @@ package struct PairedComparison: Sendable, Hashable {
                         baseline: $0.points, $0.images, current: newKind.points, newKind.images,
                         level: 1 - settings.alpha)
                 }
-                for metric in PairedLaunches.metrics(settings.metrics, base: basePoints, new: newKind.points) {
+                // Like with like, as the gate against a baseline: a metric BASE measured and NEW did not, or one
+                // whose source differs between the builds, is not comparable unless --compare-anyway.
+                let choice = GateMetricChoice(
+                    baseline: basePoints, current: newKind.points, settings: settings, sources: sources,
+                    names: ("BASE", "NEW"))
+                if let note = choice.note(device: device.device, kind: newKind.kind) { notes.append(note) }
+                for metric in choice.metrics {
                     let pairs = PairedLaunches(metric: metric, base: basePoints, new: newKind.points)
                     var entry = PairedEntry(
                         device: device.device, kind: newKind.kind, pairs: pairs, design: design,
                         settings: settings, completed: completed)
                     entry.explanation = explanation
+                    entry.markUnlike(choice.changes(of: metric), compareAnyway: settings.compareAnyway)
                     entries.append(entry)
                 }
             }

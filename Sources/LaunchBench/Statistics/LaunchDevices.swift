@@ -6,18 +6,37 @@ struct LaunchDevices: Sendable {
     private var seen: Set<String> = []
     /// Per UDID, how many measured launches each pre-main source gave.
     private var premainSources: [String: [PremainSource: Int]] = [:]
+    /// Per UDID, how many measured launches each first-frame source and each launcher gave.
+    private var firstFrameSources: [String: [FirstFrameSource: Int]] = [:]
+    private var launchers: [String: [LaunchMethod: Int]] = [:]
 
     /// Counts `sample`, in file order.
     mutating func add(_ sample: Sample) {
         if seen.insert(sample.deviceUDID).inserted { order.append(sample.deviceUDID) }
-        if !sample.status.isFailure, let source = sample.premainSource {
+        guard !sample.status.isFailure else { return }
+        if let source = sample.premainSource {
             premainSources[sample.deviceUDID, default: [:]][source, default: 0] += 1
         }
+        if let source = MeasurementSources.firstFrame(of: sample) {
+            firstFrameSources[sample.deviceUDID, default: [:]][source, default: 0] += 1
+        }
+        if let launcher = sample.launcher { launchers[sample.deviceUDID, default: [:]][launcher, default: 0] += 1 }
     }
 
     /// The device's majority pre-main source among its measured launches (`GateComparison.premainSource`).
     func premainSource(of udid: String) -> PremainSource? {
         GateComparison.premainSource(counts: premainSources[udid] ?? [:])
+    }
+
+    /// The device's majority sources among its measured launches (ties: the first by name).
+    func sources(of udid: String) -> MeasurementSources {
+        MeasurementSources(
+            premain: premainSource(of: udid), firstFrame: Self.majority(firstFrameSources[udid] ?? [:]),
+            launcher: Self.majority(launchers[udid] ?? [:]))
+    }
+
+    private static func majority<T: RawRepresentable>(_ counts: [T: Int]) -> T? where T.RawValue == String {
+        counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key
     }
 
     /// `summary`'s devices in the order the launches first name them (the summary lists run.json's first);

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Folders are ordered by their run's start time (`run.json`, else the first launch), ties in the
 /// order given. Devices are matched as the gate matches them: same UDID, else same model and iOS
-/// version. A folder that cannot be read is listed in `skipped` and left out, never fatal.
+/// version, else same model (a new series then starts, naming both iOS versions). A folder that cannot be read is listed in `skipped` and left out, never fatal.
 package struct Trend: Sendable {
     /// One results folder that was read.
     package struct Run: Sendable, Hashable {
@@ -148,20 +148,27 @@ package struct Trend: Sendable {
         folderNotes = builder.notes + folders.flatMap { Self.buildsNote(path: $0.path, folder: $0.folder) }
     }
 
-    /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.
-    static func breakNote(
-        from old: DeviceIdentity, _ oldApp: String?, _ oldSource: PremainSource?, to new: DeviceIdentity,
-        _ newApp: String?, _ newSource: PremainSource?, path: String
-    ) -> String {
+    /// What changed on a device between two runs: model, iOS, app, pre-main source, launcher and first-frame
+    /// source (unknown on a side is no change for the sources, as for the gate), in words; empty when nothing did.
+    static func changes(
+        from old: DeviceIdentity, _ oldApp: String?, _ oldSources: MeasurementSources, to new: DeviceIdentity,
+        _ newApp: String?, _ newSources: MeasurementSources
+    ) -> [String] {
         var changes: [String] = []
         if old.productType != new.productType { changes.append("model \(old.productType) → \(new.productType)") }
         if old.osVersion != new.osVersion { changes.append("iOS \(old.osVersion) → \(new.osVersion)") }
         if oldApp != newApp { changes.append("app \(oldApp ?? "unknown") → \(newApp ?? "unknown")") }
-        if oldSource != newSource {
-            changes.append(
-                "pre-main source \(oldSource?.rawValue ?? "unknown") → \(newSource?.rawValue ?? "unknown")")
+        // Each source once: the pre-main source (a pre-main metric's), the first frame's, the launcher.
+        changes += MeasurementSources.changes(.totalPremainMs, old: oldSources, new: newSources)
+        changes += MeasurementSources.changes(.firstFrameMs, old: oldSources, new: newSources).filter {
+            $0.hasPrefix("first frame")
         }
-        return "\(new.name) (\(new.udid)): \(changes.joined(separator: ", ")) in \(path): a new series starts "
+        return changes
+    }
+
+    /// `iPhone 11 (UDID): iOS 14.8 → 15.0 in PATH: a new series …`.
+    static func breakNote(_ changes: [String], device new: DeviceIdentity, path: String) -> String {
+        "\(new.name) (\(new.udid)): \(changes.joined(separator: ", ")) in \(path): a new series starts "
             + "there, since launch times are not comparable across such a change."
     }
 

@@ -1,6 +1,8 @@
 /// Builds a trend's series run by run: each run's devices are matched to the series' devices as the gate
-/// matches them, a device whose app, model, iOS or pre-main source changed starts a new series (with a note),
-/// and each point is judged against the previous point of its series.
+/// matches them, a device whose app, model, iOS, pre-main source or launcher changed starts a new series (with a
+/// note), as does `first_frame_ms` when its source changed, and each point is judged against the previous point
+/// of its series. A run that measured a device but not a metric its series follows says so in a note: the
+/// point is missing, never silently.
 struct TrendSeriesBuilder {
     let settings: GateSettings
     /// What reading the folders had to say, and where a device's series broke, naming the folder.
@@ -10,8 +12,10 @@ struct TrendSeriesBuilder {
     private var order: [String] = []
     private var previous: [String: [LaunchPoint]] = [:]
     /// The last series key of each anchor device (without kind and metric), to notice a break.
-    private var lastSeriesOf: [String: (key: String, device: DeviceIdentity, app: String?, source: PremainSource?)] =
-        [:]
+    private var lastSeriesOf:
+        [String: (key: String, device: DeviceIdentity, app: String?, sources: MeasurementSources)] = [:]
+    /// The metrics each anchor device's series follow (its last series), to notice a run that lacks one.
+    private var followed: [String: Set<Metric>] = [:]
 
     init(settings: GateSettings) {
         self.settings = settings
@@ -31,23 +35,42 @@ struct TrendSeriesBuilder {
         for deviceSummary in deviceSummaries {
             guard let anchor = seriesOf[deviceSummary.device.udid] else { continue }
             let current = deviceSummary.device
-            // Another pre-main source reads the same launch differently (kdebug counts process creation);
-            // a run that does not say (an older file) continues the series it follows.
-            let source = launches.devices.premainSource(of: current.udid) ?? lastSeriesOf[anchor.udid]?.source
+            // Another pre-main source or launcher reads the same launch differently (kdebug counts process
+            // creation, a debugger pauses dyld); a run that does not say (an older file) continues its series.
+            let last = lastSeriesOf[anchor.udid]
+            let found = launches.devices.sources(of: current.udid)
+            let sources = MeasurementSources(
+                premain: found.premain ?? last?.sources.premain,
+                firstFrame: found.firstFrame ?? last?.sources.firstFrame,
+                launcher: found.launcher ?? last?.sources.launcher)
             let seriesKey = [
-                app ?? "", anchor.udid, current.productType, current.osVersion, source?.rawValue ?? "",
+                app ?? "", anchor.udid, current.productType, current.osVersion, sources.premain?.rawValue ?? "",
+                sources.launcher?.rawValue ?? "",
             ]
             .joined(separator: "\u{1}")
-            if let last = lastSeriesOf[anchor.udid], last.key != seriesKey {
-                notes.append(
-                    Trend.breakNote(from: last.device, last.app, last.source, to: current, app, source, path: path))
+            if let last {
+                let changes = Trend.changes(from: last.device, last.app, last.sources, to: current, app, sources)
+                if !changes.isEmpty { notes.append(Trend.breakNote(changes, device: current, path: path)) }
             }
-            lastSeriesOf[anchor.udid] = (seriesKey, current, app, source)
+            lastSeriesOf[anchor.udid] = (seriesKey, current, app, sources)
+            var measured: Set<Metric> = []
             for kind in deviceSummary.kinds {
                 for metric in metrics {
-                    add(kind, metric, of: current, anchor: anchor, app: app, run: runIndex, seriesKey: seriesKey)
+                    // UIKit's first frame and LaunchProbe's marker are two numbers: a series each.
+                    let key =
+                        metric == .firstFrameMs
+                        ? seriesKey + "\u{1}" + (sources.firstFrame?.rawValue ?? "") : seriesKey
+                    if add(kind, metric, of: current, anchor: anchor, app: app, run: runIndex, seriesKey: key) {
+                        measured.insert(metric)
+                    }
                 }
             }
+            if let lacking = missingNote(
+                anchor: anchor, device: current, measured: measured, sources: sources, path: path)
+            {
+                notes.append(lacking)
+            }
+            followed[anchor.udid] = measured
         }
     }
 
@@ -63,12 +86,27 @@ struct TrendSeriesBuilder {
         return seriesOf
     }
 
-    /// One point: `metric` of `kind` on `current`, judged against the series' previous point.
+    /// The metrics the device's series followed until this run and this run did not measure, in a note naming
+    /// the folder (its pre-main source says why, when it is `none`); `nil` when none is missing.
+    private func missingNote(
+        anchor: DeviceIdentity, device: DeviceIdentity, measured: Set<Metric>, sources: MeasurementSources,
+        path: String
+    ) -> String? {
+        let missing = (followed[anchor.udid] ?? []).subtracting(measured).sorted { $0.rawValue < $1.rawValue }
+        guard !missing.isEmpty else { return nil }
+        let why = sources.premain == .notMeasured ? " (pre-main source none: its kdebug session was lost)" : ""
+        return "\(device.name) (\(device.udid)): \(missing.map(\.rawValue).joined(separator: ", ")) not measured "
+            + "in \(path)\(why): no point there in \(missing.count == 1 ? "its series" : "their series")."
+    }
+
+    /// One point: `metric` of `kind` on `current`, judged against the series' previous point; whether the run
+    /// measured it.
+    @discardableResult
     private mutating func add(
         _ kind: KindSummary, _ metric: Metric, of current: DeviceIdentity, anchor: DeviceIdentity, app: String?,
         run runIndex: Int, seriesKey: String
-    ) {
-        guard let s = kind.metrics[metric], s.n > 0 else { return }
+    ) -> Bool {
+        guard let s = kind.metrics[metric], s.n > 0 else { return false }
         let key = "\(seriesKey)\u{1}\(kind.kind.rawValue)\u{1}\(metric.rawValue)"
         let ofKind = kind.points
         var change: GateEntry?
@@ -89,5 +127,6 @@ struct TrendSeriesBuilder {
                 app: app, device: first ? anchor : current, kind: kind.kind, metric: metric, points: [])
         }
         byKey[key]?.points.append(point)
+        return true
     }
 }

@@ -31,7 +31,10 @@ struct EngineOptions: ParsableArguments {
                 as DYLD_INSERT_LIBRARIES), else dyld's own kdebug events from iOS 14 on, read through \
                 pymobiledevice3's core profile session (no change to the app). On iOS 14 with an override, \
                 auto keeps dyld's numbers and checks each launch against kdebug; kdebug there uses kdebug's and \
-                checks dyld's. Each launch's timeline goes to DIR/traces/.
+                checks dyld's. Each launch's timeline goes to DIR/traces/. A device whose kdebug session \
+                cannot start (no pymobiledevice3, kperf held by Instruments or Xcode, refused or late): kdebug \
+                skips it with the cause and the fix (exit 3); auto measures it without pre-main, every launch \
+                recorded with premain_source none and why.
                 """,
             valueName: "source"))
     var premain: String = "auto"
@@ -44,7 +47,7 @@ struct EngineOptions: ParsableArguments {
                 device's kdebug session runs (over its connection): kdebug is the pre-main source, or it checks \
                 dyld's printed statistics (iOS 14 with an override), which then arrive in process control's output; \
                 debugserver elsewhere (iOS 13 and earlier, --premain dyld-statistics). processcontrol: a device \
-                where it cannot be used measures nothing and says why.
+                where it cannot be used is skipped with the cause and the fix (exit 3).
                 """,
             valueName: "launcher"))
     var launcher: String = "auto"

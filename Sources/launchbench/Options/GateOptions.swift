@@ -22,9 +22,10 @@ struct GateCheckOptions<Help: GateCheckHelp>: ParsableArguments {
 
     @Flag(
         help: ArgumentHelp(
-            "Judge devices whose model, iOS version or pre-main source changed since the baseline, and a baseline "
-                + "of another app, "
-                + "instead of calling them not comparable (exit 3); the report names every such change."))
+            "Judge devices whose model or iOS version changed since the baseline, metrics whose source changed "
+                + "(pre-main, first frame, launcher), and a baseline of another app, instead of calling them not "
+                + "comparable (exit 3); where the run lacks the baseline's metric, judge the next one both "
+                + "measured. The report names every such change."))
     var compareAnyway = false
 
     func validate() throws {

@@ -102,11 +102,14 @@ import Testing
         #expect(entry.current.failures == 7)
     }
 
-    @Test func devicesMatchByUDIDThenByModelAndOS() {
+    /// UDID first, then model and iOS, then model alone (another iOS version: paired to be named not
+    /// comparable); another model is never paired.
+    @Test func devicesMatchByUDIDThenByModelAndOSThenByModel() {
         let b = [
             DeviceIdentity(udid: "A", name: "a", productType: "iPhone12,1", osVersion: "14.8"),
             DeviceIdentity(udid: "B", name: "b", productType: "iPhone10,1", osVersion: "13.7"),
             DeviceIdentity(udid: "C", name: "c", productType: "iPhone13,2", osVersion: "16.1"),
+            DeviceIdentity(udid: "D", name: "d", productType: "iPhone8,1", osVersion: "12.5.7"),
         ]
         let c = [
             DeviceIdentity(udid: "X", name: "x", productType: "iPhone10,1", osVersion: "13.7"),
@@ -116,10 +119,10 @@ import Testing
         let result = DeviceMatching.match(baseline: b, current: c)
         #expect(
             result.pairs.map { [$0.current.udid, $0.baseline.udid, $0.basis.rawValue] } == [
-                ["X", "B", "model-and-os"], ["A", "A", "udid"],
+                ["X", "B", "model-and-os"], ["A", "A", "udid"], ["Y", "C", "model"],
             ])
-        #expect(result.unmatchedBaseline.map(\.udid) == ["C"])
-        #expect(result.unmatchedCurrent.map(\.udid) == ["Y"])
+        #expect(result.unmatchedBaseline.map(\.udid) == ["D"])
+        #expect(result.unmatchedCurrent.isEmpty)
     }
 
     @Test func aSwappedDeviceIsComparedAndNoted() throws {
@@ -130,10 +133,11 @@ import Testing
         #expect(entry.matchedBy == .modelAndOS)
         #expect(entry.baselineDevice.udid == "OLD")
         #expect(comparison.notes.contains { $0.contains("same model and iOS 14.8, another phone") })
-        // Another iOS version is not a match: nothing compared, the gate cannot decide.
+        // Another iOS version is paired only to be named: not comparable, the gate cannot decide.
         let other = GateComparison(
             baseline: GateSamples.cold(values, udid: "OLD"), current: GateSamples.cold(values, udid: "NEW", os: "15.0"))
-        #expect(other.entries.isEmpty)
+        #expect(other.entries.map(\.verdict) == [.notComparable])
+        #expect(other.entries.first?.changes == ["iOS 14.8 → 15.0"])
         #expect(GateReport(comparison: other).outcome == .undecided)
     }
 

@@ -25,6 +25,10 @@ import Testing
     static func report(_ baseline: [Sample], _ current: [Sample], anyway: Bool = false) throws -> GateReport {
         var settings = GateSettings()
         settings.compareAnyway = anyway
+        return try report(baseline, current, settings: settings)
+    }
+
+    static func report(_ baseline: [Sample], _ current: [Sample], settings: GateSettings) throws -> GateReport {
         func input(_ samples: [Sample], _ path: String) -> GateInput {
             GateInput(
                 path: path, folder: ResultsFolder(url: URL(fileURLWithPath: path), manifest: nil, samples: samples),
@@ -111,9 +115,9 @@ import Testing
 
     /// A side that does not say where its pre-main phases came from (written before `premain_source`) is no change.
     @Test func anUnknownPremainSourceIsNoChange() throws {
-        let report = try Self.report(
-            Self.samples(osVersion: "14.8", median: 300),
-            Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug))
+        var old = Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug)
+        for index in old.indices { old[index].premainSource = nil }
+        let report = try Self.report(old, Self.samples(osVersion: "14.8", median: 300, premainSource: .kdebug))
         let entry = try #require(report.comparison?.entries.first)
         #expect(entry.changes.isEmpty && entry.verdict == .unchanged)
     }
