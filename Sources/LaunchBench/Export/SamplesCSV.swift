@@ -9,7 +9,11 @@ package enum SamplesCSV {
             "run_id", "device_udid", "device_name", "product_type", "os_version", "app_bundle_id", "app_version",
             "iteration", "launch_kind", "status",
         ] + Metric.allCases.map(\.rawValue) + ["premain_source", "started_at", "launcher"] + disturbanceColumns
-        + conditionColumns
+        + conditionColumns + firstFrameColumns
+
+    /// Where the first frame came from and the stray Initial Frame Rendering ENDs before it (samples.jsonl's
+    /// `first_frame_source` and `stray_frame_ends`): empty when not measured.
+    static let firstFrameColumns = ["first_frame_source", "stray_frame_ends"]
 
     /// The A/B build and what disturbed the launch: samples.jsonl's `build`, `prelaunch`'s kind, source and
     /// reason, `closure_rebuilt` and `set_aside`.
@@ -50,6 +54,7 @@ package enum SamplesCSV {
             .number(conditions?.batteryPercent), .text(conditions?.charging.map { String($0) } ?? ""),
             .number(conditions?.temperatureC), .number(conditions?.freeStorageBytes),
         ]
+        fields += [.text(sample.firstFrameSource?.rawValue ?? ""), .number(sample.strayFrameEnds.map(Double.init))]
         return fields
     }
 

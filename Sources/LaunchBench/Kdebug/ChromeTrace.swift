@@ -158,10 +158,21 @@ package enum ChromeTrace {
         }
         if phases.uikitSpans.isEmpty, let markers { events += markerSpans(markers, phases) }
         if let frame = phases.firstFrameTimestamp {
+            let anchor =
+                phases.firstFrameSource == .uikitAnchored
+                ? "after UIKit's BEGIN (0x2B870030)" : "unanchored: no BEGIN, the first after didFinishLaunching"
             events.append(
                 Event(
                     name: "first frame", ph: "i", ts: microseconds(frame), pid: pid, tid: thread, cat: "uikit", s: "p",
-                    args: ["kind": "Initial Frame Rendering END (0x31CA0006)"]))
+                    args: ["kind": .text("Initial Frame Rendering END (0x31CA0006), " + anchor)]))
+        }
+        // An END before the BEGIN (py-ios-device PR #127): kept where it came, never the first frame.
+        for stray in phases.strayFrameEndTimestamps {
+            events.append(
+                Event(
+                    name: "stray frame END", ph: "i", ts: microseconds(stray), pid: pid, tid: thread, cat: "uikit",
+                    s: "t",
+                    args: ["kind": "Initial Frame Rendering END (0x31CA0006) before its BEGIN: not the first frame"]))
         }
         if let main = phases.mainTimestamp {
             events.append(

@@ -46,11 +46,19 @@ package struct DyldLaunchPhases: Sendable {
     package var bootstrapMs: Double?
     /// `LAUNCH_EXECUTABLE` END (main) in ms from the origin.
     package var mainMs: Double?
-    /// The end of UIKit's Initial Frame Rendering (0x31CA0006) on the process's threads after main: the first
-    /// frame, in ms from the exec; nil without an exec or when the trace does not carry it.
+    /// UIKit's first frame (`UIKitFirstFrame`): the first Initial Frame Rendering END (0x31CA0006) on the thread
+    /// that ran main after UIKit's BEGIN (0x2B870030), else after didFinishLaunching (code 26), in ms from the
+    /// exec; nil without an exec or when the trace holds none that can be told from a stray.
     package var firstFrameMs: Double?
     /// Its timestamp (ticks).
     var firstFrameTimestamp: UInt64?
+    /// Which rule gave `firstFrameMs` (anchored by the BEGIN or not); nil without one.
+    package var firstFrameSource: FirstFrameSource?
+    /// Initial Frame Rendering ENDs on the main thread after main and before the BEGIN (else before code 26):
+    /// strays, never the first frame (ticks, by time).
+    package var strayFrameEndTimestamps: [UInt64] = []
+    /// UIKit's Initial Frame Rendering BEGIN after main on the main thread (ticks), if it came.
+    package var frameBeginTimestamp: UInt64?
     /// The end of UIKit's `didFinishLaunchingWithOptions` (lifecycle code 26, `UIKitLifecycle`) after main, in
     /// ms from the exec; nil without an exec or when the trace does not carry it.
     package var didFinishLaunchingMs: Double?
@@ -122,20 +130,23 @@ package struct DyldLaunchPhases: Sendable {
         mainMs = launch.main.map(launch.ms)
         processCreationMs = launch.exec == nil ? nil : bootstrapMs
         totalPremainMs = launch.exec == nil ? nil : mainMs
-        if let main = launch.main, launch.exec != nil {
-            firstFrameTimestamp =
-                launch.own.first {
-                    $0.debugID.eventID == .initialFrameRendering && $0.debugID.function == .end && $0.timestamp >= main
-                }?.timestamp
+        var frameWarnings: [String] = []
+        if let main = launch.main, let thread = launch.mainThread, launch.exec != nil {
+            let frame = UIKitFirstFrame(launch.own, thread: thread, main: main)
+            firstFrameTimestamp = frame.timestamp
+            firstFrameSource = frame.source
+            strayFrameEndTimestamps = frame.strays
+            frameBeginTimestamp = frame.begin
             firstFrameMs = firstFrameTimestamp.map(launch.ms)
-            let uikit = UIKitLifecycle.spans(launch.own, after: main)
+            frameWarnings = frame.warnings
+            let uikit = UIKitLifecycle.spans(launch.own, thread: thread, after: main, until: frame.timestamp)
             uikitSpans = uikit.spans
             didFinishLaunchingMs = uikit.didFinishLaunching.map(launch.ms)
         }
         dyldLaunchMode = launch.mode
         timeline = launch.intervals
         initializersByImage = [:]
-        warnings = launch.warnings(allRecords: records)
+        warnings = launch.warnings(allRecords: records) + frameWarnings
         measurePhases(launch)
         dropUntimedPhases(launch)
         measurePageIns(launch, strings: strings, faults: faults ?? VMFaultPairing.faults(in: launch.own))

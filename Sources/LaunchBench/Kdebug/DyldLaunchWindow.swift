@@ -11,6 +11,9 @@ struct DyldLaunchWindow {
     let origin: UInt64
     /// LAUNCH_EXECUTABLE END (ticks): main; nil when the trace stops before it.
     let main: UInt64?
+    /// The thread that ran main: LAUNCH_EXECUTABLE END's, which dyld emits on the thread it calls main on
+    /// (dyld-1378 `dyldMain.cpp:1011`); nil without that END.
+    let mainThread: UInt64?
     /// LAUNCH_EXECUTABLE END's arg4: dyld's mode.
     let mode: UInt64?
     /// Every paired interval that starts before main, by START time.
@@ -39,6 +42,7 @@ struct DyldLaunchWindow {
         }?.end
         let orphanEnd = pairs.unpaired.first { $0.kind == .launchExecutable && $0.record.debugID.function == .end }
         main = launchEnd?.timestamp ?? orphanEnd?.record.timestamp
+        mainThread = (launchEnd ?? orphanEnd?.record)?.threadID
         // The launch's mode: LAUNCH_EXECUTABLE END arg4 (dyld-832.7.3 `dyld2.cpp:6076` ends a dyld3 launch with
         // 3, `:7100` a dyld2 one with 2; dyld4 writes 4 (dyld-940 `dyldMain.cpp:747`) or 0 (dyld-1378
         // `dyldMain.cpp:1011`)).

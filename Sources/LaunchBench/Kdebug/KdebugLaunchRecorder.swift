@@ -292,27 +292,26 @@ package actor KdebugLaunchRecorder {
     }
 
     /// How far the launch of `executable` since the last ``mark()`` got: whether dyld reached main
-    /// (`LAUNCH_EXECUTABLE` END in the app's exec) and whether UIKit's Initial Frame Rendering (0x31CA0006)
-    /// then ended on one of the app's threads: the first frame.
+    /// (`LAUNCH_EXECUTABLE` END in the app's exec) and whether the first frame came: UIKit's Initial Frame
+    /// Rendering END (0x31CA0006) on the thread that ran main after its BEGIN (0x2B870030), as
+    /// `UIKitFirstFrame` reads it. An END before the BEGIN is a stray and does not end the launch; without a
+    /// BEGIN the launch ends `--grace` after main, since an END then cannot be told from a stray.
     package func progress(of executable: String) -> (reachedMain: Bool, firstFrame: Bool) {
         guard let exec = exec(of: executable) else { return (false, false) }
-        let pid = exec.arg1
-        var threads: Set<UInt64> = [exec.threadID]
         var main: UInt64?
-        // Two passes: the stream is in arrival order, not strictly by time across CPUs.
+        // The stream is in arrival order, not strictly by time across CPUs.
         for record in records where record.timestamp >= exec.timestamp {
             let id = record.debugID
-            if id.eventID == .traceDataNewThread && record.arg2 == pid { threads.insert(record.arg1) }
             if id.eventID == .dyldLaunchExecutable, id.function == .end, record.threadID == exec.threadID {
                 main = min(main ?? .max, record.timestamp)
             }
         }
         guard let main else { return (false, false) }
-        let frame = records.contains {
-            $0.debugID.eventID == .initialFrameRendering && $0.debugID.function == .end && $0.timestamp >= main
-                && threads.contains($0.threadID)
-        }
-        return (true, frame)
+        let thread = records.enumerated().filter { $0.element.threadID == exec.threadID }.sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }.map(\.element)
+        let frame = UIKitFirstFrame(thread, thread: exec.threadID, main: main)
+        return (true, frame.source == .uikitAnchored)
     }
 
     /// Whether dyld's `LAUNCH_EXECUTABLE` ended in the app's exec (on its thread, after it).

@@ -86,6 +86,16 @@ package struct RunManifest: Sendable, Hashable, Codable {
         package var stop: StopDecision?
         /// Its conditions over the run (`nil` in older files and for devices not launched on).
         package var conditions: DeviceConditionsRecord?
+        /// Where its launches' first frames came from, each source once in the order first seen
+        /// (`first_frame_source` in run.json, as in samples.jsonl; `nil` when no first frame was measured, and
+        /// in older files). Two sources mean its launches measured the first frame in two ways.
+        package var firstFrameSources: [FirstFrameSource]?
+
+        /// run.json's keys. Every stored property is listed: one left out would not be written.
+        enum CodingKeys: String, CodingKey {
+            case udid, outcome, notes, engine, engineReason, premainSource, launcher, stop, conditions
+            case firstFrameSources = "first_frame_source"
+        }
     }
 
     /// The outcome recorded for `udid`, if any.
@@ -317,6 +327,7 @@ extension RunManifest.DeviceOutcome {
         launcher = try? c.decodeIfPresent(LaunchMethod.self, forKey: .launcher)
         stop = try? c.decodeIfPresent(StopDecision.self, forKey: .stop)
         conditions = try? c.decodeIfPresent(DeviceConditionsRecord.self, forKey: .conditions)
+        firstFrameSources = try? c.decodeIfPresent([FirstFrameSource].self, forKey: .firstFrameSources)
     }
 }
 

@@ -74,6 +74,12 @@ package struct Sample: Sendable, Hashable, Codable {
     /// How often process control's launch was tried again after the phone refused it for a moment (already
     /// running, busy, locked): `launch_retries` in samples.jsonl, written only when not 0.
     package var launchRetries = 0
+    /// Where `first_frame_ms` came from (`first_frame_source` in samples.jsonl; `nil` when the first frame was not
+    /// measured, and in files written before it was recorded).
+    package var firstFrameSource: FirstFrameSource?
+    /// kdebug: UIKit's Initial Frame Rendering ENDs on the app's main thread before its BEGIN, never the first
+    /// frame (`stray_frame_ends` in samples.jsonl; `nil` when the launch's UIKit events were not read).
+    package var strayFrameEnds: Int?
 
     /// A sample with every field given; `metrics` holds only what was measured.
     package init(
@@ -136,6 +142,8 @@ package struct Sample: Sendable, Hashable, Codable {
         case setAside = "set_aside"
         case pageInsByImage = "page_ins_by_image"
         case launchRetries = "launch_retries"
+        case firstFrameSource = "first_frame_source"
+        case strayFrameEnds = "stray_frame_ends"
     }
 
     private struct MetricKey: CodingKey {
@@ -177,6 +185,8 @@ package struct Sample: Sendable, Hashable, Codable {
         setAside = try c.decodeIfPresent(Bool.self, forKey: .setAside) ?? false
         pageInsByImage = try c.decodeIfPresent([ImagePageIns].self, forKey: .pageInsByImage)
         launchRetries = try c.decodeIfPresent(Int.self, forKey: .launchRetries) ?? 0
+        firstFrameSource = try c.decodeIfPresent(FirstFrameSource.self, forKey: .firstFrameSource)
+        strayFrameEnds = try c.decodeIfPresent(Int.self, forKey: .strayFrameEnds)
         let m = try decoder.container(keyedBy: MetricKey.self)
         let limit = decoder.userInfo[Self.valueLimitKey] as? Double ?? Self.defaultValueLimitMs
         var metrics: [Metric: Double] = [:]
@@ -255,6 +265,8 @@ package struct Sample: Sendable, Hashable, Codable {
         if setAside { try c.encode(true, forKey: .setAside) }
         try c.encodeIfPresent(pageInsByImage, forKey: .pageInsByImage)
         if launchRetries != 0 { try c.encode(launchRetries, forKey: .launchRetries) }
+        try c.encodeIfPresent(firstFrameSource, forKey: .firstFrameSource)
+        try c.encodeIfPresent(strayFrameEnds, forKey: .strayFrameEnds)
         var m = encoder.container(keyedBy: MetricKey.self)
         for metric in Metric.allCases {
             if let value = metrics[metric] { try m.encode(value, forKey: MetricKey(stringValue: metric.rawValue)) }

@@ -201,6 +201,8 @@ package struct BenchmarkRunner: Sendable {
             outcomes[index].launcher = deviceResult.launcher
             outcomes[index].stop = deviceResult.stop
             outcomes[index].conditions = deviceResult.conditions
+            outcomes[index].firstFrameSources =
+                deviceResult.firstFrameSources.isEmpty ? nil : deviceResult.firstFrameSources
             counts = counts + deviceResult.counts
             return nil
         case .failure(let error):

@@ -35,6 +35,8 @@ struct DeviceRun: Sendable {
         var launcher: LaunchMethod? = nil
         /// Its conditions over the run (`conditions` in run.json).
         var conditions: DeviceConditionsRecord? = nil
+        /// Where its first frames came from (`first_frame_source` in run.json).
+        var firstFrameSources: [FirstFrameSource] = []
     }
 
     /// The run of `plan` on `device`, recorded in `store` (and the reference app's in `referenceStore`).
@@ -132,7 +134,11 @@ struct DeviceRun: Sendable {
             notes: (trace.note.map { [$0] } ?? []) + (launcherNote.map { [$0] } ?? []) + notes,
             // Without kdebug, what the launches printed (if anything) was the source.
             premainSource: trace.source ?? (tally.printedStatistics ? .dyldStatistics : nil), stop: stop.decision,
-            launcher: pipeline.launcher.method, conditions: conditions?.record)
+            launcher: pipeline.launcher.method, conditions: conditions?.record,
+            firstFrameSources: tally.firstFrameSources
+                + baseTally.firstFrameSources.filter {
+                    !tally.firstFrameSources.contains($0)
+                })
     }
 
     /// The loop: an install first (unless each iteration reinstalls), then iteration after iteration, until

@@ -84,7 +84,7 @@ import Testing
         let samples = CSVWriterTests.parse(try #require(String(data: samplesData.dropFirst(3), encoding: .utf8)))
         #expect(
             samples[0].joined(separator: ",")
-                == "run_id,device_udid,device_name,product_type,os_version,app_bundle_id,app_version,iteration,launch_kind,status,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms,wall_ms,process_creation_ms,closure_build_ms,page_ins,page_in_ms,zero_fill_faults,cow_faults,compressor_faults,premain_source,started_at,launcher,build,prelaunch_kind,prelaunch_source,prelaunch_reason,closure_rebuilt,set_aside,battery_percent,charging,temperature_c,free_storage_bytes"
+                == "run_id,device_udid,device_name,product_type,os_version,app_bundle_id,app_version,iteration,launch_kind,status,total_premain_ms,dylib_loading_ms,rebase_binding_ms,objc_setup_ms,initializer_ms,main_ms,did_finish_launching_ms,first_frame_ms,wall_ms,process_creation_ms,closure_build_ms,page_ins,page_in_ms,zero_fill_faults,cow_faults,compressor_faults,premain_source,started_at,launcher,build,prelaunch_kind,prelaunch_source,prelaunch_reason,closure_rebuilt,set_aside,battery_percent,charging,temperature_c,free_storage_bytes,first_frame_source,stray_frame_ends"
         )
         #expect(samples.count == 32)
         let timeout = try #require(samples.first { $0[9] == "timeout" })

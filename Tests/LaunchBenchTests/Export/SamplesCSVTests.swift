@@ -57,7 +57,8 @@ import Testing
         #expect(
             Array(SamplesCSV.header.dropFirst(older.count)) == [
                 "build", "prelaunch_kind", "prelaunch_source", "prelaunch_reason", "closure_rebuilt", "set_aside",
-                "battery_percent", "charging", "temperature_c", "free_storage_bytes",
+                "battery_percent", "charging", "temperature_c", "free_storage_bytes", "first_frame_source",
+                "stray_frame_ends",
             ])
         let row = CSVWriterTests.parse(SamplesCSV.csv([Self.sample(1)]).text)[1]
         #expect(row.count == SamplesCSV.header.count)

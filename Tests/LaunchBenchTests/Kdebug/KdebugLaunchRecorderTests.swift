@@ -56,7 +56,8 @@ extension KdebugTests {
         }
 
         /// What the runner follows while the app runs: main in the app's exec (not xpcproxy's), then the end of
-        /// Initial Frame Rendering on the app's thread.
+        /// Initial Frame Rendering on the thread that ran main after UIKit's BEGIN (0x2B870030). An END before the
+        /// BEGIN (a stray, py-ios-device PR #127) or on another thread does not end the launch.
         @Test func followsTheLaunchToItsFirstFrame() async throws {
             typealias Shapes = DyldPhaseShapesTests
             let frame = KdebugDebugID(
@@ -67,15 +68,34 @@ extension KdebugTests {
                 feed: KdebugFeed(timebase: .nanoseconds, chunks: stream.stream) {})
             stream.continuation.yield(beforeMain.flatMap(\.bytes))
             try await Self.until { await recorder.progress(of: "Demo") == (false, false) }
-            // main, and a frame on a thread that is not the app's
+            // main, a stray END on the app's main thread before the BEGIN, then the BEGIN and a frame on a thread
+            // that is not the app's
             let afterMain =
                 Shapes.xpcproxyThenApp().filter { $0.timestamp >= 50_000_000 }
-                + [KdebugRecord(timestamp: 60_000_000, debugID: frame, threadID: 0x999)]
+                + [
+                    KdebugRecord(timestamp: 55_000_000, debugID: frame, threadID: 0x800),
+                    KdebugRecord(
+                        timestamp: 58_000_000, debugID: KdebugDebugID(rawValue: 0x2B87_0030), threadID: 0x800),
+                    KdebugRecord(timestamp: 60_000_000, debugID: frame, threadID: 0x999),
+                ]
             stream.continuation.yield(afterMain.flatMap(\.bytes))
             try await Self.until { await recorder.progress(of: "Demo") == (true, false) }
             stream.continuation.yield(KdebugRecord(timestamp: 61_000_000, debugID: frame, threadID: 0x800).bytes)
             try await Self.until { await recorder.progress(of: "Demo") == (true, true) }
             stream.continuation.finish()
+        }
+
+        /// A stray END alone never ends the launch: the progress says no first frame until the BEGIN's END.
+        @Test func aStrayEndDoesNotEndTheLaunch() async throws {
+            typealias Shapes = DyldPhaseShapesTests
+            let frame = KdebugDebugID(
+                rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue)
+            let records =
+                Shapes.xpcproxyThenApp() + [KdebugRecord(timestamp: 55_000_000, debugID: frame, threadID: 0x800)]
+            let (feed, _) = Self.feed([records.flatMap(\.bytes)])
+            let recorder = KdebugLaunchRecorder(feed: feed)
+            try await Self.until { await recorder.progress(of: "Demo").reachedMain }
+            #expect(await recorder.progress(of: "Demo") == (true, false))
         }
 
         /// A capture waiting for its launch's end looks as soon as the chunk with it arrives, not at a poll's next

@@ -30,6 +30,13 @@ extension KdebugTests {
             ]
         }
 
+        /// UIKit's Initial Frame Rendering BEGIN (0x2B870030), which the first frame's END must follow.
+        static func frameBegin(at ms: Double) -> KdebugRecord {
+            KdebugRecord(
+                timestamp: exec + UInt64(ms * Double(tick1ms)), debugID: KdebugDebugID(rawValue: 0x2B87_0030),
+                threadID: thread)
+        }
+
         static func firstFrame(at ms: Double) -> KdebugRecord {
             KdebugRecord(
                 timestamp: exec + UInt64(ms * Double(tick1ms)),
@@ -67,7 +74,7 @@ extension KdebugTests {
             records += Self.fault(at: 12, address: Self.demoText + 0x1_0000, type: 7, result: 5)  // failed
             records += Self.fault(at: 13, address: Self.demoText, type: 7, thread: 0x999)  // another process
             records += Self.fault(at: -1, address: Self.demoText, type: 7)  // before the exec
-            records.append(Self.firstFrame(at: 40))
+            records += [Self.frameBegin(at: 39), Self.firstFrame(at: 40)]
             records += Self.fault(at: 41, address: Self.demoText, type: 7)  // after the first frame
             let phases = try #require(
                 DyldLaunchPhases(records: records, timebase: .iPhone, selection: .pid(4243)))

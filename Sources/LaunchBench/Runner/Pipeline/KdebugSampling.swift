@@ -73,6 +73,27 @@ enum KdebugSampling {
         }
     }
 
+    /// Puts UIKit's first frame in the sample with its source and strays. An anchored frame (its END after the
+    /// BEGIN) is on the same clock as the phases and takes the column; an unanchored one (no BEGIN) only where
+    /// LaunchProbe printed no `firstFrame`, since a stray END could stand in for it and the marker cannot be
+    /// fooled so. Where both exist and differ by more than 1 ms and 2 % the launch warns, as for
+    /// didFinishLaunching.
+    static func applyFirstFrame(_ phases: DyldLaunchPhases, to sample: inout Sample) {
+        if phases.mainTimestamp != nil, phases.execTimestamp != nil {
+            sample.strayFrameEnds = phases.strayFrameEndTimestamps.count
+        }
+        guard let frame = phases.firstFrameMs, let source = phases.firstFrameSource else { return }
+        if let marker = sample[.firstFrameMs], abs(frame - marker) > max(1, 0.02 * marker) {
+            sample.warnings.append(
+                "UIKit's first frame (\(DecimalText.fixed(frame, maxFractionDigits: 3)) ms, \(source.rawValue)) and "
+                    + "LaunchProbe's firstFrame marker (\(DecimalText.fixed(marker, maxFractionDigits: 3)) ms) disagree"
+            )
+        }
+        guard source == .uikitAnchored || sample[.firstFrameMs] == nil else { return }
+        sample.metrics[.firstFrameMs] = frame
+        sample.firstFrameSource = source
+    }
+
     /// Names a STATIC_INITIALIZER interval by its function through `names` (its image and offset).
     static func initializerNamer(_ names: InitializerNames) -> ChromeTrace.InitializerNamer {
         { interval in
@@ -113,16 +134,7 @@ enum KdebugSampling {
         }
         sample.warnings += disagreements(phases, sample)
         for (metric, value) in values(phases) { sample.metrics[metric] = value }
-        if let frame = phases.firstFrameMs {
-            // The same clock as the phases; LaunchProbe's marker (counted from the kernel's process start) is
-            // the fallback, and where both exist it checks this one.
-            if let marker = sample[.firstFrameMs], abs(frame - marker) > max(1, 0.02 * marker) {
-                sample.warnings.append(
-                    "kdebug's first frame (\(DecimalText.fixed(frame, maxFractionDigits: 3)) ms) and LaunchProbe's "
-                        + "(\(DecimalText.fixed(marker, maxFractionDigits: 3)) ms) disagree")
-            }
-            sample.metrics[.firstFrameMs] = frame
-        }
+        applyFirstFrame(phases, to: &sample)
         sample.premainSource = .kdebug
         if !phases.initializersByImage.isEmpty {
             sample.initializers = phases.initializersByImage.map { path, ms in

@@ -61,6 +61,7 @@ extension LaunchPipeline {
     ) async -> Bool {
         apply(observation.record, to: &sample)
         if Metric.preMain.contains(where: { sample[$0] != nil }) { sample.premainSource = .dyldStatistics }
+        if sample[.firstFrameMs] != nil { sample.firstFrameSource = .markers }  // kdebug's anchored frame may win
         var measuredByEnricher = false
         for enricher in enrichers {
             if await enricher.enrich(&sample, of: attempt) { measuredByEnricher = true }

@@ -4,6 +4,8 @@ struct LaunchTally: Sendable {
     private(set) var counts = LaunchCounts()
     /// Whether a launch printed dyld's statistics.
     private(set) var printedStatistics = false
+    /// Where the launches' first frames came from, each once, in the order first seen.
+    private(set) var firstFrameSources: [FirstFrameSource] = []
     /// Iterations that recorded a cold launch (a failed install is its iteration's cold sample).
     private(set) var coldLaunches = 0
     /// What the stopping rules read, without the text (see `valuesOnly`); empty when no rule reads it. A rule
@@ -22,6 +24,9 @@ struct LaunchTally: Sendable {
         counts.count(sample)
         if sample.kind == .cold { coldLaunches += 1 }
         if sample.premainSource == .dyldStatistics { printedStatistics = true }
+        if let source = sample.firstFrameSource, !firstFrameSources.contains(source) {
+            firstFrameSources.append(source)
+        }
         if keepsValues { judged.append(sample.valuesOnly) }
     }
 
