@@ -24,6 +24,7 @@ import Foundation
 ///   "bundleImages": ["Frameworks/SampleKit.framework/SampleKit"],
 ///   "faults": { "crash": { "launches": [2], "signal": 11 } },
 ///   "install": { "delayMs": 0 },
+///   "uikitFrames": { "strayEnds": 1, "begin": true },
 ///   "changes": [{ "fromBuild": "35", "addBundleImages": ["Frameworks/Analytics.framework/Analytics"],
 ///                 "dylibLoadingMs": 70, "initializers": [{ "image": "Analytics", "ms": 40 }] }]
 /// }
@@ -65,6 +66,9 @@ package struct AppProfile: Codable, Sendable, Hashable {
     package var install: InstallBehaviour?
     /// Changes from a given launch or build on (a new bundle dylib, a slow initializer): see `ProfileChange`.
     package var changes: [ProfileChange]?
+    /// How UIKit's Initial Frame Rendering events come (stray ENDs before the BEGIN, no BEGIN): see
+    /// `UIKitFrameEvents`; absent: the emulator's switch, else once and in order.
+    package var uikitFrames: UIKitFrameEvents?
 
     package init(
         schemaVersion: Int? = 1, models: [String: ModelTimings]? = nil, noise: Double? = nil, seed: UInt64? = nil,
@@ -127,6 +131,7 @@ package struct AppProfile: Codable, Sendable, Hashable {
                 "\(Self.fileName): noise \(noise) must be between 0 and 1 (a relative standard deviation)")
         }
         try variation?.validate(prefix: "\(Self.fileName): variation")
+        try uikitFrames?.validate(prefix: "\(Self.fileName): uikitFrames")
         for (index, change) in (changes ?? []).enumerated() { try change.validate(index: index) }
         for (key, model) in models ?? [:] {
             for (kind, timings) in [("cold", model.cold), ("warm", model.warm)] {

@@ -49,6 +49,8 @@ package struct LaunchPlan: Sendable {
     /// Whether dyld takes its classic (dyld2) path, as an override variable makes it on iOS 13–14; the kernel
     /// trace's shapes differ by path (`KdebugLaunchEvents`).
     package var takesDyld2Path = false
+    /// How UIKit sends Initial Frame Rendering's events this launch (`UIKitFrameEvents`).
+    package var uikitFrames = UIKitFrameEvents()
     /// The app's binaries by path inside the bundle (`InstalledApp.binaries`): their static initializers are
     /// what STATIC_INITIALIZER points at.
     package var binaries: [String: MachOFile] = [:]
@@ -140,6 +142,7 @@ package struct LaunchPlanner: Sendable {
             appImageCount: 1 + bundleImages.count, markers: markers, firstFrameMs: firstFrame,
             takesDyld2Path: DyldOutput(osVersion: osVersion, environment: environment).usesDyld2Path)
         plan.didFinishLaunchingMs = finished
+        plan.uikitFrames = (profile.uikitFrames ?? UIKitFrameEvents()).over(device?.uikitFrames)
         plan.binaries = app.binaries
         return plan
     }

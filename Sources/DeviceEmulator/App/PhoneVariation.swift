@@ -134,6 +134,8 @@ package struct DeviceMoment: Sendable, Hashable {
     package var variation: PhoneVariation?
     /// What the phone's temperature does to this launch (`EmulatedConditions.launchFactor`; 1 when cool).
     package var thermalFactor: Double = 1
+    /// The emulator's switch for UIKit's frame events on this phone (an app profile's `uikitFrames` wins).
+    package var uikitFrames: UIKitFrameEvents?
 
     package init(start: Int, launch: Int, variation: PhoneVariation?) {
         self.start = start

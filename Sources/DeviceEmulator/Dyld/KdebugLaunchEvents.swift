@@ -64,9 +64,7 @@ struct KdebugLaunchEvents {
         // UIKit's Initial Frame Rendering ends with the first frame (the code is unverified on iOS 17–26).
         if let frame = plan.firstFrameMs {
             clock = max(clock + 10, UInt64(frame * 1000))
-            builder.point(
-                KdebugDebugID(rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue),
-                atUs: clock, args: (0, 0, 0, 0))
+            builder.point(Self.frameEnd, atUs: clock, args: (0, 0, 0, 0))
         }
         // The page faults from dyld's start to the first frame, on draws of their own (the other events' draws
         // stay as they were).
@@ -95,8 +93,10 @@ struct KdebugLaunchEvents {
     /// UIKit's lifecycle codes after main, as py-ios-device's table reads them (`UIKitLifecycle` cites it):
     /// UIKit initialization (90, arg1 0x32), scene creation (21), will/didFinishLaunching (23/24, 25/26, the
     /// end at the plan's didFinishLaunching), the scene's connection and foreground (300/301, 312/313), then
-    /// Initial Frame Rendering (12), which the first frame's 0x31CA0006 ends. UIKit is closed source: the
-    /// function bits (none) and the gaps between codes are modelled.
+    /// Initial Frame Rendering (12, 0x2B870030), which the first frame's 0x31CA0006 ends. UIKit is closed
+    /// source: the function bits (none) and the gaps between codes are modelled. The plan's `uikitFrames` adds
+    /// stray ENDs before the BEGIN, as some apps send on real phones (py-ios-device PR #127), spread over the
+    /// second half of didFinishLaunchingWithOptions (modelled), or leaves the BEGIN out.
     private func uikitLifecycle(_ builder: inout Builder, mainUs: UInt64) {
         guard let finished = plan.didFinishLaunchingMs else { return }
         let finishedUs = max(mainUs + 60, UInt64(finished * 1000))
@@ -108,14 +108,24 @@ struct KdebugLaunchEvents {
         for (number, fraction) in [(21, 0.3), (23, 0.4), (24, 0.45), (25, 0.5)] {
             code(UInt16(number), mainUs + UInt64(span * fraction))
         }
+        let strays = plan.uikitFrames.strayEnds ?? 0
+        for index in 0..<strays {
+            let fraction = 0.5 + 0.5 * Double(index + 1) / Double(strays + 1)
+            builder.point(Self.frameEnd, atUs: mainUs + UInt64(span * fraction), args: (0, 0, 0, 0))
+        }
         code(26, finishedUs)
         guard let frame = plan.firstFrameMs else { return }
         let frameUs = max(finishedUs + 60, UInt64(frame * 1000))
         let rest = Double(frameUs - finishedUs)
         for (number, fraction) in [(300, 0.1), (301, 0.3), (312, 0.4), (313, 0.5), (12, 0.6)] {
+            if number == 12 && plan.uikitFrames.begin == false { continue }
             code(UInt16(number), finishedUs + UInt64(rest * fraction))
         }
     }
+
+    /// Initial Frame Rendering END (0x31CA0006): `DBG_IMG` (49) subclass 0xCA code 1, END.
+    static let frameEnd = KdebugDebugID(
+        rawValue: KdebugDebugID.initialFrameRendering.rawValue | KdebugFunction.end.rawValue)
 
     /// launchd spawns xpcproxy, which sets the app up and execs it in the same pid (a real iPhone capture:
     /// one pid, two TRACE_DATA_EXECs, two dyld launches, a new thread id at the second; xnu-11417.101.15

@@ -26,6 +26,7 @@ package final class DeviceServiceState: Sendable {
         var start = 1
         var launchesSinceStart = 0
         var variation: PhoneVariation?
+        var uikitFrames: UIKitFrameEvents?
     }
 
     private let state = Locked(State())
@@ -66,6 +67,14 @@ package final class DeviceServiceState: Sendable {
     package var variation: PhoneVariation? {
         get { state.withLock { $0.variation } }
         set { state.withLock { $0.variation = newValue } }
+    }
+
+    /// How every app's UIKit sends Initial Frame Rendering's events on this phone (`launchbench emulator
+    /// --stray-frame-ends N`: ENDs before the BEGIN, as some apps do on real phones); an app profile's
+    /// `uikitFrames` fields win. `nil` (default): once and in order.
+    package var uikitFrames: UIKitFrameEvents? {
+        get { state.withLock { $0.uikitFrames } }
+        set { state.withLock { $0.uikitFrames = newValue } }
     }
 
     /// Refuse every install on this device with this failure (e.g. to test install-failed handling
@@ -180,6 +189,7 @@ package final class DeviceServiceState: Sendable {
             var moment = DeviceMoment(
                 start: state.start, launch: state.launchesSinceStart, variation: state.variation)
             moment.thermalFactor = conditions.launchFactor
+            moment.uikitFrames = state.uikitFrames
             return (state.launchCounts[bundleID]!, kind, moment)
         }
     }

@@ -21,7 +21,9 @@ struct Demo: AsyncParsableCommand {
             DYLD_INSERT_LIBRARIES (as Xcode's Main Thread Checker sets it), so that dyld takes its dyld2 path \
             and prints its statistics (kdebug times none of that path's phases, and the cross-check says so); \
             on iOS 16+ the pre-main phases and the first frame come from dyld's and UIKit's kdebug events \
-            (through pymobiledevice3; without it, the app's markers only). The emulated \
+            (through pymobiledevice3; without it, the app's markers only). The iPhone 16's app sends an \
+            Initial Frame Rendering END before UIKit's BEGIN, as some apps do on real phones: its first frame \
+            is the END after the BEGIN, and the stray is counted. The emulated \
             time runs \(Int(1 / DemoLab.timeScale))x faster; printed times are realistic. The sample app is \
             written to a temp folder.
             """
@@ -127,6 +129,10 @@ struct DemoLab {
         .numbered(8, productType: "iPhone18,3", osVersion: "27.1"),
     ]
 
+    /// The phone whose app sends an Initial Frame Rendering END before UIKit's BEGIN, as some apps do on real
+    /// phones (py-ios-device PR #127): launchbench takes the END after the BEGIN, and counts the stray.
+    static let strayFrameEndPhone = modernDevices[1]
+
     let lab: EmulatedLab
     let seed: UInt64
     let folder: String
@@ -158,6 +164,9 @@ struct DemoLab {
                 socketPath: socket, devices: devices + (pymobiledevice3 == nil ? [] : modernDevices),
                 services: BuiltInServices.all(seed: seed), timeScale: timeScale)
             USBMuxAddress.use(USBMuxAddress(lab.usbmuxdSocketAddress))
+            for device in lab.devices where device.udid == strayFrameEndPhone.udid {
+                device.services.uikitFrames = UIKitFrameEvents(strayEnds: 1)
+            }
             return DemoLab(
                 lab: lab, seed: seed, folder: folder, pymobiledevice3: pymobiledevice3)
         } catch {

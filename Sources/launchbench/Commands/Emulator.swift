@@ -110,6 +110,12 @@ struct Emulator: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Mean extra fraction background work adds (default 0.3).", valueName: "fraction"))
     var outlierSize: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Initial Frame Rendering ENDs each app sends before UIKit's BEGIN, as some apps do on real phones "
+                + "(0 to 100; an app profile's uikitFrames wins).", valueName: "n"))
+    var strayFrameEnds: Int?
+
     /// The variation the options ask for, `nil` when none was given.
     var variation: PhoneVariation? {
         let variation = PhoneVariation(
@@ -127,6 +133,9 @@ struct Emulator: AsyncParsableCommand {
             throw ValidationError(
                 error.message.replacingOccurrences(
                     of: "variation.\(option?.field ?? "")", with: option.map { "--\($0.option)" } ?? "variation"))
+        }
+        if let strayFrameEnds, !(0...100).contains(strayFrameEnds) {
+            throw ValidationError("--stray-frame-ends \(strayFrameEnds) is out of range. Use a number from 0 to 100.")
         }
         guard (1...16).contains(devices) else {
             throw ValidationError("--devices \(devices) is out of range. Use a number from 1 to 16.")
@@ -204,7 +213,10 @@ struct Emulator: AsyncParsableCommand {
         for (index, name) in names.prefix(specs.count).enumerated() { specs[index] = specs[index].named(name) }
         let lab = try await EmulatedLab.start(
             on: addresses, devices: specs, services: BuiltInServices.all(seed: seed), timeScale: timeScale)
-        for device in lab.devices { device.services.variation = variation }
+        for device in lab.devices {
+            device.services.variation = variation
+            device.services.uikitFrames = strayFrameEnds.map { UIKitFrameEvents(strayEnds: $0) }
+        }
         var standIn: TunneldStandIn?
         do {
             if let tunneld { standIn = try await TunneldStandIn.start(lab: lab, port: tunneld) }
