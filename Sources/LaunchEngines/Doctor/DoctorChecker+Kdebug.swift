@@ -121,17 +121,7 @@ extension DoctorChecker {
                     "exec and dyld's launch of \(launch.executable ?? "the app") (pid \(launch.pid.map(String.init) ?? "?")): "
                         + "pre-main \(DecimalText.fixed(premain, maxFractionDigits: 1)) ms, \(file?.records ?? 0) records",
                     needed: wantsKdebug))
-            rows.append(
-                launch.phases.firstFrameMs.map {
-                    .holds(
-                        .firstFrame,
-                        "UIKit's Initial Frame Rendering ended \(DecimalText.fixed($0, maxFractionDigits: 1)) ms after exec",
-                        needed: false)
-                }
-                    ?? .fails(
-                        .firstFrame, "no Initial Frame Rendering (0x31CA0006) end on the app's threads",
-                        fix: "Without it the first frame comes from LaunchProbe's marker only. " + captureFix,
-                        needed: false))
+            rows.append(firstFrame(launch.phases))
             rows.append(
                 launch.phases.closureBuildMs.map {
                     .holds(
