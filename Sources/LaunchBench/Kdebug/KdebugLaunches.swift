@@ -61,72 +61,19 @@ package enum KdebugLaunches {
     /// Finds the launches: each `TRACE_DATA_EXEC` whose thread then emits dyld timing events (class 31,
     /// subclass 7) is one. On iOS one pid execs twice (launchd spawns xpcproxy, which execs the app), so each
     /// launch is measured on the records from its own exec on. Without exec events (class 7 not traced), each
-    /// thread that starts dyld's launch is one. Records are grouped by process in one pass, so each launch reads
-    /// only its own process's records (and the kernel's lost-event reports): a whole-session capture of many
-    /// launches costs about one pass, not one per launch.
+    /// thread that starts dyld's launch is one. The records go through ``KdebugLaunchFinder`` in time order, so
+    /// each launch reads only its own process's records (and the kernel's lost-event reports), up to its first
+    /// frame: a whole-session capture of many launches costs one pass.
     /// - Parameters:
     ///   - trace: the decoded trace.
     ///   - timebase: the device's mach timebase.
     /// - Returns: the launches in start order.
     package static func find(in trace: KdebugTrace, timebase: MachTimebase) -> [KdebugLaunch] {
-        let threads = trace.header?.threads ?? []
         let sorted = trace.records.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
-        }.map(\.element)
-        var kernel = KdebugExecs(threads: threads)
-        var names: [Int: String] = [:]  // the thread map's, for a launch whose exec goes unnamed
-        for thread in threads where !thread.processName.isEmpty { names[thread.pid] = thread.processName }
-        var execAt: [Int] = []  // each exec's place in `sorted`
-        var execsWithDyld: Set<Int> = []  // execs whose thread then emits dyld timing events
-        var launchStarters: [UInt64] = []
-        var byProcess: [Int: [Int]] = [:]  // pid → indices in `sorted` of its threads' records
-        var lost: [Int] = []
-        for (index, record) in sorted.enumerated() {
-            kernel.consume(record)
-            if record.debugID.eventID == .traceLostEvents {
-                lost.append(index)
-            } else if let pid = kernel.pids[record.threadID] {
-                byProcess[pid, default: []].append(index)
-            }
-            switch record.debugID.eventID {
-            case .traceDataNewThread:
-                // Sent by the parent: the child's process needs it too, to know the thread.
-                let child = Int(truncatingIfNeeded: record.arg2)
-                if kernel.pids[record.threadID] != child { byProcess[child, default: []].append(index) }
-            case .traceDataExec:
-                execAt.append(index)
-            case .traceStringExec:
-                break
-            default:
-                let id = record.debugID
-                guard id.eventClass == 31, id.subclass == 7 else { break }
-                if let exec = kernel.latestExec[record.threadID] { execsWithDyld.insert(exec) }
-                let starts =
-                    id.eventID == .dyldBootstrapStart
-                    || (id.eventID == .dyldLaunchExecutable && id.function == .start)
-                if starts, !launchStarters.contains(record.threadID) { launchStarters.append(record.threadID) }
-            }
         }
-        guard !execsWithDyld.isEmpty else {
-            return launchStarters.compactMap { thread in
-                guard
-                    let phases = DyldLaunchPhases(
-                        records: sorted, timebase: timebase, selection: .mainThread(thread), threads: threads)
-                else { return nil }
-                let pid = kernel.pids[thread]
-                return KdebugLaunch(executable: pid.flatMap { names[$0] }, pid: pid, phases: phases)
-            }
-        }
-        return execsWithDyld.sorted().compactMap { exec in
-            let start = execAt[exec]
-            let pid = Int(truncatingIfNeeded: kernel.execs[exec].arg1)
-            let own = (byProcess[pid] ?? []).filter { $0 >= start }
-            let merged = (own + lost.filter { $0 >= start }).sorted().map { sorted[$0] }
-            guard
-                let phases = DyldLaunchPhases(
-                    records: merged, timebase: timebase, selection: .pid(pid), threads: threads)
-            else { return nil }
-            return KdebugLaunch(executable: kernel.names[exec] ?? names[pid], pid: pid, phases: phases)
-        }
+        var finder = KdebugLaunchFinder(threads: trace.header?.threads ?? [], timebase: timebase)
+        for (_, record) in sorted { finder.consume(record) }
+        return finder.finish().launches
     }
 }

@@ -66,6 +66,23 @@ package struct KdebugRecord: Hashable, Sendable {
         cpuID = u32(52)
     }
 
+    /// Decodes one record from exactly 64 bytes of memory, without copying them.
+    /// - Parameter raw: the record's bytes.
+    package init(raw: UnsafeRawBufferPointer) {
+        func u64(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        timestamp = u64(0)
+        arg1 = u64(8)
+        arg2 = u64(16)
+        arg3 = u64(24)
+        arg4 = u64(32)
+        threadID = u64(40)
+        let word = u64(48)
+        debugID = KdebugDebugID(rawValue: UInt32(truncatingIfNeeded: word))
+        cpuID = UInt32(truncatingIfNeeded: word >> 32)
+    }
+
     /// The 64 bytes of this record as a kd_buf (the unused tail is zero).
     package var bytes: [UInt8] {
         var out: [UInt8] = []
@@ -88,8 +105,10 @@ package struct KdebugRecord: Hashable, Sendable {
     /// - Returns: the records in order.
     package static func records<Bytes: Collection<UInt8>>(from bytes: Bytes) -> [KdebugRecord] {
         let array = [UInt8](bytes)
-        return stride(from: 0, to: array.count - array.count % size, by: size).map {
-            KdebugRecord(bytes: array[$0..<$0 + size])!
+        return array.withUnsafeBytes { raw in
+            stride(from: 0, to: array.count - array.count % size, by: size).map {
+                KdebugRecord(raw: UnsafeRawBufferPointer(rebasing: raw[$0..<$0 + size]))
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LaunchBench
 
-/// `parse` on kdebug captures: reads each file whole, finds its launches, prints them.
+/// `parse` on kdebug captures: streams each file, finds its launches, prints them.
 struct KdebugCapture {
     var paths: [String]
     var process: String?
@@ -22,23 +22,33 @@ struct KdebugCapture {
         }
     }
 
+    /// Reads the file in 1 MiB pieces and streams its records: memory holds the launches found, not the file.
     private func read(_ path: String) throws -> ParsedKdebugFile {
-        let data: Data
+        let handle: FileHandle
+        let size: Int?
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            size = try handle.seekToEnd().nonNegativeInt
+            try handle.seek(toOffset: 0)
         } catch {
             throw CommandFailure(
                 .failure, "cannot read kdebug file \(path): \(error.localizedDescription). Check its permissions.")
         }
-        let decoded: (trace: KdebugTrace, compressed: Bool)
+        defer { try? handle.close() }
+        let found: KdebugFileLaunches
         do {
-            decoded = try KdebugFile.read([UInt8](data))
+            found = try KdebugFileLaunches(size: size) {
+                guard let data = try handle.read(upToCount: 1 << 20) else { return nil }
+                return [UInt8](data)[...]
+            }
+        } catch let error as KdebugFileError {
+            throw CommandFailure(.failure, "\(path): " + (error.errorDescription ?? "\(error)"))
         } catch {
-            throw CommandFailure(.failure, "\(path): " + ((error as? KdebugFileError)?.errorDescription ?? "\(error)"))
+            throw CommandFailure(
+                .failure, "cannot read kdebug file \(path): \(error.localizedDescription). Check its permissions.")
         }
-        let (timebase, note) = KdebugFile.timebase(of: decoded.trace.header)
-        if let note { Terminal.note("\(path): \(note).") }
-        let all = KdebugLaunches.find(in: decoded.trace, timebase: timebase)
+        for note in found.notes { Terminal.note("\(path): \(note).") }
+        let all = found.launches
         let launches = process.map { name in all.filter { $0.isProcess(named: name) } } ?? all
         if all.isEmpty {
             Terminal.note("\(path): no launch found (no exec followed by dyld timing events, class 31 subclass 7).")
@@ -48,4 +58,9 @@ struct KdebugCapture {
         }
         return ParsedKdebugFile(file: path, launches: launches)
     }
+}
+
+extension UInt64 {
+    /// The value as an `Int` when it fits.
+    fileprivate var nonNegativeInt: Int? { self <= UInt64(Int.max) ? Int(self) : nil }
 }
