@@ -47,6 +47,27 @@ import Testing
         }
     }
 
+    /// An iOS 27 phone is listed with what launchbench assumes from iOS 26 there (its dyld source is not public);
+    /// an iOS 26 one without.
+    @Test func anIOS27PhoneSaysWhatIsAssumedFrom26() async throws {
+        let specs = [
+            EmulatedDeviceSpec.numbered(1, productType: "iPhone18,3", osVersion: "27.1"),
+            EmulatedDeviceSpec.numbered(2, productType: "iPhone16,1", osVersion: "26.1"),
+        ]
+        try await PrivateLab.with(devices: specs) { lab in
+            let (status, output, _) = try await run(["devices", "--json", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(status == 0)
+            let objects = try #require(
+                try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
+            let newer = try #require(objects.first { $0["osVersion"] == "27.1" })
+            #expect(newer["modelName"] == "iPhone 17")
+            #expect(newer["assumedFromIOS26"]?.contains("assumed from iOS 26 until a phone confirms them") == true)
+            #expect(objects.first { $0["osVersion"] == "26.1" }?["assumedFromIOS26"] == nil)
+            let (_, table, _) = try await run(["devices", "--usbmuxd", lab.usbmuxdSocketAddress])
+            #expect(table.components(separatedBy: "assumed from iOS 26").count == 2, "\(table)")
+        }
+    }
+
     @Test func tableShowsModelVersionAndConnection() async throws {
         let spec = EmulatedDeviceSpec.numbered(7, productType: "iPhone12,1", osVersion: "14.8")
         try await PrivateLab.with(devices: [spec]) { lab in

@@ -17,7 +17,8 @@ struct Devices: AsyncParsableCommand {
     @Flag(
         help: ArgumentHelp(
             "Print a JSON array (keys: udid, name, productType, modelName, osVersion, buildVersion, connection, "
-                + "engine, engineReason, transport (iOS 17+ through pymobiledevice3), developerMode, diskImage)."))
+                + "engine, engineReason, transport (iOS 17+ through pymobiledevice3), developerMode, diskImage, "
+                + "assumedFromIOS26 (iOS 27+: what is assumed from iOS 26 there))."))
     var json = false
 
     func run() async throws {
@@ -56,6 +57,7 @@ struct Devices: AsyncParsableCommand {
                     UserText.logLine(
                         "\(row.udid): \(row.engine == "none" ? "no engine" : row.engine) — \(row.engineReason)"))
                 for advice in row.advice { print("  " + UserText.logLine(advice)) }
+                if let assumed = row.assumedFromIOS26 { print("  " + UserText.logLine(assumed)) }
             }
         }
         if listing.attached.isEmpty {
@@ -90,10 +92,12 @@ struct Devices: AsyncParsableCommand {
         var developerMode: String
         var diskImage: String
         var advice: [String] = []
+        /// iOS 27+: what launchbench assumes from iOS 26 there (`OSVersion.assumedFactsNote`); absent otherwise.
+        var assumedFromIOS26: String?
 
         private enum CodingKeys: String, CodingKey {
             case udid, name, productType, modelName, osVersion, buildVersion, connection, engine, engineReason,
-                transport, developerMode, diskImage
+                transport, developerMode, diskImage, assumedFromIOS26
         }
 
         init(_ device: DeviceInfo, engine decision: EngineDecision, transport: String?, readiness: DeveloperReadiness) {
@@ -110,6 +114,7 @@ struct Devices: AsyncParsableCommand {
             developerMode = readiness.developerMode.rawValue
             diskImage = readiness.diskImage.rawValue
             advice = readiness.advice
+            assumedFromIOS26 = device.version?.assumedFactsNote
         }
     }
 }
