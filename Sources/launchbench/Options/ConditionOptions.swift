@@ -14,7 +14,8 @@ struct ConditionOptions: ParsableArguments {
     @Option(
         name: .customLong("require-wait"),
         help: ArgumentHelp(
-            "The longest wait for --require before one iteration, in seconds (default 600).", valueName: "seconds"))
+            "The longest wait for --require before one iteration, in seconds (default 600); also how long a launch "
+                + "waits for a locked phone to be unlocked.", valueName: "seconds"))
     var requireWait: Double = 600
 
     @Option(
