@@ -46,6 +46,21 @@ extension RealPymobiledevice3TunnelTests {
             }
         }
 
+        /// A fix's pymobiledevice3 command names the program launchbench found and the phone, not a bare
+        /// `pymobiledevice3 … --udid UDID` that may not be on PATH.
+        @Test func aFixNamesThePymobiledevice3FoundAndThePhone() async throws {
+            let program = try #require(Pymobiledevice3EndToEnd.executable)
+            try await EndToEnd.withDevices([("iPhone15,4", "17.5")]) { devices in
+                devices[0].services.developerDiskImageMounted = false
+                let report = try await Self.doctor(devices[0], tunneld: "1")
+                let fix = try #require(report[.dtservicehub]?.fix, "\(report.render())")
+                #expect(fix.contains("`\(program) mounter auto-mount --udid \(devices[0].udid)`"), "\(fix)")
+                // The Fixes (details quote what the engine said, as it said it).
+                let fixes = report.render().components(separatedBy: "\nFixes:\n").last ?? ""
+                #expect(!fixes.contains("`pymobiledevice3 "), "\(fixes)")
+            }
+        }
+
         @Test func aTunneldThatServesThePhoneHolds() async throws {
             let tunneld = try await TunneldStandIn.start(lab: try await SharedTestLab.lab())
             defer { Task { await tunneld.stop() } }
