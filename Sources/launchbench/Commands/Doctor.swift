@@ -52,7 +52,6 @@ struct Doctor: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let bundle: AppBundle
         // The capture folder is checked (and made) before the first step, not after a minute of checks.
         var createdCapture = false
         if let capture {
@@ -65,6 +64,7 @@ struct Doctor: AsyncParsableCommand {
         }
         var captured = false
         defer { if createdCapture && !captured { _ = rmdir(capture ?? "") } }
+        let bundle: AppBundle
         let sample: DemoApp?
         if let app {
             do {
@@ -99,8 +99,8 @@ struct Doctor: AsyncParsableCommand {
         if let capture {
             let target = URL(fileURLWithPath: capture)
             let files = try DoctorCapture.write(outcome, to: target)
-            Terminal.output(
             captured = true
+            Terminal.output(
                 "\nCaptured \(files.count) files in \(target.path) (no pair record, keys or host IDs).\n")
         }
         if !outcome.report.ready { throw ExitCode(.failure) }
