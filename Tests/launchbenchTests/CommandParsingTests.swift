@@ -47,7 +47,7 @@ import Testing
         (["--timeout", "1e10"], "--timeout 10000000000.0 is beyond the ceiling of 3600 seconds"),
         (["--settle", "1e10"], "--settle 10000000000.0 is beyond the ceiling of 3600 seconds"),
         (["--grace", "61", "--timeout", "600"], "--grace 61.0 is beyond the ceiling of 60 seconds"),
-        (["--timeout", "nan"], "--timeout nan must be a number of seconds above 0, at most 3600"),
+        (["--timeout", "nan"], "--timeout nan must be from 1 to 3600 seconds"),
         (
             ["--iterations", "100001"],
             "--iterations 100001 is out of range. Use a number from 1 to the ceiling of 100000"

@@ -6,9 +6,9 @@ import Testing
 /// option and its range before any device is touched (`--require-poll 1e-300` asked a phone 3,564 times in 3 s).
 @Suite struct OptionFloorTests {
     @Test(arguments: [
-        (["--require-poll", "1e-300"], "--require-poll 1e-300 must be from 1 seconds, at most 3600"),
-        (["--require-poll", "0.5"], "--require-poll 0.5 must be from 1 seconds, at most 3600"),
-        (["--timeout", "1e-300"], "--timeout 1e-300 must be from 1 seconds, at most 3600"),
+        (["--require-poll", "1e-300"], "--require-poll 1e-300 must be from 1 to 3600 seconds"),
+        (["--require-poll", "0.5"], "--require-poll 0.5 must be from 1 to 3600 seconds"),
+        (["--timeout", "1e-300"], "--timeout 1e-300 must be from 1 to 3600 seconds"),
         (["--target-precision", "1e-300"], "--target-precision 1e-300 must be a percentage from 0.1 and below 100"),
         (
             ["--against", "/nonexistent/Base.app", "--until-verdict", "--max-iterations", "5"],

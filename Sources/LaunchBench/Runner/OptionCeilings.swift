@@ -41,15 +41,15 @@ package enum OptionCeilings {
         seconds: Double, option: String, ceiling: Double, allowsZero: Bool, minimum: Double? = nil, example: String
     ) -> String? {
         let ceilingText = DecimalText.fixed(ceiling, maxFractionDigits: 3)
-        let floor =
-            minimum.map { "from \(DecimalText.fixed($0, maxFractionDigits: 3)) seconds" }
-            ?? (allowsZero ? "0 or more seconds" : "a number of seconds above 0")
+        let range =
+            minimum.map { "from \(DecimalText.fixed($0, maxFractionDigits: 3)) to \(ceilingText) seconds" }
+            ?? (allowsZero ? "from 0 to \(ceilingText) seconds" : "a number of seconds above 0, at most \(ceilingText)")
         guard seconds.isFinite, allowsZero ? seconds >= 0 : seconds > 0, seconds >= (minimum ?? 0) else {
-            return "\(option) \(seconds) must be \(floor), at most \(ceilingText), e.g. \(option) \(example)."
+            return "\(option) \(seconds) must be \(range), e.g. \(option) \(example)."
         }
         guard seconds <= ceiling else {
-            return "\(option) \(seconds) is beyond the ceiling of \(ceilingText) seconds. Use \(floor) up to "
-                + "\(ceilingText), e.g. \(option) \(example)."
+            return "\(option) \(seconds) is beyond the ceiling of \(ceilingText) seconds. Use \(range), e.g. "
+                + "\(option) \(example)."
         }
         return nil
     }
