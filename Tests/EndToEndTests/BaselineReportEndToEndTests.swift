@@ -21,7 +21,9 @@ extension RealPymobiledevice3Tests {
                     let folder = root.appendingPathComponent("build-\(build)")
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                     let app = try AppBundle(contentsOf: try SampleApp.write(into: folder, build: build))
-                    var plan = EndToEnd.plan(app, devices: devices, iterations: 3)
+                    // 4 launches a side: the fewest at which the rank test can reject at 0.05 (3 against 3 never
+                    // can, and the gate then judges nothing).
+                    var plan = EndToEnd.plan(app, devices: devices, iterations: 4)
                     plan.premain = .kdebug
                     return try await Pymobiledevice3EndToEnd.run(plan, driver: driver, readsKdebug: true)
                 }
@@ -31,7 +33,7 @@ extension RealPymobiledevice3Tests {
 
                 let gate = GateCheck(
                     baseline: try GateInput.load(path: baseline.folder.path, role: .baseline),
-                    settings: GateSettings(minimumLaunches: 3))
+                    settings: GateSettings(minimumLaunches: 4))
                 let conclusion = RunConclusion.conclude(current, gate: gate)
                 let report = try #require(conclusion.report)
                 let functions = (report.comparison?.entries ?? []).compactMap(\.explanation).flatMap(\.functions)
