@@ -30,6 +30,9 @@ package enum ProcessEvent: Sendable, Hashable {
     case terminated(exitCode: Int?, signal: Int?)
     /// The connection that reported it is gone: nothing more will come.
     case lost(String)
+    /// What served process control is gone with its trace (the kdebug helper died): nothing more will come and
+    /// nothing can measure the launch any more, so it ends at once with this cause.
+    case controlGone(String)
 }
 
 /// Why process control did not launch or end a process.

@@ -115,7 +115,17 @@ final class LaunchWatcher: LaunchObserver, Sendable {
         return state.withLock { $0.completion(at: now, grace: grace, expectsMarkers: expectsMarkers)?.at }
     }
 
-    var isComplete: Bool { completedAt != nil }
+    /// Whether the app's own output completed the launch (kdebug's completion counts only once that output is
+    /// lost): after the app's end, process control awaits late output while this is false, since an app without
+    /// markers so far may have them on their way (the phone relays output and the termination notice in no
+    /// promised order) and kdebug alone would otherwise complete it without them.
+    var isComplete: Bool {
+        state.withLock { state in
+            if state.completeAt != nil { return true }
+            return state.outputLost != nil
+                && state.kdebugCompleteAt(grace: grace, expectsMarkers: expectsMarkers) != nil
+        }
+    }
 
     /// The output stopped arriving: kdebug completes the launch from now on, and the sample says why its markers
     /// are missing.

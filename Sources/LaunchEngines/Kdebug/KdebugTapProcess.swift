@@ -124,7 +124,9 @@ final class KdebugTapReader: Sendable {
     /// The helper exited after its last line: before the session ran that is the failure; after it, a non-zero
     /// status that launchbench did not ask for ends the feed with an error.
     func exited(status: Int32) {
-        processControl.helperEnded("the kdebug helper of \(udid) exited (status \(status))")
+        processControl.helperEnded(
+            "the kdebug helper of \(udid) died (status \(status)\(status == 9 ? ": SIGKILL" : ""); its log is "
+                + "\(logURL.path))")
         let (ready, stopped) = state.withLock { ($0.timebase != nil, $0.stopped) }
         if !ready {
             let tail = logTail()

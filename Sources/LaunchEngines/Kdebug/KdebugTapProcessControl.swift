@@ -68,7 +68,7 @@ final class KdebugTapProcessControl: ProcessControl {
             state.early.removeAll()  // what other pids said belongs to no launch in flight
             state.earlyCount = 0
             if let gone = state.gone {
-                continuation.yield(.lost(gone))
+                continuation.yield(.controlGone(gone))
                 continuation.finish()
             } else {
                 state.processes[pid] = continuation
@@ -208,7 +208,7 @@ final class KdebugTapProcessControl: ProcessControl {
         }
         for answer in answers { answer.resume(throwing: ProcessControlError(.lost, reason)) }
         for process in processes {
-            process.yield(.lost(reason))
+            process.yield(.controlGone(reason))  // its trace is gone too: the launch cannot wait for kdebug
             process.finish()
         }
     }
@@ -217,23 +217,40 @@ final class KdebugTapProcessControl: ProcessControl {
 /// The process control of whichever helper currently serves a device (`KdebugTapRestarts` replaces a helper
 /// that died); a launch under way when it died has lost its stream.
 final class ProcessControlRelay: ProcessControl {
-    private let current: Locked<(any ProcessControl)?>
+    /// How long a launch that meets a dead helper waits for its replacement before it is refused.
+    static let restartWait: Duration = .seconds(60)
+    private let current: Locked<(control: (any ProcessControl)?, generation: Int)>
 
     init(_ first: (any ProcessControl)?) {
-        current = Locked(first)
+        current = Locked((first, 0))
     }
 
     func replace(with next: (any ProcessControl)?) {
-        current.withLock { $0 = next }
+        current.withLock { $0 = (next, $0.generation + 1) }
     }
 
     func launch(_ request: LaunchRequest) async throws -> ControlledProcess {
-        guard let control = current.current else { throw ProcessControlError(.lost, "the kdebug helper is gone") }
-        return try await control.launch(request)
+        let (control, generation) = current.current
+        guard let control else { throw ProcessControlError(.lost, "the kdebug helper is gone") }
+        do {
+            return try await control.launch(request)
+        } catch let error as ProcessControlError where error.kind == .lost {
+            // The helper died just before: the next launch waits (bounded) for the one restarted in its place.
+            let deadline = ContinuousClock.now + Self.restartWait
+            while ContinuousClock.now < deadline, !Task.isCancelled {
+                if current.current.generation != generation, let next = current.current.control {
+                    return try await next.launch(request)
+                }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            throw error
+        }
     }
 
     func kill(_ pid: Int) async throws {
-        guard let control = current.current else { throw ProcessControlError(.lost, "the kdebug helper is gone") }
+        guard let control = current.current.control else {
+            throw ProcessControlError(.lost, "the kdebug helper is gone")
+        }
         try await control.kill(pid)
     }
 }

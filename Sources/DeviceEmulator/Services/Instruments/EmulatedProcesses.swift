@@ -228,9 +228,19 @@ final class EmulatedProcesses: Sendable {
         for observer in observers where observer.wantsTermination {
             observer.send(ProcessControlMessages.terminationSelector, auxiliary)
         }
-        for write in process.lateOutput ?? [] {
-            let output = ProcessControlMessages.output(write.bytes, pid: pid, machTime: write.machTime)
-            for observer in observers { observer.send(ProcessControlMessages.outputSelector, output) }
+        let late = (process.lateOutput ?? []).map {
+            ProcessControlMessages.output($0.bytes, pid: pid, machTime: $0.machTime)
+        }
+        let relay: @Sendable () -> Void = {
+            for output in late {
+                for observer in observers { observer.send(ProcessControlMessages.outputSelector, output) }
+            }
+        }
+        let delay = state.withLock { $0.lateOutputDelay }
+        if late.isEmpty || delay <= .zero {
+            relay()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay.totalSeconds, execute: relay)
         }
         return true
     }

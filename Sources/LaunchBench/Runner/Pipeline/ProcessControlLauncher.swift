@@ -39,11 +39,25 @@ struct ProcessControlLauncher: AppLauncher {
         while true {
             switch inbox.take(into: observer) {
             case .ended(let termination):
-                await inbox.drainLateOutput(into: observer, upTo: lateOutputWait)
+                if await !inbox.drainLateOutput(into: observer, upTo: lateOutputWait),
+                    case .exited(status: 0) = termination
+                {
+                    // A clean exit before the launch's output was complete: markers sent later are lost, and
+                    // the sample must say so rather than pass as a launch without markers.
+                    observer.outputLost(
+                        "the app exited and no more output came within \(lateOutputWait) after its termination "
+                            + "notice")
+                }
                 return termination
             case .lost(let reason) where !lost:
                 lost = true
                 observer.outputLost(reason)
+            case .gone(let reason):
+                // Its trace went with it: waiting for kdebug or --timeout would only blame the app.
+                throw ProcessControlError(
+                    .lost,
+                    "\(reason) while this launch ran: its output and its trace went with the helper, so the launch "
+                        + "ends unmeasured; launchbench restarts the helper for the next launch.")
             case .running, .lost: break
             }
             if let stop = observer.shouldEnd(at: .now) ?? (Task.isCancelled ? .cancelled : nil) {
@@ -100,6 +114,7 @@ struct ProcessControlLauncher: AppLauncher {
         enum State {
             case running
             case lost(String)
+            case gone(String)
             case ended(LaunchTermination)
         }
 
@@ -169,22 +184,27 @@ struct ProcessControlLauncher: AppLauncher {
                         ending = .ended(.exited(status: exitCode ?? 0))
                     }
                 case .lost(let reason) where ending == nil: ending = .lost(reason)
-                case .terminated, .lost: break
+                case .controlGone(let reason) where ending == nil: ending = .gone(reason)
+                case .terminated, .lost, .controlGone: break
                 }
             }
             return ending ?? (finished ? .lost("process control's event stream ended") : .running)
         }
 
         /// After the termination notice: hands the observer the output that still arrives, until the launch is
-        /// complete, nothing more can come, or `limit` has passed.
-        func drainLateOutput(into observer: any LaunchObserver, upTo limit: Duration) async {
+        /// complete, nothing more can come, or `limit` has passed. Returns whether the launch is complete.
+        func drainLateOutput(into observer: any LaunchObserver, upTo limit: Duration) async -> Bool {
             let deadline = ContinuousClock.now + limit
             while !observer.isComplete {
-                if case .lost = take(into: observer) { return }
+                switch take(into: observer) {
+                case .lost, .gone: return observer.isComplete
+                case .running, .ended: break
+                }
                 let left = deadline - .now
-                guard left > .zero else { return }
+                guard left > .zero else { return observer.isComplete }
                 await waitForEvent(upTo: left)
             }
+            return true
         }
 
         /// Waits (bounded) until the process's end or the stream's has arrived.
