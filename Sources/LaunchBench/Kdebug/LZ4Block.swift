@@ -222,7 +222,9 @@ package struct LZ4StreamDecoder: Sendable {
             var copied = 0
             while copied < matchLength {
                 let chunk = min(matchLength - copied, window.count - (from + copied))
-                window.append(contentsOf: window[from + copied..<from + copied + chunk])
+                // Copied out first: appending a slice of the array itself would copy the whole window.
+                let piece = Array(window[from + copied..<from + copied + chunk])
+                window.append(contentsOf: piece)
                 copied += chunk
             }
         }
