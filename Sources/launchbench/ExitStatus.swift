@@ -23,12 +23,13 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .regression: "regression, or an image the allow list does not name"
         case .incomplete:
             "launches failed or measured nothing (`no-metrics`), a device was busy, skipped or lost (without "
-                + "`--baseline`), or too few/failed launches or no matching device to judge, a device, app or pre-main "
-                + "source that changed since the baseline (`not comparable`), `--until-verdict` reached its cap "
+                + "`--baseline`), or too few/failed launches or no matching device to judge, a device, app, metric or its "
+                + "source (pre-main, first frame, launcher) that changed since the baseline (`not comparable`), "
+                + "`--until-verdict` reached its cap "
                 + "unsettled, or an A/B run's (`--against`) pairs left a verdict undecided (too few pairs, or a device "
                 + "lost before they decided)"
         case .baselineNotFound: "baseline not found"
-        case .usage: "bad options (a value past its ceiling too, see Limits)"
+        case .usage: "bad options (a value past its ceiling too, see Limits; an output path that cannot be written)"
         case .interrupted: "interrupted (Ctrl-C; 128+signal for SIGHUP 129, SIGQUIT 131, SIGTERM 143)"
         }
     }

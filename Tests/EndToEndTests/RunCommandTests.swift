@@ -217,13 +217,14 @@ extension RealPymobiledevice3TunnelTests {
             #expect(child.standardOutput.contains("first frame"))
         }
 
-        /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options).
+        /// A failure while running is a runtime failure: exit 1, the message once, no usage (that is for bad options;
+        /// an output path that is a file is one, refused up front with 64). Here: a folder holding someone's file.
         @Test func aRuntimeFailureExitsOneWithTheMessageOnce() async throws {
-            let file = EndToEnd.temporaryFolder("demo-fail").appendingPathComponent("not-a-folder")
-            try Data("x".utf8).write(to: file)
-            let child = try LaunchbenchCLI.start(["demo", "--iterations", "1", "--output", file.path])
+            let folder = EndToEnd.temporaryFolder("demo-fail")
+            try Data("x".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+            let child = try LaunchbenchCLI.start(["demo", "--iterations", "1", "--output", folder.path])
             #expect(try await child.waitForExit(timeout: .seconds(120)) == 1, "stderr: \(child.standardError)")
-            #expect(child.standardError.contains("Error: Will not write results into \(file.path)"))
+            #expect(child.standardError.contains("Error: Will not write results into \(folder.path)"))
             #expect(child.standardError.components(separatedBy: "Error:").count == 2)
             #expect(!child.standardError.contains("Usage:"))
         }
