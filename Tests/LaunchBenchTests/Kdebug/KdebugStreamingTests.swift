@@ -126,17 +126,25 @@ extension KdebugTests {
             return Array("bv41".utf8) + u32(size) + u32(body.count) + body
         }
 
-        /// The file: 4 MB of LZ4 that decodes to 1 GiB is refused after the cap (256 MiB), by offset, in
-        /// seconds; before, it decoded for 900 s and was still going.
-        @Test(.timeLimit(.minutes(1))) func anLZ4BombIsRefusedByItsOffset() throws {
-            let block = Self.bomb(16 << 20)
+        /// The file in small: 64 blocks that each decode to 16 KiB from a few bytes, against a cap of
+        /// 256 KiB, are refused at the 17th block's offset, before it is decoded. The real cap (256 MiB) runs the same
+        /// code; decoding 256 MiB byte by byte is too slow for a debug test under load, so the size is scaled down.
+        @Test func anLZ4BombIsRefusedByItsOffset() throws {
+            let block = Self.bomb(16 << 10)
             let stream = (0..<64).flatMap { _ in block } + Array("bv4$".utf8)
-            #expect(stream.count < 4_500_000)
-            let refusedAt = block.count * 16  // the 17th block would pass 256 MiB
+            let refusedAt = block.count * 16  // the 17th block would pass 256 KiB
             let expected = LZ4Block.DecodeError.tooLarge(
-                offset: refusedAt, decoded: 256 << 20, declared: 16 << 20, cap: LZ4Block.decodedCap)
-            #expect(throws: expected) { try LZ4Block.decode(stream) }
-            #expect(throws: KdebugFileError.lz4(offset: refusedAt, reason: expected.described.reason)) {
+                offset: refusedAt, decoded: 256 << 10, declared: 16 << 10, cap: 256 << 10)
+            #expect(throws: expected) { try LZ4Block.decode(stream, cap: 256 << 10) }
+        }
+
+        /// Through parse's streaming reader, with the real cap: a block that declares more than 256 MiB is refused
+        /// at its offset without being decoded (before, such a file decoded for 900 s and was still going).
+        @Test(.timeLimit(.minutes(1))) func aCaptureWhoseLZ4DeclaresPastTheCapIsRefused() throws {
+            let stream = Self.bomb(LZ4Block.decodedCap + (1 << 20)) + Array("bv4$".utf8)
+            let expected = LZ4Block.DecodeError.tooLarge(
+                offset: 0, decoded: 0, declared: LZ4Block.decodedCap + (1 << 20), cap: LZ4Block.decodedCap)
+            #expect(throws: KdebugFileError.lz4(offset: 0, reason: expected.described.reason)) {
                 var offset = 0
                 _ = try KdebugFileLaunches(size: stream.count) {
                     defer { offset += 1 << 20 }
