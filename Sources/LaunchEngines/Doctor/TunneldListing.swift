@@ -13,7 +13,9 @@ import Foundation
 enum TunneldListing {
     /// The tunnels of `udid` at `address` (`host:port`): `nil` when it serves none for the phone.
     /// - Throws: `Unreachable` when nothing answers there within `timeout`, or the answer is not tunneld's.
-    static func tunnels(of udid: String, at address: String, timeout: Duration = .seconds(3)) async throws -> Int? {
+    ///   A port nobody listens on is refused at once; the timeout is for a listener that does not answer, and is
+    ///   generous (10 s) because a busy host (a CI runner's build beside it) answered a local tunneld past 3 s.
+    static func tunnels(of udid: String, at address: String, timeout: Duration = .seconds(10)) async throws -> Int? {
         let body = try await get(address, timeout: timeout)
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
             throw Unreachable(reason: "it answered, but not with tunneld's list of tunnels")
